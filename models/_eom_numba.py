@@ -1,0 +1,150 @@
+"""Compiled (numba) forward dynamics of the five-link biped.
+
+Same equations as :mod:`models._eom_numpy` (see :mod:`models.biped` for the derivation),
+written as scalar loops so that one state costs about a microsecond:
+
+* ``_assemble`` fills ``M`` (7x7, kg / kg m / kg m^2) and ``b`` (7, N / N m), ``M qdd = b``;
+* ``_cholesky_solve`` solves the SPD system in place (no pivoting needed: M is SPD).
+
+Compiled on first use and cached on disk (``cache=True``), so only the very first start
+pays the compile time. Import fails softly: :data:`AVAILABLE` is False without numba.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+try:
+    from numba import njit
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    AVAILABLE = False
+else:
+    AVAILABLE = True
+
+if AVAILABLE:
+
+    @njit(cache=True)
+    def _assemble(p, q, qd, tau, grf, M, b, jx, jy, idx):  # type: ignore[no-untyped-def]
+        r0, m0, J0 = p[1], p[2], p[3]
+        l1, r1, m1, J1 = p[4], p[5], p[6], p[7]
+        l2, r2, m2, J2 = p[8], p[9], p[10], p[11]
+        g = p[12]
+        for i in range(7):
+            b[i] = 0.0
+            for j in range(7):
+                M[i, j] = 0.0
+        M[0, 0] = m0
+        M[1, 1] = m0
+        M[2, 2] = J0
+        b[1] = -m0 * g
+        sa = math.sin(q[2])
+        ca = math.cos(q[2])
+        ad = qd[2]
+        for s in range(2):
+            ib = 3 + s
+            ig = 5 + s
+            th1 = q[2] - q[ib]
+            th2 = th1 + q[ig]
+            s1 = math.sin(th1)
+            c1 = math.cos(th1)
+            s2 = math.sin(th2)
+            c2 = math.cos(th2)
+            w1 = qd[2] - qd[ib]
+            w2 = w1 + qd[ig]
+            idx[0] = 0
+            idx[1] = 1
+            idx[2] = 2
+            idx[3] = ib
+            idx[4] = ig
+            for k in range(3):
+                if k == 0:
+                    a1, a2, m = r1, 0.0, m1
+                elif k == 1:
+                    a1, a2, m = l1, r2, m2
+                else:
+                    a1, a2, m = l1, l2, 0.0
+                jx[0] = 1.0
+                jx[1] = 0.0
+                jx[2] = -r0 * ca - a1 * c1 - a2 * c2
+                jx[3] = a1 * c1 + a2 * c2
+                jx[4] = -a2 * c2
+                jy[0] = 0.0
+                jy[1] = 1.0
+                jy[2] = r0 * sa + a1 * s1 + a2 * s2
+                jy[3] = -(a1 * s1 + a2 * s2)
+                jy[4] = a2 * s2
+                if k < 2:
+                    bx = r0 * sa * ad * ad + a1 * s1 * w1 * w1 + a2 * s2 * w2 * w2
+                    by = r0 * ca * ad * ad + a1 * c1 * w1 * w1 + a2 * c2 * w2 * w2
+                    for i in range(5):
+                        b[idx[i]] -= m * (jx[i] * bx + jy[i] * (by + g))
+                        for j in range(5):
+                            M[idx[i], idx[j]] += m * (jx[i] * jx[j] + jy[i] * jy[j])
+                else:
+                    fx = grf[2 * s]
+                    fy = grf[2 * s + 1]
+                    for i in range(5):
+                        b[idx[i]] += jx[i] * fx + jy[i] * fy
+            jl = J1 + J2
+            M[2, 2] += jl
+            M[2, ib] -= jl
+            M[ib, 2] -= jl
+            M[ib, ib] += jl
+            M[2, ig] += J2
+            M[ig, 2] += J2
+            M[ib, ig] -= J2
+            M[ig, ib] -= J2
+            M[ig, ig] += J2
+            b[ib] += tau[s]
+            b[ig] += tau[2 + s]
+
+    @njit(cache=True)
+    def _cholesky_solve(M, b, x):  # type: ignore[no-untyped-def]
+        n = 7
+        for j in range(n):
+            acc = M[j, j]
+            for k in range(j):
+                acc -= M[j, k] * M[j, k]
+            d = math.sqrt(acc)
+            M[j, j] = d
+            for i in range(j + 1, n):
+                acc = M[i, j]
+                for k in range(j):
+                    acc -= M[i, k] * M[j, k]
+                M[i, j] = acc / d
+        for i in range(n):
+            acc = b[i]
+            for k in range(i):
+                acc -= M[i, k] * x[k]
+            x[i] = acc / M[i, i]
+        for i in range(n - 1, -1, -1):
+            acc = x[i]
+            for k in range(i + 1, n):
+                acc -= M[k, i] * x[k]
+            x[i] = acc / M[i, i]
+
+    @njit(cache=True)
+    def forward_dynamics_one(p, q, qd, tau, grf):  # type: ignore[no-untyped-def]
+        M = np.empty((7, 7))
+        b = np.empty(7)
+        x = np.empty(7)
+        jx = np.empty(5)
+        jy = np.empty(5)
+        idx = np.empty(5, np.int64)
+        _assemble(p, q, qd, tau, grf, M, b, jx, jy, idx)
+        _cholesky_solve(M, b, x)
+        return x
+
+    @njit(cache=True)
+    def forward_dynamics_many(p, Q, QD, TAU, GRF, out):  # type: ignore[no-untyped-def]
+        M = np.empty((7, 7))
+        b = np.empty(7)
+        jx = np.empty(5)
+        jy = np.empty(5)
+        idx = np.empty(5, np.int64)
+        for n in range(Q.shape[0]):
+            _assemble(p, Q[n], QD[n], TAU[n], GRF[n], M, b, jx, jy, idx)
+            _cholesky_solve(M, b, out[n])
+        return out
