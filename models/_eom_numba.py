@@ -26,7 +26,7 @@ else:
 if AVAILABLE:
 
     @njit(cache=True)
-    def _assemble(p, q, qd, tau, grf, M, b, jx, jy, idx):  # type: ignore[no-untyped-def]
+    def _assemble(p, q, qd, tau, grf, M, b, jx, jy, idx):
         r0, m0, J0 = p[1], p[2], p[3]
         l1, r1, m1, J1 = p[4], p[5], p[6], p[7]
         l2, r2, m2, J2 = p[8], p[9], p[10], p[11]
@@ -101,7 +101,7 @@ if AVAILABLE:
             b[ig] += tau[2 + s]
 
     @njit(cache=True)
-    def _cholesky_solve(M, b, x):  # type: ignore[no-untyped-def]
+    def _cholesky_solve(M, b, x):
         n = 7
         for j in range(n):
             acc = M[j, j]
@@ -126,7 +126,7 @@ if AVAILABLE:
             x[i] = acc / M[i, i]
 
     @njit(cache=True)
-    def forward_dynamics_one(p, q, qd, tau, grf):  # type: ignore[no-untyped-def]
+    def forward_dynamics_one(p, q, qd, tau, grf):
         M = np.empty((7, 7))
         b = np.empty(7)
         x = np.empty(7)
@@ -138,7 +138,7 @@ if AVAILABLE:
         return x
 
     @njit(cache=True)
-    def forward_dynamics_many(p, Q, QD, TAU, GRF, out):  # type: ignore[no-untyped-def]
+    def forward_dynamics_many(p, Q, QD, TAU, GRF, out):
         M = np.empty((7, 7))
         b = np.empty(7)
         jx = np.empty(5)

@@ -53,7 +53,7 @@ def solve(params: BipedParams, q: np.ndarray, qd: np.ndarray, tau: np.ndarray, g
     qd = np.asarray(qd, dtype=float)
     tau = np.asarray(tau, dtype=float)
     grf = np.asarray(grf, dtype=float)
-    l0, r0, m0, J0 = params.trunk.length, params.trunk.com, params.trunk.mass, params.trunk.inertia
+    r0, m0, J0 = params.trunk.com, params.trunk.mass, params.trunk.inertia
     l1, r1, m1, J1 = params.thigh.length, params.thigh.com, params.thigh.mass, params.thigh.inertia
     l2, r2, m2, J2 = params.shank.length, params.shank.com, params.shank.mass, params.shank.inertia
     gvec = np.array([0.0, -params.g])

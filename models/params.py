@@ -117,11 +117,10 @@ class BipedParams:
             raise ValueError(f"body mass {mass} kg is outside the plausible human range 10-400 kg")
         if not (0.5 <= height <= 2.6):
             raise ValueError(f"body height {height} m is outside the plausible human range 0.5-2.6 m")
-        links = {
-            name: LinkParams.uniform_rod(LENGTH_FRACTIONS[name] * height, MASS_FRACTIONS[name] * mass)
-            for name in ("trunk", "thigh", "shank")
-        }
-        return cls(**links)
+        def rod(name: str) -> LinkParams:
+            return LinkParams.uniform_rod(LENGTH_FRACTIONS[name] * height, MASS_FRACTIONS[name] * mass)
+
+        return cls(trunk=rod("trunk"), thigh=rod("thigh"), shank=rod("shank"))
 
     def with_gravity(self, g: float) -> BipedParams:
         return replace(self, g=g)

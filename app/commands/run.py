@@ -1,0 +1,166 @@
+"""``gaitblocks run``: simulate a diagram on a dataset and write the results.
+
+Writes ``DIR/results.csv``, ``DIR/results.npz`` (+ ``results.json`` sidecar) and
+``DIR/summary.json`` with ``status``, ``message``, ``t_end_reached``, ``wall_s``,
+``realtime_factor``, ``steps``, ``events`` and the parameters used, plus whatever the
+registered metric functions add (:data:`METRICS`, :func:`register_metric`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from blocks import Diagram, Results, Runner, compile_diagram
+from blocks.compile import CompiledModel
+from blocks.datasets import default_dataset_name
+from models.errors import UserError
+
+HELP = "simulate a diagram on a dataset; write results.csv, results.npz and summary.json"
+
+
+@dataclass
+class RunContext:
+    """What metric functions may look at besides the results."""
+
+    diagram: Diagram
+    model: CompiledModel
+    runner: Runner
+    dataset: str
+    args: argparse.Namespace
+
+
+MetricFn = Callable[[Results, RunContext], dict[str, Any]]
+METRICS: list[MetricFn] = []
+
+
+def register_metric(fn: MetricFn) -> MetricFn:
+    """Add ``fn(results, ctx) -> {key: value}``; its keys are merged into ``summary.json``."""
+    METRICS.append(fn)
+    return fn
+
+
+def default_diagram_path() -> Path:
+    """``assets/diagrams/grf_walk.json`` of this installation."""
+    import assets
+
+    return Path(assets.__file__).resolve().parent / "diagrams" / "grf_walk.json"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--diagram", type=Path, default=None, help="diagram JSON file (default: grf_walk.json)")
+    parser.add_argument("--grf", default=None, metavar="NAME|FILE",
+                        help="dataset: bundled name or file (default: the diagram's, else the registry default)")
+    parser.add_argument("--duration", type=float, default=None, metavar="S",
+                        help="simulated seconds (default: the diagram's t_end, at most the data length)")
+    parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
+    parser.add_argument("--set", action="append", default=[], metavar="BLOCK.PARAM=VALUE", dest="sets",
+                        help="set a block parameter before compiling (repeatable)")
+    parser.add_argument("--out", type=Path, default=Path("gaitblocks_run"), metavar="DIR",
+                        help="output folder (default: ./gaitblocks_run)")
+
+
+def load_diagram(args: argparse.Namespace) -> Diagram:
+    """The diagram named by ``--diagram`` with every ``--set`` applied."""
+    diagram = Diagram.load(args.diagram if args.diagram is not None else default_diagram_path())
+    for item in args.sets:
+        if "=" not in item:
+            raise UserError(f"--set {item!r}: expected BLOCK.PARAM=VALUE")
+        ref, text = item.split("=", 1)
+        spec = diagram.param_spec(ref.strip())
+        diagram.set_param(ref.strip(), spec.parse(text, f"--set {ref.strip()}"))
+    return diagram
+
+
+def prepare(args: argparse.Namespace) -> RunContext:
+    """Load, configure and compile; the runner is ready to go."""
+    diagram = load_diagram(args)
+    dataset = args.grf or diagram.dataset or default_dataset_name()
+    if args.dt is not None and not (math.isfinite(args.dt) and args.dt > 0):
+        raise UserError(f"--dt must be a positive number of seconds, got {args.dt}")
+    if args.duration is not None and not (math.isfinite(args.duration) and args.duration > 0):
+        raise UserError(f"--duration must be a positive number of seconds, got {args.duration}")
+    t_end = diagram.solver.t_start + (args.duration if args.duration is not None
+                                      else diagram.solver.t_end - diagram.solver.t_start)
+    if _uses_dataset(diagram):
+        from blocks.datasets import resolve_dataset
+
+        data = resolve_dataset(dataset)
+        t_end = min(t_end, diagram.solver.t_start + data.duration)
+        cached = {dataset: data}
+        model = compile_diagram(diagram, dataset=dataset, dt=args.dt, t_end=t_end,
+                                resolver=lambda s: cached[s] if s in cached else resolve_dataset(s))
+    else:
+        model = compile_diagram(diagram, dataset=dataset, dt=args.dt, t_end=t_end)
+    runner = Runner(model, capacity=int(round((t_end - diagram.solver.t_start) / model.dt)) + 2)
+    return RunContext(diagram, model, runner, dataset, args)
+
+
+def _uses_dataset(diagram: Diagram) -> bool:
+    return any("dataset" in diagram.instantiate(name).params for name in diagram.blocks)
+
+
+def summarise(results: Results, ctx: RunContext) -> dict[str, Any]:
+    """The keys of ``summary.json`` (metric functions add more)."""
+    t_end = ctx.model.ctx.t_end
+    reached = float(results.t[-1]) if results.t.size else ctx.model.ctx.t0
+    summary: dict[str, Any] = {
+        "status": results.status,
+        "message": results.message,
+        "t_end_requested": t_end,
+        "t_end_reached": reached,
+        "wall_s": results.stats["wall_s"],
+        "realtime_factor": results.stats["realtime_factor"],
+        "steps": results.stats["steps"],
+        "rhs_calls": results.stats["rhs_calls"],
+        "events": results.events,
+        "param_changes": results.param_changes,
+        "params": {k: list(v) if isinstance(v, tuple) else v for k, v in results.params.items() if not callable(v)},
+        "solver": results.solver,
+        "diagram": ctx.diagram.name,
+        "dataset": _dataset_info(ctx),
+        "model": ctx.model.ctx.biped_params.to_dict(),
+    }
+    for fn in METRICS:
+        summary.update(fn(results, ctx))
+    return summary
+
+
+def _dataset_info(ctx: RunContext) -> dict[str, Any]:
+    try:
+        return {"spec": ctx.dataset, **ctx.model.ctx.get_dataset(ctx.dataset).meta.to_dict()}
+    except UserError:
+        return {"spec": ctx.dataset}
+
+
+def write_outputs(results: Results, summary: dict[str, Any], out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        results.save_csv(out / "results.csv")
+        results.save_npz(out / "results.npz")
+        (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write results to {out}: {exc.strerror}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    ctx = prepare(args)
+    results = ctx.runner.run(ctx.model.ctx.t_end)
+    summary = summarise(results, ctx)
+    write_outputs(results, summary, args.out)
+    rtf = summary["realtime_factor"]
+    line = (f"{summary['status']}: {summary['steps']} steps to t = {summary['t_end_reached']:.3f} s, "
+            f"{summary['wall_s']:.2f} s wall ({rtf:.1f}x real time), {len(results.events)} events -> {args.out}"
+            if rtf else f"{summary['status']}: no steps taken -> {args.out}")
+    print(line)
+    if results.status != "ok":
+        import sys
+
+        print(f"gaitblocks run: simulation stopped: {results.message}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,83 @@
+"""``gaitblocks validate``: inverse dynamics, joint reactions and round trips against reference data.
+
+Prints a table (measure, value, bound, pass/fail), writes overlay plots (ours against the
+reference) as PNG files, and exits with 1 if any bound fails. See :mod:`models.validation`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from models.errors import UserError  # noqa: E402
+from models.validation import Overlay, Row, run_all  # noqa: E402
+
+HELP = "validate inverse dynamics, joint reactions and round trips against reference data"
+GROUPS = (("vdb_running", "vdB running"), ("gatk_leg2d", "GATK"), ("opensim_subject01", "OpenSim"))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, default=None,
+                        help="shared data folder (default: $GAITBLOCKS_DATA or ../shared/data)")
+    parser.add_argument("--out", type=Path, default=Path("validation"), help="folder for the PNG plots")
+
+
+def format_table(rows: list[Row]) -> str:
+    width = max(len(r.measure) for r in rows)
+    lines = [f"{'measure':<{width}}  {'value':>11}  {'bound':>9}  result", "-" * (width + 33)]
+    for r in rows:
+        bound = "-" if r.bound is None else f"{'>=' if r.kind == 'min' else '<='}{r.bound:.3g}"
+        result = "info" if r.bound is None else ("pass" if r.passed else "FAIL")
+        lines.append(f"{r.measure:<{width}}  {r.value:>11.4g}  {bound:>9}  {result}")
+    return "\n".join(lines)
+
+
+def write_plots(plots: list[Overlay], out: Path) -> list[Path]:
+    """One PNG per comparison, one panel per signal."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for stem, prefix in GROUPS:
+        group = [p for p in plots if p.title.startswith(prefix)]
+        if not group:
+            continue
+        ncol = 2
+        nrow = (len(group) + 1) // ncol
+        fig, axes = plt.subplots(nrow, ncol, figsize=(10, 2.4 * nrow), squeeze=False)
+        for ax, p in zip(axes.flat, group, strict=False):
+            ax.plot(p.t, p.reference, "k-", lw=2.5, alpha=0.5, label="reference")
+            ax.plot(p.t, p.ours, "r--", lw=1.2, label="ours")
+            ax.set_title(p.title, fontsize=9)
+            ax.set_ylabel(p.ylabel, fontsize=8)
+            ax.tick_params(labelsize=7)
+        for ax in list(axes.flat)[len(group):]:
+            ax.set_visible(False)
+        axes.flat[0].legend(fontsize=7, frameon=False)
+        for ax in axes[-1]:
+            ax.set_xlabel("time [s]", fontsize=8)
+        fig.tight_layout()
+        path = out / f"{stem}.png"
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def run(args: argparse.Namespace) -> int:
+    data = args.data
+    if data is None:
+        data = Path(os.environ.get("GAITBLOCKS_DATA", "../shared/data"))
+    if not data.is_dir():
+        raise UserError(f"data folder not found: {data} (give --data DIR or set GAITBLOCKS_DATA)")
+    rows, plots = run_all(data)
+    print(format_table(rows))
+    for path in write_plots(plots, args.out):
+        print(f"wrote {path}")
+    failed = [r for r in rows if not r.passed]
+    print(f"{len(rows) - len(failed)}/{len(rows)} rows pass" + (f"; FAILED: {len(failed)}" if failed else ""))
+    return 1 if failed else 0

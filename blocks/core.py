@@ -1,0 +1,484 @@
+"""The block contract: ports, parameters, states and pure callbacks (DESIGN.md section 5).
+
+A block *class* declares, at class level:
+
+* ``params``: ``{name: ParamSpec}`` -- default, range, unit, tunable or structural;
+* ``inputs`` / ``outputs``: tuples of :class:`PortSpec` (size and unit; a size may name an
+  integer parameter);
+* ``feedthrough``: ``"all"``, ``"none"`` or a set of ``(input, output)`` pairs whose output
+  depends on that input *at the same instant* (used to find algebraic loops);
+* ``n_states`` (continuous) and ``n_discrete`` (discrete; its first ``len(modes)`` entries
+  are modes, logged in the event table when they switch);
+* ``discrete = True`` for sampled blocks (a ``ts`` parameter is added: the sample period,
+  a whole number of solver ticks; 0 = every tick); ``time_varying = True`` for sources.
+
+Callbacks are pure: everything comes in as arguments and results go into the given
+output arrays; a block instance is frozen after construction::
+
+    output(t, x, z, u, p, y)        # y: tuple of output arrays, filled in place
+    derivative(t, x, z, u, p, dx)   # dx = f(t, x, z, u)          (if n_states > 0)
+    update(t, x, z, u, p, znext)    # znext = g(t, x, z, u)       (if discrete)
+
+``t`` s, ``x``/``z`` state vectors, ``u`` tuple of input arrays, ``p`` a :class:`Params`
+namespace (parameter values plus constants computed by :meth:`Block.derive`). The
+contract is checked when the class is defined; unknown keyword arguments raise.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from models.errors import UserError
+from models.params import BipedParams
+
+if TYPE_CHECKING:
+    from models.dataset import GaitDataset
+
+Vec = np.ndarray
+Ports = tuple[np.ndarray, ...]
+
+__all__ = [
+    "AlgebraicLoopError", "Block", "BlockError", "BLOCK_TYPES", "CompileContext", "DiagramError",
+    "ParamSpec", "ParameterValueError", "Params", "Ports", "PortSpec", "Probe", "Vec", "SimulationError",
+    "UnknownParameterError",
+]
+
+_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+KINDS = ("float", "int", "bool", "str", "vector", "callable")
+
+
+class BlockError(UserError):
+    """A block is declared or configured wrongly (bad parameter, bad name)."""
+
+
+class UnknownParameterError(BlockError, TypeError):
+    """A block was given a keyword argument it does not declare."""
+
+
+class ParameterValueError(BlockError, ValueError):
+    """A parameter value has the wrong type or lies outside its ``ParamSpec`` range."""
+
+
+class DiagramError(UserError):
+    """A diagram is malformed: unknown block type, bad wiring, unconnected input, ..."""
+
+
+class AlgebraicLoopError(DiagramError):
+    """The direct-feedthrough graph has a cycle; the message names it port by port."""
+
+
+class SimulationError(RuntimeError):
+    """A run stopped: non-finite value or a block raised. Names block, port and time."""
+
+    def __init__(self, message: str, *, block: str | None = None, port: str | None = None,
+                 t: float | None = None, value: Any = None) -> None:
+        super().__init__(message)
+        self.block, self.port, self.t, self.value = block, port, t, value
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter of a block: the single source of truth for engine, files and GUI.
+
+    Parameters
+    ----------
+    default : Any
+        Default value; its type fixes ``kind`` unless given.
+    min, max : float, optional
+        Inclusive range (element-wise for vectors).
+    unit : str
+        Unit shown in the GUI and docs, e.g. ``"N*m/rad"``.
+    tunable : bool
+        True: may change while running (registry, sliders). False: structural, needs a
+        recompile (sizes, datasets, modes).
+    description : str
+        One line for tooltips and docs.
+    kind : {"float", "int", "bool", "str", "vector", "callable"}
+        Inferred from ``default`` when empty.
+    choices : tuple of str
+        Allowed values of a ``str`` parameter (empty = free text).
+    """
+
+    default: Any
+    min: float | None = None
+    max: float | None = None
+    unit: str = ""
+    tunable: bool = True
+    description: str = ""
+    kind: str = ""
+    choices: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        kind = self.kind or _infer_kind(self.default)
+        if kind not in KINDS:
+            raise TypeError(f"ParamSpec kind must be one of {KINDS}, got {kind!r}")
+        object.__setattr__(self, "kind", kind)
+        if kind == "vector":
+            object.__setattr__(self, "default", tuple(float(v) for v in self.default))
+        self.validate(self.default, "ParamSpec default")
+
+    def validate(self, value: Any, where: str) -> Any:
+        """Return ``value`` normalised to this kind, or raise :class:`ParameterValueError`."""
+        kind = self.kind
+        if kind == "callable":
+            if callable(value) or isinstance(value, str):
+                return value
+            raise ParameterValueError(f"{where}: expected a function or a registered function name, got {value!r}")
+        if kind == "bool":
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            raise ParameterValueError(f"{where}: expected true or false, got {value!r}")
+        if kind == "str":
+            if not isinstance(value, str):
+                raise ParameterValueError(f"{where}: expected text, got {value!r}")
+            if self.choices and value not in self.choices:
+                raise ParameterValueError(f"{where}: {value!r} is not one of {', '.join(self.choices)}")
+            return value
+        if kind == "vector":
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+                raise ParameterValueError(f"{where}: expected a list of numbers, got {value!r}")
+            items = tuple(self._number(v, where, float) for v in value)
+            return items
+        return self._number(value, where, int if kind == "int" else float)
+
+    def _number(self, value: Any, where: str, typ: type) -> Any:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise ParameterValueError(f"{where}: expected a number, got {value!r}")
+        v = float(value)
+        if not math.isfinite(v):
+            raise ParameterValueError(f"{where}: must be finite, got {value!r}")
+        if typ is int:
+            if v != int(v):
+                raise ParameterValueError(f"{where}: expected a whole number, got {value!r}")
+        if self.min is not None and v < self.min:
+            raise ParameterValueError(f"{where}: {value!r} is below the minimum {self.min!r} {self.unit}".rstrip())
+        if self.max is not None and v > self.max:
+            raise ParameterValueError(f"{where}: {value!r} is above the maximum {self.max!r} {self.unit}".rstrip())
+        return int(v) if typ is int else v
+
+    def parse(self, text: str, where: str) -> Any:
+        """Parse command-line text (``--set b.p=TEXT``) into a value of this kind (no eval)."""
+        text = text.strip()
+        try:
+            if self.kind == "bool":
+                low = text.lower()
+                if low not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                    raise ValueError(text)
+                return self.validate(low in ("true", "1", "yes", "on"), where)
+            if self.kind in ("str", "callable"):
+                return self.validate(text, where)
+            if self.kind == "vector":
+                parts = [s for s in text.strip("[]()").replace(",", " ").split() if s]
+                return self.validate([float(s) for s in parts], where)
+            return self.validate(float(text), where)
+        except ValueError as exc:
+            if isinstance(exc, ParameterValueError):
+                raise
+            raise ParameterValueError(f"{where}: cannot read {text!r} as {self.kind}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        default = list(self.default) if self.kind == "vector" else self.default
+        return {"default": default, "min": self.min, "max": self.max, "unit": self.unit, "tunable": self.tunable,
+                "description": self.description, "kind": self.kind, "choices": list(self.choices)}
+
+
+def _infer_kind(default: Any) -> str:
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, int):
+        return "int"
+    if isinstance(default, float):
+        return "float"
+    if isinstance(default, str):
+        return "str"
+    if isinstance(default, (tuple, list)):
+        return "vector"
+    if callable(default):
+        return "callable"
+    raise TypeError(f"cannot infer a ParamSpec kind from default {default!r}")
+
+
+@dataclass(frozen=True)
+class PortSpec:
+    """An input or output port: ``size`` elements (int, or the name of an int parameter)."""
+
+    name: str
+    size: int | str = 1
+    unit: str = ""
+    description: str = ""
+    labels: tuple[str, ...] = ()
+
+
+class Params:
+    """Run-time values of one block's parameters (attribute access), plus derived constants.
+
+    Vector parameters are read-only float arrays. :meth:`Block.derive` may add constants
+    (names starting with ``_`` by convention); they are recomputed after every change.
+    """
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        for key, value in values.items():
+            self.set(key, value)
+
+    def set(self, key: str, value: Any) -> None:
+        if isinstance(value, tuple):
+            arr = np.array(value, dtype=np.float64)
+            arr.setflags(write=False)
+            value = arr
+        self.__dict__[key] = value
+
+    def copy(self) -> Params:
+        new = Params({})
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __getattr__(self, name: str) -> Any:  # only called for missing attributes
+        raise AttributeError(f"no parameter or derived constant {name!r}")
+
+
+@dataclass
+class CompileContext:
+    """What blocks may know about the run when they compute constants (:meth:`Block.derive`).
+
+    Parameters
+    ----------
+    dt : float
+        Solver tick [s]. ``t0``/``t_end``: simulated interval [s].
+    dataset : str
+        The run's dataset (name or path); blocks whose ``dataset`` parameter is empty use it.
+    resolver : callable, optional
+        ``spec -> GaitDataset``; default :func:`blocks.datasets.resolve_dataset`. Tests inject
+        in-memory datasets here.
+    biped_params : BipedParams
+        The model every biped block uses.
+    """
+
+    dt: float = 1e-3
+    t0: float = 0.0
+    t_end: float = 10.0
+    dataset: str = ""
+    resolver: Callable[[str], GaitDataset] | None = None
+    biped_params: BipedParams = field(default_factory=BipedParams.paper)
+    _cache: dict[str, GaitDataset] = field(default_factory=dict, repr=False)
+
+    def get_dataset(self, spec: str = "") -> GaitDataset:
+        key = spec or self.dataset
+        if key not in self._cache:
+            if self.resolver is not None:
+                self._cache[key] = self.resolver(key)
+            else:
+                from blocks.datasets import resolve_dataset
+
+                self._cache[key] = resolve_dataset(key)
+        return self._cache[key]
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One evaluation of a block alone: outputs by port name, state derivative, next discrete state."""
+
+    y: dict[str, np.ndarray]
+    dx: np.ndarray
+    z_next: np.ndarray
+
+
+BLOCK_TYPES: dict[str, type[Block]] = {}
+_CALLBACK_ARGS = {"output": 6, "derivative": 6, "update": 6}
+_TS_SPEC = ParamSpec(0.0, min=0.0, max=3600.0, unit="s", tunable=False,
+                     description="sample period, a whole number of solver ticks; 0 = every tick")
+
+
+class Block:
+    """Base class of every block (see the module docstring for the contract)."""
+
+    type_name: ClassVar[str] = "Block"
+    params: ClassVar[Mapping[str, ParamSpec]] = {}
+    inputs: ClassVar[tuple[PortSpec, ...]] = ()
+    outputs: ClassVar[tuple[PortSpec, ...]] = ()
+    feedthrough: ClassVar[str | frozenset[tuple[str, str]]] = "all"
+    n_states: ClassVar[int | str] = 0
+    n_discrete: ClassVar[int | str] = 0
+    modes: ClassVar[tuple[str, ...]] = ()
+    mode_labels: ClassVar[Mapping[str, Mapping[int, str]]] = {}
+    discrete: ClassVar[bool] = False
+    time_varying: ClassVar[bool] = False
+    dynamic_ports: ClassVar[bool] = False
+    vectorisable: ClassVar[bool] = False
+
+    name: str
+    values: Mapping[str, Any]
+    explicit: tuple[str, ...]
+
+    def __init_subclass__(cls, register: bool = True, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.type_name = cls.__dict__.get("type_name", cls.__name__)
+        params = dict(cls.params)
+        if cls.discrete and "ts" not in params:
+            params["ts"] = _TS_SPEC
+        cls.params = MappingProxyType(params)
+        problems = _contract_problems(cls)
+        if problems:
+            raise TypeError(f"block class {cls.type_name}: " + "; ".join(problems))
+        if register:
+            BLOCK_TYPES[cls.type_name] = cls
+
+    def __init__(self, name: str, **values: Any) -> None:
+        if not isinstance(name, str) or not _NAME_RE.match(name):
+            raise BlockError(f"block name {name!r} must be a letter or _ followed by letters, digits or _")
+        where = f"block '{name}' ({self.type_name})"
+        unknown = sorted(set(values) - set(self.params))
+        if unknown:
+            raise UnknownParameterError(
+                f"{where}: unknown parameter(s) {', '.join(repr(u) for u in unknown)}; "
+                f"known: {', '.join(self.params) or 'none'}")
+        normal = {k: spec.validate(values.get(k, spec.default), f"{where} parameter '{k}'")
+                  for k, spec in self.params.items()}
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "values", MappingProxyType(normal))
+        object.__setattr__(self, "explicit", tuple(values))
+        self.check(normal)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(f"block '{self.name}' is immutable: keep run-time data in states or Params")
+
+    def __repr__(self) -> str:
+        return f"{self.type_name}({self.name!r})"
+
+    # ----------------------------------------------------------- overridable hooks
+    def check(self, values: Mapping[str, Any]) -> None:
+        """Cross-parameter checks; raise :class:`ParameterValueError`."""
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        """Compute constants from parameters into ``p`` (called at compile and after changes)."""
+
+    def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
+        return np.zeros(self.state_size())
+
+    def initial_discrete(self, p: Params, ctx: CompileContext) -> np.ndarray:
+        return np.zeros(self.discrete_size())
+
+    def output(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
+               y: tuple[np.ndarray, ...]) -> None:
+        """Fill the output arrays ``y`` from ``t, x, z, u, p``."""
+
+    def derivative(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
+                   dx: np.ndarray) -> None:
+        """Fill ``dx`` with the continuous-state derivative."""
+        raise NotImplementedError
+
+    def update(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
+               znext: np.ndarray) -> None:
+        """Fill ``znext`` with the discrete state after a sample hit at ``t``."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------- queries
+    def _size(self, size: int | str) -> int:
+        return int(self.values[size]) if isinstance(size, str) else int(size)
+
+    def port_specs(self) -> tuple[tuple[PortSpec, ...], tuple[PortSpec, ...]]:
+        """Inputs and outputs with sizes resolved to ints (override with ``dynamic_ports``)."""
+        ins = tuple(replace(s, size=self._size(s.size)) for s in self.inputs)
+        outs = tuple(replace(s, size=self._size(s.size)) for s in self.outputs)
+        return ins, outs
+
+    def feedthrough_pairs(self) -> frozenset[tuple[str, str]]:
+        ins, outs = self.port_specs()
+        if self.feedthrough == "all":
+            return frozenset((i.name, o.name) for i in ins for o in outs)
+        if self.feedthrough == "none":
+            return frozenset()
+        return frozenset(self.feedthrough) if not isinstance(self.feedthrough, str) else frozenset()
+
+    def state_size(self) -> int:
+        return self._size(self.n_states)
+
+    def discrete_size(self) -> int:
+        return self._size(self.n_discrete)
+
+    def make_params(self, ctx: CompileContext) -> Params:
+        p = Params(self.values)
+        self.derive(p, ctx)
+        return p
+
+    def probe(self, t: float = 0.0, u: Mapping[str, Any] | None = None, x: Any = None, z: Any = None,
+              ctx: CompileContext | None = None, p: Params | None = None) -> Probe:
+        """Evaluate this block alone (tests, docs): outputs, derivative and next discrete state."""
+        ctx = ctx if ctx is not None else CompileContext()
+        p = p if p is not None else self.make_params(ctx)
+        ins, outs = self.port_specs()
+        given = dict(u or {})
+        missing = [s.name for s in ins if s.name not in given]
+        if missing:
+            raise BlockError(f"block '{self.name}': probe needs input(s) {', '.join(missing)}")
+        ua = tuple(np.array(given[s.name], dtype=np.float64).reshape(int(s.size)) for s in ins)
+        xa = self.initial_state(p, ctx) if x is None else np.array(x, dtype=np.float64)
+        za = self.initial_discrete(p, ctx) if z is None else np.array(z, dtype=np.float64)
+        y = tuple(np.zeros(int(s.size)) for s in outs)
+        self.output(t, xa, za, ua, p, y)
+        dx = np.zeros(self.state_size())
+        if dx.size:
+            self.derivative(t, xa, za, ua, p, dx)
+        zn = za.copy()
+        if self.discrete and zn.size:  # blocks with n_discrete = 0 are sampled, stateless
+            self.update(t, xa, za, ua, p, zn)
+        return Probe({s.name: arr for s, arr in zip(outs, y)}, dx, zn)
+
+
+def _contract_problems(cls: type[Block]) -> list[str]:
+    problems: list[str] = []
+    for key, spec in cls.params.items():
+        if not isinstance(spec, ParamSpec):
+            problems.append(f"parameter {key!r} must be a ParamSpec")
+        if not _NAME_RE.match(key):
+            problems.append(f"parameter name {key!r} is not an identifier")
+    ports = [*cls.inputs, *cls.outputs]
+    names = [s.name for s in ports]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        problems.append(f"port names must be unique across inputs and outputs: {dupes}")
+    int_params = {k for k, s in cls.params.items() if isinstance(s, ParamSpec) and s.kind == "int"}
+    for s in ports:
+        if not isinstance(s, PortSpec):
+            problems.append(f"port {s!r} must be a PortSpec")
+        elif isinstance(s.size, str) and s.size not in int_params:
+            problems.append(f"port {s.name!r} size {s.size!r} does not name an int parameter")
+        elif isinstance(s.size, int) and s.size < 1:
+            problems.append(f"port {s.name!r} size must be >= 1")
+    if isinstance(cls.feedthrough, str):
+        if cls.feedthrough not in ("all", "none"):
+            problems.append("feedthrough must be 'all', 'none' or a set of (input, output) pairs")
+    elif not cls.dynamic_ports:
+        in_names = {s.name for s in cls.inputs}
+        out_names = {s.name for s in cls.outputs}
+        for pair in cls.feedthrough:
+            if pair[0] not in in_names or pair[1] not in out_names:
+                problems.append(f"feedthrough pair {pair} names an unknown port")
+    for attr in ("n_states", "n_discrete"):
+        size = getattr(cls, attr)
+        if isinstance(size, str) and size not in int_params:
+            problems.append(f"{attr} {size!r} does not name an int parameter")
+    overrides = {m: getattr(cls, m) is not getattr(Block, m) for m in _CALLBACK_ARGS}
+    if cls.n_states != 0 and not overrides["derivative"]:
+        problems.append("a block with continuous states must define derivative()")
+    if cls.discrete and cls.n_discrete != 0 and not overrides["update"]:
+        problems.append("a discrete block with discrete states must define update()")
+    if (cls.outputs or cls.dynamic_ports) and not overrides["output"]:
+        problems.append("a block with outputs must define output()")
+    if cls.modes and not cls.discrete:
+        problems.append("modes live in discrete states: set discrete = True")
+    if isinstance(cls.n_discrete, int) and len(cls.modes) > cls.n_discrete:
+        problems.append("more modes than discrete states")
+    for meth, nargs in _CALLBACK_ARGS.items():
+        if overrides[meth]:
+            sig = inspect.signature(getattr(cls, meth))
+            if len(sig.parameters) != nargs + 1:
+                problems.append(f"{meth}() must take (self, t, x, z, u, p, out): got {list(sig.parameters)}")
+    return problems

@@ -1,0 +1,333 @@
+"""Diagrams: a Python building API wired by ``"block.port"`` names, and the JSON file format.
+
+Python::
+
+    d = Diagram("demo", solver=SolverSettings(dt=1e-3, t_end=2.0))
+    d.add("src", "Step", t_step=0.1)
+    d.add("k", "Gain", k=2.0)
+    d.connect("src.y", "k.u")          # fan-out: d.connect("src.y", "k.u", "scope.u")
+    d.log("k.y")
+    d.save("my.json")
+
+File format (version 2; ``format`` is always ``"gaitblocks-diagram"``)::
+
+    {"format": "gaitblocks-diagram", "version": 2, "name": str, "description": str,
+     "dataset": str,                              # the run's dataset ("" = registry default)
+     "model": {"mass_kg": float|null, "height_m": float|null},   # null, null = paper Table 1
+     "solver": {"method": "rk4"|"solve_ivp", "dt": s, "t_start": s, "t_end": s},
+     "blocks": [{"name": str, "type": str, "params": {name: literal}}],
+     "connections": [{"from": "block.output", "to": "block.input"}],
+     "logged": ["block.port", ...],               # [] = every output
+     "ui": {"blocks": {name: {"x": px, "y": px}}, ...}}   # GUI only, never read by the engine
+
+Parameters are literals only (numbers, booleans, text, lists of numbers); nothing is
+evaluated. Version 1 (first drafts) kept block positions inside each block, wires as
+``[[from, to], ...]`` and the solver tick as ``"step"``; :func:`_migrate_1_to_2` converts it.
+Saving is deterministic, so save -> load -> save is byte-identical.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blocks.core import BLOCK_TYPES, Block, BlockError, DiagramError, ParamSpec
+from models.errors import DataFormatError
+from models.params import BipedParams
+
+__all__ = ["Diagram", "BlockEntry", "ModelSettings", "SolverSettings", "FORMAT", "VERSION", "split_port"]
+
+FORMAT = "gaitblocks-diagram"
+VERSION = 2
+SOLVER_METHODS = ("rk4", "solve_ivp")
+
+
+def split_port(ref: str, what: str = "port") -> tuple[str, str]:
+    """``"block.port"`` -> ``("block", "port")``, or a clear :class:`DiagramError`."""
+    if not isinstance(ref, str) or ref.count(".") != 1 or not all(ref.split(".")):
+        raise DiagramError(f"{what} {ref!r} must be written 'block.port'")
+    block, port = ref.split(".")
+    return block, port
+
+
+@dataclass(frozen=True)
+class SolverSettings:
+    """Fixed-step solver settings: ``dt`` [s] tick, interval ``[t_start, t_end]`` [s].
+
+    ``method``: ``"rk4"`` (default, deterministic) or ``"solve_ivp"`` (scipy RK45 between
+    ticks with ``rtol``/``atol``; an accuracy check).
+    """
+
+    method: str = "rk4"
+    dt: float = 1e-3
+    t_start: float = 0.0
+    t_end: float = 10.0
+    rtol: float = 1e-6
+    atol: float = 1e-9
+
+    def __post_init__(self) -> None:
+        if self.method not in SOLVER_METHODS:
+            raise DiagramError(f"solver method {self.method!r} is not one of {', '.join(SOLVER_METHODS)}")
+        for key in ("dt", "t_start", "t_end", "rtol", "atol"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise DiagramError(f"solver.{key} must be a finite number, got {value!r}")
+            object.__setattr__(self, key, float(value))
+        if not 1e-7 <= self.dt <= 1.0:
+            raise DiagramError(f"solver.dt = {self.dt} s must lie in [1e-7, 1] s")
+        if self.t_end <= self.t_start:
+            raise DiagramError(f"solver.t_end ({self.t_end} s) must be after t_start ({self.t_start} s)")
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """The biped every block uses: paper Table 1 (both None) or scaled to mass [kg] and height [m]."""
+
+    mass_kg: float | None = None
+    height_m: float | None = None
+
+    def __post_init__(self) -> None:
+        if (self.mass_kg is None) != (self.height_m is None):
+            raise DiagramError("model: give both mass_kg and height_m, or neither (paper Table 1)")
+
+    def biped_params(self) -> BipedParams:
+        if self.mass_kg is None or self.height_m is None:
+            return BipedParams.paper()
+        try:
+            return BipedParams.scaled(mass=self.mass_kg, height=self.height_m)
+        except ValueError as exc:
+            raise DiagramError(f"model: {exc}") from None
+
+
+@dataclass
+class BlockEntry:
+    """One block of a diagram: stable ``name``, ``type`` and explicitly set ``params``."""
+
+    name: str
+    type: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+class Diagram:
+    """A block diagram: blocks, connections, logged signals, solver settings and UI fields."""
+
+    def __init__(self, name: str = "untitled", *, description: str = "", dataset: str = "",
+                 solver: SolverSettings | None = None, model: ModelSettings | None = None) -> None:
+        self.name = name
+        self.description = description
+        self.dataset = dataset
+        self.solver = solver if solver is not None else SolverSettings()
+        self.model = model if model is not None else ModelSettings()
+        self.blocks: dict[str, BlockEntry] = {}
+        self.connections: list[tuple[str, str]] = []
+        self.logged: list[str] = []
+        self.ui: dict[str, Any] = {}
+
+    # ------------------------------------------------------------- building
+    def add(self, name: str, type_name: str, /, **params: Any) -> str:
+        """Add a block of type ``type_name``; parameters are checked at once. Returns ``name``."""
+        if name in self.blocks:
+            raise DiagramError(f"diagram '{self.name}': a block named '{name}' already exists")
+        block = _block_class(type_name, name)(name, **params)
+        self.blocks[name] = BlockEntry(name, type_name, {k: block.values[k] for k in params})
+        return name
+
+    def instantiate(self, name: str) -> Block:
+        entry = self._entry(name)
+        return _block_class(entry.type, name)(name, **entry.params)
+
+    def param_spec(self, ref: str) -> ParamSpec:
+        block, param = split_port(ref, "parameter")
+        cls = _block_class(self._entry(block).type, block)
+        if param not in cls.params:
+            raise DiagramError(f"block '{block}' ({cls.type_name}) has no parameter '{param}'; "
+                               f"known: {', '.join(cls.params)}")
+        return cls.params[param]
+
+    def set_param(self, ref: str, value: Any) -> None:
+        """Set ``"block.param"`` before compiling (structural or tunable)."""
+        block, param = split_port(ref, "parameter")
+        spec = self.param_spec(ref)
+        value = spec.validate(value, f"block '{block}' parameter '{param}'")
+        entry = self._entry(block)
+        trial = {**entry.params, param: value}
+        _block_class(entry.type, block)(block, **trial)
+        entry.params[param] = value
+
+    def connect(self, src: str, *dsts: str) -> None:
+        """Wire output ``src`` to each input in ``dsts`` (fan-out). Fan-in raises."""
+        sb, sp = split_port(src, "source")
+        _, souts = self.instantiate(sb).port_specs()
+        if sp not in {s.name for s in souts}:
+            raise DiagramError(f"block '{sb}' has no output '{sp}'; outputs: {', '.join(s.name for s in souts)}")
+        for dst in dsts:
+            db, dp = split_port(dst, "destination")
+            dins, _ = self.instantiate(db).port_specs()
+            if dp not in {s.name for s in dins}:
+                raise DiagramError(f"block '{db}' has no input '{dp}'; inputs: "
+                                   f"{', '.join(s.name for s in dins) or 'none'}")
+            for a, b in self.connections:
+                if b == dst:
+                    raise DiagramError(f"fan-in: input '{dst}' is already driven by '{a}'; "
+                                       f"use a Sum or Mux block to combine signals")
+            self.connections.append((src, dst))
+
+    def log(self, *signals: str) -> None:
+        for s in signals:
+            split_port(s, "logged signal")
+            if s not in self.logged:
+                self.logged.append(s)
+
+    def set_position(self, name: str, x: float, y: float) -> None:
+        self._entry(name)
+        self.ui.setdefault("blocks", {})[name] = {"x": float(x), "y": float(y)}
+
+    def _entry(self, name: str) -> BlockEntry:
+        if name not in self.blocks:
+            raise DiagramError(f"diagram '{self.name}' has no block '{name}'; blocks: {', '.join(self.blocks)}")
+        return self.blocks[name]
+
+    def copy(self) -> Diagram:
+        return Diagram.from_dict(self.to_dict())
+
+    # ------------------------------------------------------------- files
+    def to_dict(self) -> dict[str, Any]:
+        blocks = []
+        for e in self.blocks.values():
+            params = {}
+            for k, v in e.params.items():
+                if callable(v):
+                    raise DiagramError(f"block '{e.name}' parameter '{k}' is an in-memory function; register it "
+                                       "with blocks.library.generic.register_function to save the diagram")
+                params[k] = list(v) if isinstance(v, tuple) else v
+            blocks.append({"name": e.name, "type": e.type, "params": params})
+        return {
+            "format": FORMAT, "version": VERSION, "name": self.name, "description": self.description,
+            "dataset": self.dataset, "model": asdict(self.model), "solver": asdict(self.solver),
+            "blocks": blocks, "connections": [{"from": a, "to": b} for a, b in self.connections],
+            "logged": list(self.logged), "ui": copy.deepcopy(self.ui),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_json(), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Diagram:
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise DataFormatError(f"cannot read diagram: {exc.strerror}", path=path) from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+        try:
+            return cls.from_dict(data)
+        except (DiagramError, BlockError) as exc:
+            raise DiagramError(f"{path}: {exc}") from None
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Diagram:
+        data = migrate(data)
+        _check_keys(data, "diagram", required={"format", "version", "name", "solver", "blocks", "connections"},
+                    optional={"description", "dataset", "model", "logged", "ui"})
+        solver = data["solver"]
+        _check_keys(solver, "solver", required={"dt", "t_end"}, optional={"method", "t_start", "rtol", "atol"})
+        model = data.get("model", {})
+        _check_keys(model, "model", required=set(), optional={"mass_kg", "height_m"})
+        d = cls(str(data["name"]), description=str(data.get("description", "")), dataset=str(data.get("dataset", "")),
+                solver=SolverSettings(**solver), model=ModelSettings(**model))
+        if not isinstance(data["blocks"], list):
+            raise DiagramError("'blocks' must be a list")
+        for i, b in enumerate(data["blocks"]):
+            _check_keys(b, f"blocks[{i}]", required={"name", "type"}, optional={"params"})
+            params = b.get("params", {})
+            if not isinstance(params, dict):
+                raise DiagramError(f"blocks[{i}].params must be an object")
+            d.add(b["name"], b["type"], **params)
+        if not isinstance(data["connections"], list):
+            raise DiagramError("'connections' must be a list")
+        for i, c in enumerate(data["connections"]):
+            _check_keys(c, f"connections[{i}]", required={"from", "to"}, optional=set())
+            d.connect(c["from"], c["to"])
+        d.log(*data.get("logged", []))
+        ui = data.get("ui", {})
+        if not isinstance(ui, dict):
+            raise DiagramError("'ui' must be an object")
+        d.ui = copy.deepcopy(ui)
+        return d
+
+
+def _block_class(type_name: str, name: str) -> type[Block]:
+    import blocks.library  # noqa: F401  (registers the library's block types)
+
+    if type_name not in BLOCK_TYPES:
+        raise DiagramError(f"block '{name}': unknown block type '{type_name}'; known types: "
+                           f"{', '.join(sorted(BLOCK_TYPES))}")
+    return BLOCK_TYPES[type_name]
+
+
+def _check_keys(obj: Any, where: str, required: set[str], optional: set[str]) -> None:
+    if not isinstance(obj, dict):
+        raise DiagramError(f"{where} must be a JSON object")
+    missing = sorted(required - set(obj))
+    if missing:
+        raise DiagramError(f"{where}: missing field(s) {', '.join(missing)}")
+    unknown = sorted(set(obj) - required - optional)
+    if unknown:
+        raise DiagramError(f"{where}: unknown field(s) {', '.join(unknown)}; allowed: "
+                           f"{', '.join(sorted(required | optional))}")
+
+
+# ------------------------------------------------------------------ migrations
+def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
+    """v1 -> v2: ``solver.step`` -> ``solver.dt``; ``wires`` [[a, b]] -> ``connections``;
+    block ``position`` [x, y] moved to ``ui.blocks`` (UI fields separated from simulation)."""
+    out = {k: v for k, v in d.items() if k not in ("wires", "version")}
+    out["version"] = 2
+    solver = dict(d.get("solver", {}))
+    if "step" in solver:
+        solver["dt"] = solver.pop("step")
+    out["solver"] = solver
+    out["connections"] = [{"from": w[0], "to": w[1]} for w in d.get("wires", [])]
+    blocks, positions = [], {}
+    for b in d.get("blocks", []):
+        b = dict(b)
+        if "position" in b:
+            x, y = b.pop("position")
+            positions[b.get("name")] = {"x": float(x), "y": float(y)}
+        blocks.append(b)
+    out["blocks"] = blocks
+    out["ui"] = {"blocks": positions} if positions else {}
+    return out
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2}
+
+
+def migrate(data: Any) -> dict[str, Any]:
+    """Bring a parsed diagram file up to :data:`VERSION`, one migration at a time."""
+    if not isinstance(data, dict):
+        raise DiagramError("a diagram file must hold a JSON object")
+    if data.get("format") != FORMAT:
+        raise DiagramError(f"not a gaitblocks diagram: 'format' is {data.get('format')!r}, expected {FORMAT!r}")
+    version = data.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise DiagramError(f"'version' must be an integer, got {version!r}")
+    if version > VERSION:
+        raise DiagramError(f"diagram version {version} was written by a newer gaitblocks (this one reads <= {VERSION})")
+    while version < VERSION:
+        if version not in MIGRATIONS:
+            raise DiagramError(f"no migration from diagram version {version}")
+        data = MIGRATIONS[version](data)
+        version = data["version"]
+    return data

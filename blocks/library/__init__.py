@@ -1,0 +1,26 @@
+"""The block library; importing it registers every block type (one module per family)."""
+
+from __future__ import annotations
+
+from blocks.library.biped import BipedKinematics, FiveLinkDynamics
+from blocks.library.control import PID, TorqueSwitch
+from blocks.library.estimator import NetTorqueEstimator
+from blocks.library.generic import (
+    Constant,
+    Function,
+    Gain,
+    Integrator,
+    Mux,
+    Scope,
+    Selector,
+    StateSpace,
+    Step,
+    Sum,
+    UnitDelay,
+)
+from blocks.library.phase import PhaseDetector
+from blocks.library.sources import GrfSource, ReferenceSource
+
+__all__ = ["BipedKinematics", "Constant", "FiveLinkDynamics", "Function", "Gain", "GrfSource", "Integrator", "Mux",
+           "NetTorqueEstimator", "PID", "PhaseDetector", "ReferenceSource", "Scope", "Selector", "StateSpace",
+           "Step", "Sum", "TorqueSwitch", "UnitDelay"]

@@ -1,0 +1,123 @@
+r"""The five-link biped as blocks: dynamics (continuous state) and kinematics (read-outs).
+
+Dynamics (:mod:`models.biped`, DESIGN.md section 3)::
+
+    d/dt [q, qd] = [qd, M(q)^-1 rhs(q, qd, tau, F)]
+
+with ``q = [x0, y0, alpha, beta_l, beta_r, gamma_l, gamma_r]`` (m, m, rad x5), joint torques
+``tau = [hip_l, hip_r, knee_l, knee_r]`` N m and foot forces ``F = [F_lx, F_ly, F_rx, F_ry]`` N.
+The biped's segment parameters are the diagram's ``model`` settings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from blocks.core import Block, CompileContext, ParameterValueError, Params, Ports, PortSpec, Vec
+from blocks.core import ParamSpec as P
+from blocks.library.sources import initial_from_reference
+from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
+
+__all__ = ["FiveLinkDynamics", "BipedKinematics"]
+
+_STANDING = (0.0, 0.8735, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+class FiveLinkDynamics(Block):
+    """Floating-base five-link biped driven by joint torques and foot forces.
+
+    Inputs
+    ------
+    tau : (4,) N m
+        ``[hip_l, hip_r, knee_l, knee_r]``.
+    grf : (4,) N
+        ``[F_lx, F_ly, F_rx, F_ry]``, world-frame forces on the feet.
+
+    Outputs
+    -------
+    q : (7,) m, rad
+    qd : (7,) m/s, rad/s
+
+    Continuous state ``[q, qd]`` (14). Initial state: ``init = "reference"`` takes the pose
+    and rates from the dataset's reference at the start of the run, with the stance foot
+    on the ground at rest (:func:`~blocks.library.sources.initial_from_reference`);
+    ``init = "params"`` uses ``q0`` and ``qd0``.
+    """
+
+    params = {"init": P("reference", tunable=False, choices=("reference", "params"),
+                        description="initial state from the reference at t0, or from q0/qd0"),
+              "q0": P(_STANDING, tunable=False, description="initial q (init = params) [m, rad]"),
+              "qd0": P((0.0,) * 7, tunable=False, description="initial qd (init = params) [m/s, rad/s]"),
+              "dataset": P("", tunable=False, description="dataset for init = reference; empty = the run's"),
+              "t_offset": P(0.0, min=0.0, max=1e6, unit="s", tunable=False,
+                            description="dataset time at the start (match the sources)"),
+              "ref_filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
+                                 description="low-pass of the reference (match the reference source)")}
+    inputs = (PortSpec("tau", 4, "N*m", "joint torques", TAU_NAMES), PortSpec("grf", 4, "N", "foot forces", GRF_NAMES))
+    outputs = (PortSpec("q", 7, "m, rad", "generalised coordinates", Q_NAMES),
+               PortSpec("qd", 7, "m/s, rad/s", "generalised velocities", Q_NAMES))
+    feedthrough = "none"
+    n_states = 14
+    state_names = tuple(Q_NAMES) + tuple(f"{n}_dot" for n in Q_NAMES)
+
+    def check(self, values: Mapping[str, Any]) -> None:
+        for key in ("q0", "qd0"):
+            if len(values[key]) != 7:
+                raise ParameterValueError(f"block '{self.name}': {key} needs 7 values, got {len(values[key])}")
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        biped = FiveLinkBiped(ctx.biped_params)
+        biped.forward_dynamics(np.array(_STANDING), np.zeros(7), np.zeros(4), np.zeros(4))  # load compiled kernel now
+        p.set("_biped", biped)
+
+    def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
+        if p.init == "params":
+            return np.concatenate([p.q0, p.qd0])
+        q, qd = initial_from_reference(ctx, self.values, p._biped)
+        return np.concatenate([q, qd])
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        y[0][:] = x[0:7]
+        y[1][:] = x[7:14]
+
+    def derivative(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, dx: Vec) -> None:
+        dx[0:7] = x[7:14]
+        dx[7:14] = p._biped.forward_dynamics(x[0:7], x[7:14], u[0], u[1])
+
+
+class BipedKinematics(Block):
+    """Point positions of the biped (DESIGN.md section 3 formulas).
+
+    Inputs: ``q`` (7). Outputs (m, world frame): ``feet`` (4) ``[x_l, y_l, x_r, y_r]``,
+    ``com`` (2) whole-body CoM, ``hip`` (2), ``knees`` (4) ``[x_l, y_l, x_r, y_r]``, ``head`` (2).
+    """
+
+    inputs = (PortSpec("q", 7, "m, rad", "", Q_NAMES),)
+    outputs = (PortSpec("feet", 4, "m", "foot points", ("x_l", "y_l", "x_r", "y_r")),
+               PortSpec("com", 2, "m", "whole-body CoM", ("x", "y")), PortSpec("hip", 2, "m", "", ("x", "y")),
+               PortSpec("knees", 4, "m", "", ("x_l", "y_l", "x_r", "y_r")), PortSpec("head", 2, "m", "", ("x", "y")))
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        b = ctx.biped_params
+        p.set("_geom", (b.trunk.length, b.trunk.com, b.thigh.length, b.thigh.com, b.shank.length, b.shank.com,
+                        b.trunk.mass, b.thigh.mass, b.shank.mass, b.total_mass))
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        x0, y0, a, bl, br, gl, gr = u[0].tolist()
+        l0, r0, l1, r1, l2, r2, m0, m1, m2, mt = p._geom
+        sa, ca = math.sin(a), math.cos(a)
+        hx, hy = x0 - r0 * sa, y0 - r0 * ca
+        s1l, c1l, s2l, c2l = math.sin(a - bl), math.cos(a - bl), math.sin(a - bl + gl), math.cos(a - bl + gl)
+        s1r, c1r, s2r, c2r = math.sin(a - br), math.cos(a - br), math.sin(a - br + gr), math.cos(a - br + gr)
+        kxl, kyl, kxr, kyr = hx - l1 * s1l, hy - l1 * c1l, hx - l1 * s1r, hy - l1 * c1r
+        feet, com, hip, knees, head = y
+        feet[0], feet[1], feet[2], feet[3] = kxl - l2 * s2l, kyl - l2 * c2l, kxr - l2 * s2r, kyr - l2 * c2r
+        knees[0], knees[1], knees[2], knees[3] = kxl, kyl, kxr, kyr
+        com[0] = (m0 * x0 + m1 * (2 * hx - r1 * (s1l + s1r)) + m2 * (kxl + kxr - r2 * (s2l + s2r))) / mt
+        com[1] = (m0 * y0 + m1 * (2 * hy - r1 * (c1l + c1r)) + m2 * (kyl + kyr - r2 * (c2l + c2r))) / mt
+        hip[0], hip[1] = hx, hy
+        head[0], head[1] = x0 + (l0 - r0) * sa, y0 + (l0 - r0) * ca

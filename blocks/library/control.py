@@ -1,0 +1,126 @@
+r"""Controllers: the swing-phase PID and the stance/swing torque switch.
+
+Discrete PID per channel (sample period ``h = ts``, or the solver tick), error ``e = ref - meas``::
+
+    D_k = (T_f D_{k-1} + K_d (e_k - e_{k-1})) / (T_f + h)      filtered derivative (backward Euler)
+    v_k = K_p e_k + I_k + D_k,   u_k = clip(v_k, -u_max, u_max)
+    I_{k+1} = I_k + K_i h e_k    when enabled, unless v_k is saturated and e_k pushes further
+                                  (clamping anti-windup)
+    I_{k+1} = clip(track_k - K_p e_k - D_k)   when disabled (tracking mode)
+
+Tracking mode gives bumpless transfer: while the phase detector has the joint in stance the
+integrator follows the torque actually applied (``track``), so when the leg enters swing the
+PID output starts from that torque instead of jumping. ``I`` is stored in N m, so changing
+``ki`` live does not bump the output either.
+"""
+
+from __future__ import annotations
+
+from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
+from blocks.core import ParamSpec as P
+from models.biped import TAU_NAMES
+
+__all__ = ["PID", "TorqueSwitch"]
+
+class PID(Block):
+    """Per-joint discrete PID with output limits, anti-windup, filtered derivative and bumpless transfer.
+
+    Inputs
+    ------
+    ref, meas : (n,) rad
+        Reference and measured joint angles.
+    enable : (n,) 1/0
+        1 = the PID drives the joint (swing); 0 = tracking mode.
+    track : (n,) N m
+        Torque applied to the joint (for bumpless transfer; not fed through).
+
+    Outputs
+    -------
+    u : (n,) N m
+
+    Discrete state ``[I (n), D (n), e_prev (n), enabled (n), started]``.
+    Default gains: the authors' Simulink prototype, P = 500, I = 250, D = 25 (N m/rad).
+    """
+
+    params = {"kp": P(500.0, min=0.0, max=1e5, unit="N*m/rad", description="proportional gain"),
+              "ki": P(250.0, min=0.0, max=1e5, unit="N*m/(rad*s)", description="integral gain"),
+              "kd": P(25.0, min=0.0, max=1e4, unit="N*m*s/rad", description="derivative gain"),
+              "tf": P(0.005, min=0.0, max=1.0, unit="s", description="derivative filter time constant"),
+              "u_max": P(300.0, min=0.0, max=1e5, unit="N*m", description="output limit (symmetric)"),
+              "n": P(2, min=1, max=64, tunable=False, description="number of joints")}
+    inputs = (PortSpec("ref", "n", "rad"), PortSpec("meas", "n", "rad"), PortSpec("enable", "n"),
+              PortSpec("track", "n", "N*m"))
+    outputs = (PortSpec("u", "n", "N*m", "PID torque"),)
+    feedthrough = frozenset({("ref", "u"), ("meas", "u")})
+    discrete = True
+
+    def discrete_size(self) -> int:
+        return 4 * int(self.values["n"]) + 1
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        h = p.ts if p.ts > 0 else ctx.dt
+        p.set("_h", h)
+        p.set("_n", int(p.n))
+
+    def _law(self, z: list[float], ref: list[float], meas: list[float], p: Params) -> tuple[list[float], ...]:
+        n = p._n
+        kp, kd, tf, h = p.kp, p.kd, p.tf, p._h
+        started = z[4 * n] > 0.5
+        es, ds, vs = [0.0] * n, [0.0] * n, [0.0] * n
+        for i in range(n):
+            e = ref[i] - meas[i]
+            d = (tf * z[n + i] + kd * (e - z[2 * n + i])) / (tf + h) if started else 0.0
+            es[i], ds[i], vs[i] = e, d, kp * e + z[i] + d
+        return es, ds, vs
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        _, _, vs = self._law(z.tolist(), u[0].tolist(), u[1].tolist(), p)
+        out, um = y[0], p.u_max
+        for i, v in enumerate(vs):
+            out[i] = um if v > um else (-um if v < -um else v)
+
+    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
+        zl = z.tolist()
+        es, ds, vs = self._law(zl, u[0].tolist(), u[1].tolist(), p)
+        enable, track = u[2].tolist(), u[3].tolist()
+        n, um, kih, kp = p._n, p.u_max, p.ki * p._h, p.kp
+        new = zl
+        for i in range(n):
+            e, v = es[i], vs[i]
+            on = enable[i] > 0.5
+            if on:
+                new[i] = zl[i] if (v > um and e > 0.0) or (v < -um and e < 0.0) else zl[i] + kih * e
+            else:
+                new[i] = min(max(track[i] - kp * e - ds[i], -um), um)
+            new[n + i] = ds[i]
+            new[2 * n + i] = e
+            new[3 * n + i] = 1.0 if on else 0.0
+        new[4 * n] = 1.0
+        znext[:] = new
+
+
+class TorqueSwitch(Block):
+    """Per leg, the stance torques when the foot is in stance, else the swing torques.
+
+    ``tau_j = tau_stance_j if stance_leg(j) else tau_swing_j`` for ``j`` in
+    ``[hip_l, hip_r, knee_l, knee_r]``.
+
+    Inputs: ``stance`` (2) ``[l, r]`` flags; ``tau_stance``, ``tau_swing`` (4) N m.
+    Outputs: ``tau`` (4) N m; ``hip`` (2) and ``knee`` (2) N m, the same values split by joint.
+    """
+
+    inputs = (PortSpec("stance", 2, "", "stance flags"), PortSpec("tau_stance", 4, "N*m"),
+              PortSpec("tau_swing", 4, "N*m"))
+    outputs = (PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
+               PortSpec("hip", 2, "N*m", "", ("l", "r")), PortSpec("knee", 2, "N*m", "", ("l", "r")))
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        sl, sr = u[0].tolist()
+        a, b = u[1], u[2]
+        tau = y[0]
+        tau[0] = a[0] if sl > 0.5 else b[0]
+        tau[2] = a[2] if sl > 0.5 else b[2]
+        tau[1] = a[1] if sr > 0.5 else b[1]
+        tau[3] = a[3] if sr > 0.5 else b[3]
+        y[1][:] = tau[0:2]
+        y[2][:] = tau[2:4]

@@ -1,0 +1,126 @@
+r"""Support-phase net-torque estimator (DESIGN.md section 7; the paper's Appendix 2).
+
+Per leg, with foot force ``F = (F_x, F_y)`` [N], thigh angle ``th1 = alpha - beta`` and shank
+angle ``th2 = th1 + gamma`` (from the downward vertical, clockwise +), ``s_i = sin th_i``,
+``c_i = cos th_i``, thigh/shank lengths ``l1, l2`` [m], CoM distances ``r1, r2`` [m],
+masses ``m1, m2`` [kg]:
+
+**mode "jacobian"** (default; physically consistent). The quasi-static balance of the leg
+below each joint, by virtual work (it ignores the leg's own inertia)::
+
+    tau_stance = -(J_foot^T F)[beta, gamma] - Q_gravity,leg[beta, gamma]
+
+with, in closed form (checked against :meth:`FiveLinkBiped.foot_jacobians` and
+:meth:`FiveLinkBiped.generalized_forces` in the tests),
+
+    (J^T F)_beta  =  F_x (l1 c1 + l2 c2) - F_y (l1 s1 + l2 s2)   = T_net,hip   (N m, ccw +)
+    (J^T F)_gamma = -l2 (F_x c2 - F_y s2)                        = -T_net,knee
+    Q_g,beta  =  g (m1 r1 s1 + m2 (l1 s1 + r2 s2))
+    Q_g,gamma = -g m2 r2 s2
+
+where ``T_net,J = (P - J) x F`` is the moment of the GRF about joint J. So
+``tau_hip = -T_net,hip - Q_g,beta`` (a positive hip torque turns the thigh counter-clockwise)
+and ``tau_knee = T_net,knee + g m2 r2 s2`` (a positive knee torque turns the shank clockwise).
+
+**mode "paper"** (literal reproduction, dimensionally inconsistent). With the GRF direction
+``phi = atan2(F_y, F_x)``, ``th4 = pi/2 - phi - th1`` and ``th5 = th4 - gamma`` (the paper's
+``(alpha+beta)`` is our ``th1`` and its knee angle is ``-gamma``)::
+
+    r2 = l2 sin th5,   r1 = r2 + l1 sin th4,   T_net = |F| r        (the same T_net as above)
+    M_hip  = T_net,hip  - m1 g sin th1
+    M_knee = T_net,knee - (m2 g sin th1 + mu_s |F|)
+    tau_hip = -M_hip,   tau_knee = M_knee
+
+How they differ: the lever-arm moments are identical; the paper's "gravity" terms have no
+lever arm (newtons, not N m), use the thigh angle for the shank and ignore the shank's
+weight at the hip, and its friction term ``mu_s |F|`` is a force; in our sign convention its
+hip gravity term also has the opposite sign. For a 55 kg model the two differ by up to tens
+of N m in the hip.
+
+Inputs: ``q`` (7) [m, rad], ``F`` (4) N. Outputs: ``tau`` (4) N m ``[hip_l, hip_r, knee_l,
+knee_r]`` (times the tunable ``gain``), ``tnet`` (4) N m, the GRF moments ``T_net`` (ccw +).
+
+The block is sampled like the controllers (``ts``, default every solver tick) and its
+torques hold between samples (zero-order hold), as on a digital controller.
+"""
+
+from __future__ import annotations
+
+import math
+
+from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
+from blocks.core import ParamSpec as P
+from models.biped import Q_NAMES, TAU_NAMES
+
+__all__ = ["NetTorqueEstimator", "leg_torque_jacobian", "leg_torque_paper"]
+
+
+def leg_torque_jacobian(th1: float, gamma: float, fx: float, fy: float, l1: float, l2: float, r1: float,
+                        r2: float, m1: float, m2: float, g: float) -> tuple[float, float, float, float]:
+    """``(tau_hip, tau_knee, T_net_hip, T_net_knee)`` of the Jacobian-transpose form (module doc)."""
+    th2 = th1 + gamma
+    s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
+    t_hip = fx * (l1 * c1 + l2 * c2) - fy * (l1 * s1 + l2 * s2)
+    t_knee = l2 * (fx * c2 - fy * s2)
+    qg_b = g * (m1 * r1 * s1 + m2 * (l1 * s1 + r2 * s2))
+    qg_g = -g * m2 * r2 * s2
+    return -t_hip - qg_b, t_knee - qg_g, t_hip, t_knee
+
+
+def leg_torque_paper(th1: float, gamma: float, fx: float, fy: float, l1: float, l2: float, m1: float,
+                     m2: float, g: float, mu_s: float) -> tuple[float, float, float, float]:
+    """``(tau_hip, tau_knee, T_net_hip, T_net_knee)`` of the paper's literal lever-arm form (module doc)."""
+    mag = math.hypot(fx, fy)
+    phi = math.atan2(fy, fx)
+    th4 = 0.5 * math.pi - phi - th1
+    th5 = th4 - gamma
+    r2 = l2 * math.sin(th5)
+    r1 = r2 + l1 * math.sin(th4)
+    t_hip, t_knee = mag * r1, mag * r2
+    m_hip = t_hip - m1 * g * math.sin(th1)
+    m_knee = t_knee - (m2 * g * math.sin(th1) + mu_s * mag)
+    return -m_hip, m_knee, t_hip, t_knee
+
+
+class NetTorqueEstimator(Block):
+    """Stance hip and knee torques from the GRF geometry (equations in the module docstring)."""
+
+    params = {"mode": P("jacobian", tunable=False, choices=("jacobian", "paper"),
+                        description="jacobian: -J^T F - leg gravity; paper: literal lever-arm formula"),
+              "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the estimated torques (0 = off)"),
+              "mu_s": P(0.0, min=0.0, max=2.0, description="paper mode: static friction coefficient in M_knee")}
+    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("F", 4, "N", "foot forces"))
+    outputs = (PortSpec("tau", 4, "N*m", "estimated stance torques", TAU_NAMES),
+               PortSpec("tnet", 4, "N*m", "GRF moment about hip and knee (ccw +)", TAU_NAMES))
+    discrete = True
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        bp = ctx.biped_params
+        p.set("_geom", (bp.thigh.length, bp.shank.length, bp.thigh.com, bp.shank.com, bp.thigh.mass,
+                        bp.shank.mass, bp.g))
+        p.set("_paper", p.mode == "paper")
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        _, _, a, bl, br, gl, gr = u[0].tolist()
+        fxl, fyl, fxr, fyr = u[1].tolist()
+        l1, l2, r1, r2, m1, m2, g = p._geom
+        k, tau, tn = p.gain, y[0], y[1]
+        if p._paper:
+            hl, kl, tn[0], tn[2] = leg_torque_paper(a - bl, gl, fxl, fyl, l1, l2, m1, m2, g, p.mu_s)
+            hr, kr, tn[1], tn[3] = leg_torque_paper(a - br, gr, fxr, fyr, l1, l2, m1, m2, g, p.mu_s)
+            tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr
+            return
+        # leg_torque_jacobian for both legs, inlined (this runs every tick)
+        th1, th2 = a - bl, a - bl + gl
+        s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
+        th_l = fxl * (l1 * c1 + l2 * c2) - fyl * (l1 * s1 + l2 * s2)
+        tk_l = l2 * (fxl * c2 - fyl * s2)
+        tau[0] = k * (-th_l - g * (m1 * r1 * s1 + m2 * (l1 * s1 + r2 * s2)))
+        tau[2] = k * (tk_l + g * m2 * r2 * s2)
+        th1, th2 = a - br, a - br + gr
+        s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
+        th_r = fxr * (l1 * c1 + l2 * c2) - fyr * (l1 * s1 + l2 * s2)
+        tk_r = l2 * (fxr * c2 - fyr * s2)
+        tau[1] = k * (-th_r - g * (m1 * r1 * s1 + m2 * (l1 * s1 + r2 * s2)))
+        tau[3] = k * (tk_r + g * m2 * r2 * s2)
+        tn[0], tn[1], tn[2], tn[3] = th_l, th_r, tk_l, tk_r

@@ -1,0 +1,109 @@
+r"""Gait-phase detection from the vertical GRF of each foot.
+
+Per foot, with vertical force ``F_y`` [N], threshold ``F_on`` and hysteresis ``h``:
+
+* swing -> stance when ``F_y > F_on``;
+* stance -> swing when ``F_y < F_on - h``;
+* a switch is allowed only when the foot has stayed in its current state for at least
+  ``min_dwell`` seconds (the first decision, at the start of the run, is free).
+
+Gait-phase code: 0 double support, 1 left single support, 2 right single support, 3 flight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from blocks.core import Block, CompileContext, ParameterValueError, Params, Ports, PortSpec, Vec
+from blocks.core import ParamSpec as P
+
+__all__ = ["PhaseDetector", "PHASE_NAMES", "phase_code", "foot_decision"]
+
+PHASE_NAMES = {0: "double support", 1: "left single", 2: "right single", 3: "flight"}
+_FOOT = {-1: "initial", 0: "swing", 1: "stance"}
+_NEVER = -1e30
+
+
+def phase_code(stance_l: bool, stance_r: bool) -> int:
+    """0 double support, 1 left single, 2 right single, 3 flight."""
+    if stance_l and stance_r:
+        return 0
+    if stance_l:
+        return 1
+    if stance_r:
+        return 2
+    return 3
+
+
+def foot_decision(prev: float, since: float, fy: float, t: float, on: float, off: float, dwell: float) -> int:
+    """New state (0 swing / 1 stance) of one foot; ``prev`` -1 means undecided, ``since`` the last switch [s]."""
+    if prev < 0:
+        return 1 if fy > on else 0
+    if t - since < dwell - 1e-12:
+        return int(prev)
+    if prev >= 0.5:
+        return 0 if fy < off else 1
+    return 1 if fy > on else 0
+
+
+class PhaseDetector(Block):
+    r"""Stance/swing per foot with threshold, hysteresis and minimum dwell; gait-phase code.
+
+    Inputs
+    ------
+    F : (4,) N
+        ``[F_lx, F_ly, F_rx, F_ry]``.
+
+    Outputs
+    -------
+    stance, swing : (2,) 1/0
+        Per foot ``[l, r]``; ``swing = 1 - stance``.
+    phase : (1,)
+        Gait-phase code (module docstring).
+
+    Discrete state ``[left, right, phase, t_switch_l, t_switch_r]``; the first three are
+    modes whose switches go into the event table.
+    """
+
+    params = {"threshold_n": P(40.0, min=0.0, max=5000.0, unit="N", description="stance when F_y exceeds this"),
+              "hysteresis_n": P(10.0, min=0.0, max=5000.0, unit="N",
+                                description="back to swing only below threshold - hysteresis"),
+              "min_dwell_s": P(0.05, min=0.0, max=5.0, unit="s", description="minimum time between switches")}
+    inputs = (PortSpec("F", 4, "N", "ground reaction forces"),)
+    outputs = (PortSpec("stance", 2, "", "stance flags", ("l", "r")),
+               PortSpec("swing", 2, "", "swing flags", ("l", "r")),
+               PortSpec("phase", 1, "", "0 double, 1 left single, 2 right single, 3 flight"))
+    discrete = True
+    n_discrete = 5
+    modes = ("left", "right", "phase")
+    mode_labels = {"left": _FOOT, "right": _FOOT, "phase": {-1: "initial", **PHASE_NAMES}}
+
+    def check(self, values: Mapping[str, Any]) -> None:
+        if values["hysteresis_n"] > values["threshold_n"]:
+            raise ParameterValueError(f"block '{self.name}': hysteresis ({values['hysteresis_n']} N) must not exceed "
+                                      f"the threshold ({values['threshold_n']} N)")
+
+    def initial_discrete(self, p: Params, ctx: CompileContext) -> np.ndarray:
+        return np.array([-1.0, -1.0, -1.0, _NEVER, _NEVER])
+
+    def _decide(self, t: float, z: Vec, u: Ports, p: Params) -> tuple[int, int]:
+        f = u[0]
+        on, off, dwell = p.threshold_n, p.threshold_n - p.hysteresis_n, p.min_dwell_s
+        sl = foot_decision(z[0], z[3], float(f[1]), t, on, off, dwell)
+        sr = foot_decision(z[1], z[4], float(f[3]), t, on, off, dwell)
+        return sl, sr
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        sl, sr = self._decide(t, z, u, p)
+        y[0][0], y[0][1] = sl, sr
+        y[1][0], y[1][1] = 1 - sl, 1 - sr
+        y[2][0] = phase_code(bool(sl), bool(sr))
+
+    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
+        sl, sr = self._decide(t, z, u, p)
+        znext[0], znext[1], znext[2] = sl, sr, phase_code(bool(sl), bool(sr))
+        znext[3] = t if (sl != z[0] and z[0] >= 0) else z[3]  # the first decision starts no dwell
+        znext[4] = t if (sr != z[1] and z[1] >= 0) else z[4]

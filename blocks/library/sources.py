@@ -1,0 +1,201 @@
+r"""Data sources: recorded GRF and reference joint trajectories, on the solver's clock.
+
+Both blocks resample their dataset once, at compile time, onto a table with spacing
+``dt/2`` (every RK4 stage time lands on a row), so a lookup at run time is an index.
+Simulation time ``t`` reads dataset time ``t - t_start + t_data[0] + t_offset``. Beyond the
+end of the data the last sample holds. Off-grid times (``solve_ivp``) interpolate linearly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from scipy.interpolate import CubicSpline
+from scipy.signal import butter, filtfilt
+
+from blocks.core import Block, CompileContext, DiagramError, Params, Ports, PortSpec, Vec
+from blocks.core import ParamSpec as P
+from models.biped import GRF_NAMES, FiveLinkBiped
+from models.dataset import ANGLE_NAMES, GaitDataset
+
+__all__ = ["GrfSource", "ReferenceSource", "initial_from_reference", "lowpass"]
+
+_MAX_ROWS = 4_000_000
+_DATASET = P("", tunable=False, description="dataset name or file; empty = the run's dataset")
+_OFFSET = P(0.0, min=0.0, max=1e6, unit="s", tunable=False, description="dataset time read at the start of the run")
+
+
+def lowpass(x: np.ndarray, cutoff_hz: float, rate_hz: float) -> np.ndarray:
+    """Zero-lag low-pass: 2nd-order Butterworth run forwards and backwards (``filtfilt``), so
+    4th-order magnitude and no phase lag. ``cutoff_hz = 0`` returns ``x`` unchanged."""
+    if cutoff_hz <= 0:
+        return x
+    if cutoff_hz >= 0.5 * rate_hz:
+        raise DiagramError(f"filter cut-off {cutoff_hz} Hz must be below half the data rate ({rate_hz:.1f} Hz)")
+    b, a = butter(2, cutoff_hz / (0.5 * rate_hz))
+    return np.asarray(filtfilt(b, a, x, axis=0))
+
+
+def _grid(ctx: CompileContext) -> np.ndarray:
+    n = int(math.ceil((ctx.t_end - ctx.t0) / (0.5 * ctx.dt))) + 3
+    if n > _MAX_ROWS:
+        raise DiagramError(f"run of {ctx.t_end - ctx.t0} s at dt = {ctx.dt} s is too long for a source table "
+                           f"({n} rows > {_MAX_ROWS}); use a larger dt or a shorter run")
+    return ctx.t0 + 0.5 * ctx.dt * np.arange(n)
+
+
+def _set_table(p: Params, ctx: CompileContext, table: np.ndarray) -> None:
+    table = np.ascontiguousarray(table)
+    table.setflags(write=False)
+    p.set("_tab", table)
+    p.set("_t0", ctx.t0)
+    p.set("_inv", 2.0 / ctx.dt)
+    p.set("_last", table.shape[0] - 1)
+
+
+def _row(p: Params, t: float) -> np.ndarray:
+    r = (t - p._t0) * p._inv
+    i = int(r + 0.5)
+    if -1e-6 < r - i < 1e-6 and 0 <= i <= p._last:
+        return p._tab[i]
+    i = min(max(int(math.floor(r)), 0), p._last - 1)
+    f = min(max(r - i, 0.0), 1.0)
+    return (1.0 - f) * p._tab[i] + f * p._tab[i + 1]
+
+
+def _data_times(ds: GaitDataset, ctx: CompileContext, offset: float, grid: np.ndarray) -> np.ndarray:
+    return grid - ctx.t0 + ds.t[0] + offset
+
+
+class GrfSource(Block):
+    r"""Recorded two-foot ground reaction forces.
+
+    .. math:: F(t) = s\,\mathrm{LP}(F_{data})(t_{data}),\quad
+              s = g_{extra}\,m_{model}/m_{data}\ \text{(if scaled and the data mass is known)}
+
+    Outputs
+    -------
+    F : (4,) N
+        ``[F_lx, F_ly, F_rx, F_ry]``, world frame, force *on* each foot.
+    cop : (2,) m
+        Centre of pressure x of left/right foot (0 where absent or off the ground).
+
+    Parameters: ``dataset``, ``t_offset`` [s], ``filter_hz`` (zero-lag Butterworth, 0 = off),
+    ``scale_to_model`` (scale to the model's body weight), ``gain`` (tunable multiplier).
+    """
+
+    params = {"dataset": _DATASET, "t_offset": _OFFSET,
+              "filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
+                             description="zero-lag Butterworth low-pass cut-off; 0 = off"),
+              "scale_to_model": P(True, tunable=False, description="scale forces by model mass / data mass"),
+              "gain": P(1.0, min=0.0, max=3.0, description="extra multiplier on all forces")}
+    outputs = (PortSpec("F", 4, "N", "ground reaction forces", GRF_NAMES), PortSpec("cop", 2, "m", "CoP x", ("l", "r")))
+    time_varying = True
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        if "_tab" in p.__dict__:
+            self._scaled(p)
+            return
+        ds = ctx.get_dataset(p.dataset)
+        grf = lowpass(ds.grf, p.filter_hz, ds.rate_hz)
+        cop = np.nan_to_num(ds.cop_x, nan=0.0) if ds.cop_x is not None else np.zeros((ds.t.size, 2))
+        grid = _grid(ctx)
+        td = _data_times(ds, ctx, p.t_offset, grid)
+        table = np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([grf, cop]).T])
+        mass = ds.meta.body_mass_kg
+        scale = ctx.biped_params.total_mass / mass if (p.scale_to_model and mass) else 1.0
+        _set_table(p, ctx, table)
+        p.set("_mass_scale", scale)
+        p.set("_dataset_name", ds.name)
+        self._scaled(p)
+
+    @staticmethod
+    def _scaled(p: Params) -> None:
+        forces = p._tab[:, 0:4] * (p.gain * p._mass_scale)
+        forces.setflags(write=False)
+        p.set("_F", forces)
+        p.set("_cop", np.ascontiguousarray(p._tab[:, 4:6]))
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        r = (t - p._t0) * p._inv
+        i = int(r + 0.5)
+        if -1e-6 < r - i < 1e-6 and 0 <= i <= p._last:
+            y[0][:] = p._F[i]
+            y[1][:] = p._cop[i]
+            return
+        row = _row(p, t)
+        np.multiply(row[0:4], p.gain * p._mass_scale, out=y[0])
+        y[1][:] = row[4:6]
+
+
+def _reference_table(ds: GaitDataset, td: np.ndarray, filter_hz: float) -> np.ndarray:
+    ref = ds.reference_angles()
+    if ref is None:
+        raise DiagramError(f"dataset '{ds.name}' has no reference joint angles; the reference source and "
+                           "init='reference' need them")
+    spline = CubicSpline(ds.t, lowpass(ref, filter_hz, ds.rate_hz), axis=0)
+    tc = np.clip(td, ds.t[0], ds.t[-1])
+    rates = spline(tc, 1)
+    rates[(td < ds.t[0]) | (td > ds.t[-1])] = 0.0
+    return np.column_stack([spline(tc), rates])
+
+
+class ReferenceSource(Block):
+    r"""Reference joint trajectories from a dataset (cubic spline; rates are its derivative).
+
+    Outputs
+    -------
+    angles, rates : (5,) rad, rad/s
+        ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` and their time derivatives.
+    hip, knee : (2,) rad
+        ``[beta_l, beta_r]``, ``[gamma_l, gamma_r]``.
+    """
+
+    params = {"dataset": _DATASET, "t_offset": _OFFSET,
+              "filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
+                             description="zero-lag Butterworth low-pass of the angles; 0 = off")}
+    outputs = (PortSpec("angles", 5, "rad", "reference angles", ANGLE_NAMES),
+               PortSpec("rates", 5, "rad/s", "reference rates", ANGLE_NAMES),
+               PortSpec("hip", 2, "rad", "hip flexion", ("l", "r")),
+               PortSpec("knee", 2, "rad", "knee flexion", ("l", "r")))
+    time_varying = True
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        if "_tab" in p.__dict__:
+            return
+        ds = ctx.get_dataset(p.dataset)
+        grid = _grid(ctx)
+        _set_table(p, ctx, _reference_table(ds, _data_times(ds, ctx, p.t_offset, grid), p.filter_hz))
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        row = _row(p, t)
+        y[0][:] = row[0:5]
+        y[1][:] = row[5:10]
+        y[2][:] = row[1:3]
+        y[3][:] = row[3:5]
+
+
+def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped: FiveLinkBiped) -> tuple[
+        np.ndarray, np.ndarray]:
+    """``(q0, qd0)`` matching the reference at the start of the run.
+
+    The angles and their rates come from the reference (as :class:`ReferenceSource`). The
+    stance foot (the one with the larger vertical force at t0) is put on the ground at
+    ``x = 0, y = 0`` with zero velocity: ``(x0d, y0d) = -J_foot[:, 2:7] angle_rates``
+    (``J_foot[:, 0:2]`` is the identity).
+    """
+    ds = ctx.get_dataset(values["dataset"])
+    td = _data_times(ds, ctx, values["t_offset"], np.array([ctx.t0]))
+    row = _reference_table(ds, td, values["ref_filter_hz"])[0]
+    grf0 = np.array([np.interp(td[0], ds.t, ds.grf[:, j]) for j in range(4)])
+    side = 0 if grf0[1] >= grf0[3] else 1
+    q = np.concatenate([[0.0, 0.0], row[0:5]])
+    foot = biped.points(q)["foot_l" if side == 0 else "foot_r"]
+    q[0:2] = -foot
+    jac = biped.foot_jacobians(q)[side]
+    qd = np.concatenate([[0.0, 0.0], row[5:10]])
+    qd[0:2] = -jac[:, 2:7] @ row[5:10]
+    return q, qd

@@ -1,0 +1,109 @@
+"""Live parameter changes, keyed ``"block.param"``.
+
+:meth:`ParameterRegistry.set` checks the name, that the parameter is tunable and its range
+(the :class:`~blocks.core.ParamSpec`), and queues the change. The runner applies queued
+changes at the start of its next step (:meth:`ParameterRegistry.apply`), recomputes the
+block's derived constants and logs each change as ``(t, name, old, new)``. ``set`` may be
+called from another thread (a GUI slider): the queue is a ``collections.deque``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from blocks.core import BlockError, Params, ParamSpec
+from blocks.diagram import split_port
+
+if TYPE_CHECKING:
+    from blocks.compile import CompiledModel
+
+__all__ = ["ParamChange", "ParameterRegistry"]
+
+
+@dataclass(frozen=True)
+class ParamChange:
+    """One applied change: at simulation time ``t`` [s], ``name`` went from ``old`` to ``new``."""
+
+    t: float
+    name: str
+    old: Any
+    new: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": self.t, "name": self.name, "old": _plain(self.old), "new": _plain(self.new)}
+
+
+def _plain(v: Any) -> Any:
+    return list(v) if isinstance(v, tuple) else v
+
+
+class ParameterRegistry:
+    """All parameters of a compiled model, by ``"block.param"``; tunable ones can change live."""
+
+    def __init__(self, model: CompiledModel, params: dict[str, Params]) -> None:
+        self._model = model
+        self._params = params
+        self._blocks = {b.name: b for b in model.blocks}
+        self._values: dict[str, Any] = {f"{b.name}.{k}": v for b in model.blocks for k, v in b.values.items()}
+        self._queue: deque[tuple[str, Any]] = deque()
+        self.log: list[ParamChange] = []
+
+    def names(self, tunable_only: bool = False) -> list[str]:
+        return [n for n in self._values if not tunable_only or self.spec(n).tunable]
+
+    def spec(self, name: str) -> ParamSpec:
+        block, param = split_port(name, "parameter")
+        if block not in self._blocks:
+            raise BlockError(f"no block '{block}'; blocks: {', '.join(self._blocks)}")
+        specs = self._blocks[block].params
+        if param not in specs:
+            raise BlockError(f"block '{block}' has no parameter '{param}'; known: {', '.join(specs)}")
+        return specs[param]
+
+    def get(self, name: str) -> Any:
+        self.spec(name)
+        return self._values[name]
+
+    def values(self) -> dict[str, Any]:
+        """Current value of every parameter (pending changes not yet applied)."""
+        return dict(self._values)
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._queue)
+
+    def set(self, name: str, value: Any) -> None:
+        """Queue ``name = value``; applied at the start of the next step."""
+        spec = self.spec(name)
+        if not spec.tunable:
+            raise BlockError(f"'{name}' is structural (it changes sizes, data or modes); set it in the diagram "
+                             "and compile again")
+        self._queue.append((name, spec.validate(value, f"parameter '{name}'")))
+
+    def apply(self, t: float) -> list[ParamChange]:
+        """Apply every queued change (called by the runner at the start of a step)."""
+        changes = []
+        touched = set()
+        while self._queue:
+            name, value = self._queue.popleft()
+            block, param = name.split(".")
+            old = self._values[name]
+            self._values[name] = value
+            self._params[block].set(param, value)
+            touched.add(block)
+            changes.append(ParamChange(t, name, old, value))
+        for block in touched:
+            self._blocks[block].derive(self._params[block], self._model.ctx)
+        self.log.extend(changes)
+        return changes
+
+    def clear_pending(self) -> None:
+        self._queue.clear()
+
+    def restore(self, values: dict[str, Any], n_log: int) -> None:
+        """Return to saved values (snapshot restore); the change log is truncated to ``n_log``."""
+        self._queue.clear()
+        self._values = dict(values)
+        del self.log[n_log:]

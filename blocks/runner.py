@@ -1,0 +1,344 @@
+r"""Stepping a compiled model: fixed-step RK4 on an integer tick clock.
+
+One step from tick ``k`` (``t = t0 + k dt``) to ``k + 1``:
+
+1. apply queued parameter changes (registry);
+2. *major* output pass: every block in topological order (a discrete block only on its
+   sample hits, otherwise its outputs hold);
+3. non-finite check of every signal; record the taps (row ``k``);
+4. discrete updates ``z_{k+1} = g(t, x, z, u)`` of blocks with a sample hit; mode switches
+   go into the event table ``(t, block, mode, old -> new)``;
+5. RK4 on the continuous states, with ``h = dt``:
+
+   .. math:: k_1 = f(t, x),\ k_2 = f(t + h/2, x + h k_1/2),\ k_3 = f(t + h/2, x + h k_2/2),
+             \ k_4 = f(t + h, x + h k_3),\ x_{k+1} = x + h (k_1 + 2k_2 + 2k_3 + k_4)/6
+
+   where stages 2-4 re-evaluate only the "minor" blocks (see :mod:`blocks.compile`);
+6. non-finite check of the new state.
+
+Time is always ``t0 + k*dt`` (never accumulated), every call order is fixed and all
+buffers are preallocated, so stepping one tick at a time or many in one call gives
+bit-identical results. :meth:`Runner.step` is the generator; :meth:`Runner.advance`,
+:meth:`Runner.run`, :meth:`Runner.stream` and :meth:`Runner.run_realtime` wrap it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from blocks.compile import CompiledModel
+from blocks.core import Params, SimulationError
+from blocks.recorder import Recorder, Results
+from blocks.registry import ParameterRegistry
+
+__all__ = ["Runner", "Snapshot"]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Complete run state at one tick, for reset, rewind and the GUI timeline."""
+
+    tick: int
+    x: np.ndarray
+    z: np.ndarray
+    sig: np.ndarray
+    params: dict[str, dict[str, Any]]
+    values: dict[str, Any]
+    n_events: int
+    n_changes: int
+    rhs_calls: int
+
+
+class Runner:
+    """Runs a :class:`~blocks.compile.CompiledModel`.
+
+    Parameters
+    ----------
+    model : CompiledModel
+    logged : list of str, optional
+        Taps ``"block.port"``; default: the diagram's ``logged`` list, or every output.
+    capacity : int
+        Rows preallocated in the recorder (grows by doubling if exceeded).
+    """
+
+    def __init__(self, model: CompiledModel, logged: Sequence[str] | None = None, capacity: int = 1024) -> None:
+        self.model = model
+        ctx = model.ctx
+        self.dt, self.t0 = ctx.dt, ctx.t0
+        self.method = model.diagram.solver.method
+        self.tick = 0
+        self.rhs_calls = 0
+        self.wall_s = 0.0
+        self.status = "ready"
+        self.message = ""
+        self.error: SimulationError | None = None
+        self.sig = np.zeros(model.n_signals)
+        self.x = model.x0.copy()
+        self.xw = model.x0.copy()
+        self.K = np.zeros((4, self.x.size))
+        self._tmp = np.zeros(self.x.size)
+        self._w = np.array([1.0, 2.0, 2.0, 1.0]) * (self.dt / 6.0)
+        self.z = model.z0.copy()
+        self.zn = model.z0.copy()
+        self.params: dict[str, Params] = {n: p.copy() for n, p in model.params.items()}
+        self.registry = ParameterRegistry(model, self.params)
+        self.recorder = Recorder(model, list(logged or model.diagram.logged), capacity)
+        self.events: list[dict[str, Any]] = []
+        self._build_calls()
+        self._initial = self.snapshot()
+
+    # ------------------------------------------------------------------ plumbing
+    def _views(self, buf: np.ndarray, slot: tuple[int, int]) -> np.ndarray:
+        return buf[slot[0]: slot[0] + slot[1]]
+
+    def _build_calls(self) -> None:
+        m = self.model
+        sig = self.sig
+        self._major, self._minor, self._updates, self._modes = [], [], [], []
+        self._derivs: list[list[tuple[Any, ...]]] = [[], [], [], []]
+        for b in m.blocks:
+            n = b.name
+            u = tuple(self._views(sig, m.out_slot[m.in_source[f"{n}.{s.name}"]]) for s in m.inputs[n])
+            y = tuple(self._views(sig, m.out_slot[f"{n}.{s.name}"]) for s in m.outputs[n])
+            x, xw = self._views(self.x, m.x_slot[n]), self._views(self.xw, m.x_slot[n])
+            z, zn = self._views(self.z, m.z_slot[n]), self._views(self.zn, m.z_slot[n])
+            p = self.params[n]
+            every = m.ticks[n]
+            if y:
+                self._major.append((b.output, x, z, u, p, y, every, n))
+                if n in m.minor:
+                    self._minor.append((b.output, xw, z, u, p, y))
+            if b.discrete and z.size:
+                self._updates.append((b.update, x, z, u, p, zn, every, n))
+                if b.modes:
+                    k = len(b.modes)
+                    self._modes.append((n, b.modes, b.mode_labels, z[:k], zn[:k], every))
+            if x.size:
+                for s in range(4):
+                    self._derivs[s].append((b.derivative, x if s == 0 else xw, z, u, p,
+                                            self._views(self.K[s], m.x_slot[n])))
+
+    @property
+    def time(self) -> float:
+        """Simulation time of the current tick [s]."""
+        return self.t0 + self.tick * self.dt
+
+    # ---------------------------------------------------------------- the step
+    def _outputs(self, t: float, k: int) -> None:
+        c: tuple[Any, ...] = ()
+        try:
+            for c in self._major:
+                if c[6] == 1 or k % c[6] == 0:
+                    c[0](t, c[1], c[2], c[3], c[4], c[5])
+        except (ArithmeticError, ValueError, IndexError) as exc:
+            raise SimulationError(f"block '{c[7]}' failed at t = {t:.6g} s: {exc}", block=c[7], t=t) from exc
+        if not math.isfinite(float(np.add.reduce(self.sig))):
+            self._raise_nonfinite(t)
+
+    def _step_once(self) -> None:
+        k = self.tick
+        t = self.t0 + k * self.dt
+        if self.registry.pending:
+            self.registry.apply(t)
+        self._outputs(t, k)
+        self.recorder.record(k, self.sig)
+        if self._updates:
+            for f, x, z, u, p, zn, every, _ in self._updates:
+                if every == 1 or k % every == 0:
+                    f(t, x, z, u, p, zn)
+            for name, modes, labels, zm, znm, every in self._modes:
+                if every == 1 or k % every == 0:
+                    old, new = zm.tolist(), znm.tolist()
+                    if old != new:
+                        self._log_modes(t, name, modes, labels, old, new)
+            for _, _, z, _, _, zn, every, _ in self._updates:
+                if every == 1 or k % every == 0:
+                    z[:] = zn
+        if self.x.size:
+            if self.method == "rk4":
+                self._rk4(t)
+            else:
+                self._solve_ivp(t)
+            if not math.isfinite(float(np.add.reduce(self.x))):
+                self.tick = k + 1
+                self._raise_nonfinite_state(t + self.dt)
+        self.tick = k + 1
+
+    def _rk4(self, t: float) -> None:
+        h = self.dt
+        K, x, xw, tmp = self.K, self.x, self.xw, self._tmp
+        for f, xs, z, u, p, dx in self._derivs[0]:
+            f(t, xs, z, u, p, dx)
+        for s, (c, ts) in enumerate(((0.5 * h, t + 0.5 * h), (0.5 * h, t + 0.5 * h), (h, t + h)), start=1):
+            np.multiply(K[s - 1], c, out=tmp)
+            np.add(x, tmp, out=xw)
+            for f, xs, z, u, p, y in self._minor:
+                f(ts, xs, z, u, p, y)
+            for f, xs, z, u, p, dx in self._derivs[s]:
+                f(ts, xs, z, u, p, dx)
+        np.dot(self._w, K, out=tmp)
+        x += tmp
+        self.rhs_calls += 4
+
+    def _solve_ivp(self, t: float) -> None:
+        from scipy.integrate import solve_ivp
+
+        solver = self.model.diagram.solver
+
+        def rhs(tt: float, xx: np.ndarray) -> np.ndarray:
+            self.xw[:] = xx
+            for f, xs, z, u, p, y in self._minor:
+                f(tt, xs, z, u, p, y)
+            for f, xs, z, u, p, dx in self._derivs[1]:
+                f(tt, xs, z, u, p, dx)
+            return self.K[1].copy()
+
+        sol = solve_ivp(rhs, (t, t + self.dt), self.x.copy(), rtol=solver.rtol, atol=solver.atol)
+        self.x[:] = sol.y[:, -1]
+        self.rhs_calls += int(sol.nfev)
+
+    def _log_modes(self, t: float, name: str, modes: tuple[str, ...], labels: Any, old: list[float],
+                   new: list[float]) -> None:
+        for mode, a, b in zip(modes, old, new):
+            if a != b:
+                lab = labels.get(mode, {})
+                self.events.append({"t": t, "block": name, "mode": mode, "from": lab.get(int(a), str(a)),
+                                    "to": lab.get(int(b), str(b))})
+
+    def _raise_nonfinite(self, t: float) -> None:
+        for name, (off, size) in self.model.out_slot.items():
+            seg = self.sig[off: off + size]
+            bad = np.flatnonzero(~np.isfinite(seg))
+            if bad.size:
+                block, port = name.split(".")
+                spec = next(s for s in self.model.outputs[block] if s.name == port)
+                el = spec.labels[bad[0]] if len(spec.labels) == size else str(bad[0])
+                raise SimulationError(f"block '{block}': output '{port}' [{el}] is {seg[bad[0]]} at t = {t:.6g} s",
+                                      block=block, port=port, t=t, value=float(seg[bad[0]]))
+        raise SimulationError(f"signals overflow at t = {t:.6g} s", t=t)
+
+    def _raise_nonfinite_state(self, t: float) -> None:
+        for name, (off, size) in self.model.x_slot.items():
+            seg = self.x[off: off + size]
+            bad = np.flatnonzero(~np.isfinite(seg))
+            if bad.size:
+                names = getattr(self.model.block(name), "state_names", ())
+                el = names[bad[0]] if len(names) == size else str(bad[0])
+                raise SimulationError(f"block '{name}': state '{el}' is {seg[bad[0]]} at t = {t:.6g} s",
+                                      block=name, port=f"state:{el}", t=t, value=float(seg[bad[0]]))
+        raise SimulationError(f"states overflow at t = {t:.6g} s", t=t)
+
+    # --------------------------------------------------------------- public API
+    def step(self, n: int = 1) -> Iterator[float]:
+        """Generator: advance ``n`` ticks, yielding the new time after each one."""
+        for _ in range(int(n)):
+            with np.errstate(all="ignore"):
+                self._guarded_step()
+            yield self.time
+
+    def _guarded_step(self) -> None:
+        if self.error is not None:
+            raise SimulationError(f"the run has failed ({self.error}); restore a snapshot or reset()")
+        try:
+            self._step_once()
+        except SimulationError as exc:
+            self.status, self.message, self.error = "failed", str(exc), exc
+            raise
+        self.status = "running"
+
+    def advance(self, n: int) -> float:
+        """Advance ``n`` ticks now (non-generator form, for a GUI timer); returns the time."""
+        start = time.perf_counter()
+        try:
+            with np.errstate(all="ignore"):  # non-finite values are caught and named by the runner
+                for _ in range(int(n)):
+                    self._guarded_step()
+        finally:
+            self.wall_s += time.perf_counter() - start
+        return self.time
+
+    def ticks_until(self, t_end: float) -> int:
+        return max(0, int(round((t_end - self.t0) / self.dt)) - self.tick)
+
+    def run(self, t_end: float | None = None) -> Results:
+        """Run to ``t_end`` (default: the solver's). A failure is returned, not raised."""
+        t_end = self.model.ctx.t_end if t_end is None else t_end
+        n = self.ticks_until(t_end)
+        self.recorder.reserve(self.tick + n + 1)
+        try:
+            self.advance(n)
+        except SimulationError:
+            pass
+        return self.results()
+
+    def stream(self, t_end: float, chunk: int = 100) -> Iterator[Results]:
+        """Run to ``t_end`` in chunks of ``chunk`` ticks, yielding the results so far after each."""
+        while self.ticks_until(t_end) > 0:
+            self.advance(min(chunk, self.ticks_until(t_end)))
+            yield self.results()
+
+    def run_realtime(self, t_end: float, speed: float = 1.0, frame_s: float = 0.02) -> Iterator[float]:
+        """Paced run: ``speed`` x real time, one yield per frame of ``frame_s`` wall seconds."""
+        start_wall, start_t = time.perf_counter(), self.time
+        per_frame = max(1, int(round(frame_s * speed / self.dt)))
+        while self.ticks_until(t_end) > 0:
+            self.advance(min(per_frame, self.ticks_until(t_end)))
+            lag = (self.time - start_t) / speed - (time.perf_counter() - start_wall)
+            if lag > 0:
+                time.sleep(lag)
+            yield self.time
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot(self.tick, self.x.copy(), self.z.copy(), self.sig.copy(),
+                        {n: dict(p.__dict__) for n, p in self.params.items()}, self.registry.values(),
+                        len(self.events), len(self.registry.log), self.rhs_calls)
+
+    def restore(self, snap: Snapshot) -> None:
+        """Return to ``snap`` (rewind or reset); recorded rows after it are dropped."""
+        self.tick = snap.tick
+        self.x[:] = snap.x
+        self.z[:] = snap.z
+        self.sig[:] = snap.sig
+        for n, d in snap.params.items():
+            self.params[n].__dict__.clear()
+            self.params[n].__dict__.update(d)
+        self.registry.restore(snap.values, snap.n_changes)
+        del self.events[snap.n_events:]
+        self.rhs_calls = snap.rhs_calls
+        self.recorder.truncate(snap.tick)
+        self.status, self.message, self.error = "ready", "", None
+
+    def reset(self) -> None:
+        self.restore(self._initial)
+        self.wall_s = 0.0
+
+    def results(self) -> Results:
+        """Results so far. Rows are ticks ``0..tick`` (the current tick's outputs are evaluated
+        once more, which changes nothing) unless the run failed: then the failing tick is dropped."""
+        if self.error is None:
+            try:
+                self._outputs(self.time, self.tick)
+                self.recorder.record(self.tick, self.sig)
+            except SimulationError as exc:
+                self.status, self.message, self.error = "failed", str(exc), exc
+        rec = self.recorder
+        signals = {n: rec.view(n).copy() for n in rec.names}
+        sim_time = self.tick * self.dt
+        solver = self.model.diagram.solver
+        ctx = self.model.ctx
+        stats = {"steps": self.tick, "rhs_calls": self.rhs_calls, "wall_s": self.wall_s, "sim_time_s": sim_time,
+                 "realtime_factor": sim_time / self.wall_s if self.wall_s > 0 else None,
+                 "blocks": len(self.model.blocks)}
+        solver_info = {"method": solver.method, "dt": ctx.dt, "t_start": ctx.t0, "t_end": ctx.t_end}
+        if solver.method == "solve_ivp":
+            solver_info |= {"rtol": solver.rtol, "atol": solver.atol}
+        status = "failed" if self.error is not None else "ok"
+        return Results(rec.time(), signals, dict(rec.labels), dict(rec.units), list(self.events),
+                       [c.to_dict() for c in self.registry.log], self.registry.values(), solver_info, stats,
+                       status, self.message, {"diagram": self.model.diagram.name, "dataset": ctx.dataset})

@@ -1,0 +1,203 @@
+"""Sagittal joint angles from markers, in the DESIGN.md convention.
+
+Landmarks (names matched case-insensitively after dropping ``.``, ``_``, ``-`` and spaces;
+side prefix ``R``/``L``/``Right``/``Left``):
+
+===========  =====================================================================
+landmark     marker names tried, in order
+===========  =====================================================================
+hip          GTR, GTRO, TROCH, HIP, HJC, FH; else from ASIS (+ PSIS/sacrum):
+             mid-ASIS + 0.19·PW backward + 0.30·PW down (Bell et al. 1990, PW = ASIS width)
+knee         KNEE, LEK, LFE, KNE, LKNE (averaged with KNEEMEDIAL/MEK/MFE when present)
+ankle        ANKLE, LM, ANK, LMAL (averaged with ANKLEMEDIAL/MM/MMAL when present)
+heel         HEEL, HEE, CAL, CA
+toe          MT2, MT1, MT5, TOE, TOETIP, MT, TOE
+shoulder     ACROMIUM, ACROMION, SHO, SHOULDER, ACR (both sides averaged); else C7, STERNUM
+===========  =====================================================================
+
+Axes: the vertical axis is the lab axis along which the hips stand furthest above the
+ankles (its sign gives "up"); the forward axis is the horizontal axis along which the toes
+lie furthest ahead of the heels (works on treadmills too). Points are projected onto
+(forward, up).
+
+Sign table (φ = segment angle from the downward vertical, positive = distal end forward):
+
+===================  ===============================================================
+DESIGN angle         from the projected landmarks
+===================  ===============================================================
+alpha (trunk fwd +)  atan2(x_sh − x_hip, y_sh − y_hip), hip = mid of both hips
+                     (0 with a warning when no shoulder marker exists)
+beta (thigh/trunk)   φ_thigh + alpha,  φ_thigh = atan2(x_knee − x_hip, y_hip − y_knee)
+gamma (knee flex +)  φ_thigh − φ_shank, φ_shank = atan2(x_ankle − x_knee, y_knee − y_ankle)
+===================  ===============================================================
+
+These follow from DESIGN.md: thigh θ1 = alpha − beta = −φ_thigh, shank θ2 = alpha − beta +
+gamma = −φ_shank. The marker lines are not the joint axes of a calibrated model, so the
+angles carry an offset of a few degrees (the knee marker sits on the lateral epicondyle).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from models.errors import DataFormatError
+
+_HIP = ("GTR", "GTRO", "TROCH", "HIP", "HJC", "FH")
+_KNEE = ("KNEE", "LEK", "LFE", "KNE", "LKNE")
+_KNEE_MED = ("KNEEMEDIAL", "MEK", "MFE", "MKNE")
+_ANKLE = ("ANKLE", "LM", "ANK", "LMAL")
+_ANKLE_MED = ("ANKLEMEDIAL", "MM", "MMAL")
+_HEEL = ("HEEL", "HEE", "CAL", "CA")
+_TOE = ("MT2", "MT1", "MT5", "TOE", "TOETIP", "MT", "TOELAT", "MIDFOOTSUP")
+_SHOULDER = ("ACROMIUM", "ACROMION", "SHO", "SHOULDER", "ACR")
+_ASIS = ("ASIS", "ASI")
+_BACK = ("PSIS", "PSI")
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s._\-]+", "", name).upper()
+
+
+def _index(xyz: dict[str, np.ndarray]) -> dict[tuple[str, str], str]:
+    """``(side, bare key) -> marker name`` for side-prefixed markers, ``("", key)`` otherwise."""
+    out: dict[tuple[str, str], str] = {}
+    for name in xyz:
+        k = _key(name)
+        for prefix, side in (("RIGHT", "r"), ("LEFT", "l"), ("R", "r"), ("L", "l")):
+            if k.startswith(prefix) and len(k) > len(prefix):
+                out.setdefault((side, k[len(prefix):]), name)
+        out.setdefault(("", k), name)
+    return out
+
+
+def _find(xyz: dict[str, np.ndarray], idx: dict[tuple[str, str], str], side: str,
+          keys: tuple[str, ...]) -> tuple[np.ndarray, str] | None:
+    for k in keys:
+        name = idx.get((side, k))
+        if name is not None:
+            return xyz[name], name
+    return None
+
+
+def lab_axes(up_vec: np.ndarray, fwd_vec: np.ndarray) -> tuple[int, float, int, float]:
+    """``(up axis, its sign, forward axis, its sign)`` from mean "up" and "forward" vectors."""
+    up_ax = int(np.argmax(np.abs(up_vec)))
+    horiz = [a for a in range(3) if a != up_ax]
+    fwd_ax = horiz[int(np.argmax(np.abs(fwd_vec[horiz])))]
+    return up_ax, float(np.sign(up_vec[up_ax]) or 1.0), fwd_ax, float(np.sign(fwd_vec[fwd_ax]) or 1.0)
+
+
+def sagittal_angles(xyz: dict[str, np.ndarray], path: object) -> tuple[
+        np.ndarray, dict[str, str], list[str], dict[str, np.ndarray]]:
+    """``(angles (N, 5) rad, channels used, warnings, heels {"l","r"} (N, 3) m)`` from markers.
+
+    Raises
+    ------
+    DataFormatError
+        A landmark needed for a leg is missing (naming the markers looked for).
+    """
+    idx = _index(xyz)
+    channels: dict[str, str] = {}
+    warnings: list[str] = []
+    land: dict[str, dict[str, np.ndarray]] = {"hip": {}, "knee": {}, "ankle": {}, "heel": {}, "toe": {}}
+    for side in ("l", "r"):
+        parts: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+            ("knee", _KNEE, _KNEE_MED), ("ankle", _ANKLE, _ANKLE_MED))
+        for part, keys, med in parts:
+            found = _find(xyz, idx, side, keys)
+            if found is None:
+                raise DataFormatError(f"missing foot: no {'left' if side == 'l' else 'right'} {part} marker "
+                                      f"(looked for {side.upper()}.{'/'.join(keys)})", path=path,
+                                      channel=f"{side.upper()}.{keys[0].title()}")
+            arr, name = found
+            medial = _find(xyz, idx, side, med)
+            if medial is not None:
+                arr = 0.5 * (arr + medial[0])
+                name = f"mean({name}, {medial[1]})"
+            land[part][side], channels[f"{part}_{side}"] = arr, name
+        hip = _find(xyz, idx, side, _HIP) or _hip_from_pelvis(xyz, idx, side, path)
+        land["hip"][side], channels[f"hip_{side}"] = hip
+        ends: tuple[tuple[str, tuple[str, ...]], ...] = (("heel", _HEEL), ("toe", _TOE))
+        for part, keys in ends:
+            f = _find(xyz, idx, side, keys)
+            land[part][side] = land["ankle"][side] if f is None else f[0]
+    hip_mid = 0.5 * (land["hip"]["l"] + land["hip"]["r"])
+    ankle_mid = 0.5 * (land["ankle"]["l"] + land["ankle"]["r"])
+    up_vec = np.nanmean(hip_mid - ankle_mid, axis=0)
+    fwd_vec = np.nanmean(land["toe"]["l"] + land["toe"]["r"] - land["heel"]["l"] - land["heel"]["r"], axis=0)
+    if not (np.isfinite(up_vec).all() and np.isfinite(fwd_vec).all()):
+        raise DataFormatError("cannot find the lab axes: landmark markers are all missing", path=path)
+    up_ax, up_s, fwd_ax, fwd_s = lab_axes(up_vec, fwd_vec)
+    fwd_name = f"{'+' if fwd_s > 0 else '-'}{'XYZ'[fwd_ax]}"
+    channels["axes"] = f"forward = {fwd_name}, up = {'+' if up_s > 0 else '-'}{'XYZ'[up_ax]}"
+
+    def xy(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return p[:, fwd_ax] * fwd_s, p[:, up_ax] * up_s
+
+    hx, hy = xy(hip_mid)
+    shoulder = _shoulder(xyz, idx)
+    if shoulder is None:
+        alpha = np.zeros(hx.shape[0])
+        warnings.append("no shoulder/acromion/C7 marker: trunk angle alpha taken as 0")
+    else:
+        sx, sy = xy(shoulder[0])
+        alpha = np.arctan2(sx - hx, sy - hy)
+        channels["alpha"] = f"line hip centre -> {shoulder[1]}"
+    cols = [alpha]
+    phis = {}
+    for side in ("l", "r"):
+        hxs, hys = xy(land["hip"][side])
+        kx, ky = xy(land["knee"][side])
+        ax_, ay = xy(land["ankle"][side])
+        phis[side] = (np.arctan2(kx - hxs, hys - ky), np.arctan2(ax_ - kx, ky - ay))
+    cols += [phis["l"][0] + alpha, phis["r"][0] + alpha]
+    cols += [phis["l"][0] - phis["l"][1], phis["r"][0] - phis["r"][1]]
+    heels = {s: land["heel"][s] for s in ("l", "r")}
+    return np.column_stack(cols), channels, warnings, heels
+
+
+def _shoulder(xyz: dict[str, np.ndarray], idx: dict[tuple[str, str], str]) -> tuple[np.ndarray, str] | None:
+    both = [_find(xyz, idx, s, _SHOULDER) for s in ("l", "r")]
+    got = [b for b in both if b is not None]
+    if got:
+        mean = np.mean(np.stack([g[0] for g in got]), axis=0)
+        return mean, " + ".join(g[1] for g in got)
+    for k in ("C7", "STERNUM", "CLAV", "RIBCAGE"):
+        name = idx.get(("", k))
+        if name is not None:
+            return xyz[name], name
+    return None
+
+
+def _hip_from_pelvis(xyz: dict[str, np.ndarray], idx: dict[tuple[str, str], str], side: str,
+                     path: object) -> tuple[np.ndarray, str]:
+    """Hip centre estimate from the pelvis markers (Bell et al. 1990, sagittal part)."""
+    asis = {s: _find(xyz, idx, s, _ASIS) for s in ("l", "r")}
+    if asis["l"] is None or asis["r"] is None:
+        raise DataFormatError(f"no {'left' if side == 'l' else 'right'} hip marker (looked for "
+                              f"{'/'.join(_HIP)}) and no ASIS pair to estimate it", path=path,
+                              channel=f"{side.upper()}.GTR")
+    left, right = asis["l"], asis["r"]
+    la, ra = left[0], right[0]
+    mid = 0.5 * (la + ra)
+    pw = np.linalg.norm(ra - la, axis=1, keepdims=True)
+    back = [_find(xyz, idx, s, _BACK) for s in ("l", "r")]
+    back_pts = [b[0] for b in back if b is not None]
+    sacrum = idx.get(("", "VSACRAL")) or idx.get(("", "SACRUM")) or idx.get(("", "SACR"))
+    if sacrum is not None:
+        back_pts.append(xyz[sacrum])
+    if not back_pts:
+        raise DataFormatError("no PSIS/sacrum marker to orient the pelvis for the hip estimate", path=path,
+                              channel="PSIS")
+    rear = sum(back_pts) / len(back_pts)
+    fwd = mid - rear
+    fwd /= np.linalg.norm(fwd, axis=1, keepdims=True)
+    lat = ra - la
+    lat /= np.linalg.norm(lat, axis=1, keepdims=True)
+    up = np.cross(lat, fwd)
+    up_dir = np.sign(np.nanmean(up[:, int(np.nanargmax(np.abs(np.nanmean(up, axis=0))))]))
+    up *= up_dir if up_dir != 0 else 1.0
+    hip = mid - 0.19 * pw * fwd - 0.30 * pw * up
+    return hip, f"Bell estimate from {(left if side == 'l' else right)[1]}"

@@ -1,0 +1,168 @@
+"""C3D files through the optional ``ezc3d`` package (``pip install gaitblocks[c3d]``).
+
+* Force platforms: ezc3d (``extract_forceplat_data=True``) turns each plate's analog
+  channels into the force (N) and CoP (mm) in the lab frame, using the plate corners and
+  origin. When a plate's vertical force is negative while loaded, it is the force the
+  foot puts on the plate, and it is negated to the force on the foot (a warning says so).
+* Lab axes: up is +Z (the C3D habit); the walking direction is the horizontal
+  progression of the pelvis markers (ASIS/PSIS/SACR, LASI/RASI/LPSI/RPSI) when they travel
+  more than 0.3 m, else +X.
+* Each plate contact goes to the foot whose heel (or ankle) marker stays nearest its CoP
+  (mean 3-D distance over the contact).
+* Angles: Plug-in-Gait outputs when present, else sagittal markers
+  (:mod:`models.gaitdata.angles`).
+
+Plug-in-Gait sign table (component 1 of each ``…Angles`` point, degrees):
+
+=====================  ===============================================================
+DESIGN angle           from Plug-in-Gait
+=====================  ===============================================================
+alpha (trunk fwd +)    shoulder-marker line (angles module) if present, else 0
+beta_s                 ``sHipAngles[0] − sPelvisAngles[0] + alpha``: hip flexion is
+                       relative to the pelvis, pelvis tilt (anterior +) is relative
+                       to the lab, so the thigh's forward swing is their difference
+gamma_s                ``sKneeAngles[0]`` (flexion +)
+=====================  ===============================================================
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.errors import DataFormatError
+from models.gaitdata.angles import lab_axes, sagittal_angles
+from models.gaitdata.events import detect_contacts
+from models.gaitdata.records import ForceRecord, KinematicsRecord
+
+_PELVIS = ("LASI", "RASI", "LPSI", "RPSI", "SACR", "R.ASIS", "L.ASIS", "R.PSIS", "L.PSIS")
+_SCALE = {"mm": 1e-3, "cm": 1e-2, "m": 1.0}
+
+
+def _ezc3d() -> Any:
+    try:
+        import ezc3d
+    except ImportError:
+        raise DataFormatError("reading C3D files needs the optional package ezc3d: "
+                              "pip install gaitblocks[c3d]") from None
+    return ezc3d
+
+
+def _markers(c: Any) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], float]:
+    labels = [str(x).strip() for x in c["parameters"]["POINT"]["LABELS"]["value"]]
+    rate = float(c["parameters"]["POINT"]["RATE"]["value"][0])
+    unit_v = c["parameters"]["POINT"].get("UNITS", {}).get("value", ["mm"])
+    scale = _SCALE.get(str(unit_v[0]).strip().lower() if len(unit_v) else "mm", 1e-3)
+    pts = np.asarray(c["data"]["points"])[:3]
+    markers, model = {}, {}
+    for k, name in enumerate(labels):
+        if name.endswith(("Angles", "Moment", "Power", "Force")):
+            model[name] = pts[:, k, :].T
+        else:
+            markers[name] = pts[:, k, :].T * scale
+    return markers, model, rate
+
+
+def _axes(markers: dict[str, np.ndarray]) -> tuple[int, float, int, float, str]:
+    """Lab axes (module doc) and how they were found."""
+    pelvis = [markers[n] for n in _PELVIS if n in markers]
+    up_vec = np.array([0.0, 0.0, 1.0])
+    fwd_vec = np.array([1.0, 0.0, 0.0])
+    how = "up = +Z (C3D default)"
+    if pelvis:
+        mid = np.nanmean(np.stack(pelvis), axis=0)
+        ok = np.isfinite(mid).all(axis=1)
+        if ok.sum() >= 2:
+            travel = mid[ok][-1] - mid[ok][0]
+            travel[int(np.argmax(np.abs(up_vec)))] = 0.0
+            if np.linalg.norm(travel) > 0.3:
+                fwd_vec, how = travel, how + ", forward = pelvis progression"
+    up_ax, up_s, fwd_ax, fwd_s = lab_axes(up_vec, fwd_vec)
+    return up_ax, up_s, fwd_ax, fwd_s, how
+
+
+def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
+    """GRF of both feet (and angles where possible) from a C3D file (module doc)."""
+    ezc3d = _ezc3d()
+    p = Path(path)
+    if not p.is_file():
+        raise DataFormatError("file not found", path=p)
+    try:
+        c = ezc3d.c3d(str(p), extract_forceplat_data=True)
+    except Exception as exc:  # ezc3d raises bare RuntimeError/ValueError on bad files
+        raise DataFormatError(f"not a readable C3D file ({exc})", path=p) from None
+    markers, model, rate = _markers(c)
+    warnings: list[str] = []
+    up_ax, up_s, fwd_ax, fwd_s, how = _axes(markers)
+    kin: KinematicsRecord | None = None
+    heels: dict[str, np.ndarray] | None = None
+    t_pts = np.arange(np.asarray(c["data"]["points"]).shape[2]) / rate
+    try:
+        angles, channels, kwarn, heels = sagittal_angles(markers, p)
+    except DataFormatError as exc:
+        angles, channels, kwarn = None, {}, [f"no marker angles: {exc.reason}"]
+    if all(f"{s}{j}Angles" in model for s in "LR" for j in ("Hip", "Knee", "Pelvis")):
+        alpha = angles[:, 0] if angles is not None else np.zeros(t_pts.shape[0])
+        cols = [alpha]
+        for s in "LR":
+            cols.append(np.radians(model[f"{s}HipAngles"][:, 0] - model[f"{s}PelvisAngles"][:, 0]) + alpha)
+        cols += [np.radians(model[f"{s}KneeAngles"][:, 0]) for s in "LR"]
+        angles = np.column_stack(cols)
+        channels = {"beta_l": "LHipAngles[0] - LPelvisAngles[0] + alpha",
+                    "beta_r": "RHipAngles[0] - RPelvisAngles[0] + alpha",
+                    "gamma_l": "LKneeAngles[0]", "gamma_r": "RKneeAngles[0]", "alpha": channels.get("alpha", "0")}
+    if angles is not None:
+        kin = KinematicsRecord(t=t_pts, angles=angles, path=str(p), fmt="c3d", rate_hz=rate,
+                               channels=channels, warnings=kwarn, heels=heels)
+    plats = c["data"].get("platform", [])
+    if not plats:
+        raise DataFormatError("no force platforms in the C3D file", path=p, channel="FORCE_PLATFORM")
+    a_rate = float(c["parameters"]["ANALOG"]["RATE"]["value"][0])
+    n = np.asarray(plats[0]["force"]).shape[1]
+    t = np.arange(n) / a_rate
+    grf = np.zeros((n, 4))
+    feet: list[dict[str, Any]] = []
+    for k, plat in enumerate(plats):
+        force = np.asarray(plat["force"], dtype=float).T
+        cop = np.asarray(plat["center_of_pressure"], dtype=float).T * _SCALE.get(str(plat["unit_position"]), 1e-3)
+        vert = force[:, up_ax] * up_s
+        if np.nanmax(vert) < -np.nanmin(vert):
+            force, vert = -force, -vert
+            warnings.append(f"plate {k + 1}: force on the plate negated to the force on the foot")
+        contacts = detect_contacts(t, vert)
+        sides = []
+        for con in contacts:
+            span = slice(con.first, con.last + 1)
+            side = "r"
+            if heels is not None:
+                dist = {}
+                for s in ("l", "r"):
+                    hp = np.column_stack([np.interp(t[span], t_pts, heels[s][:, a]) for a in range(3)])
+                    dist[s] = float(np.nanmean(np.linalg.norm(hp - cop[span], axis=1)))
+                side = "l" if dist["l"] < dist["r"] else "r"
+            else:
+                warnings.append(f"plate {k + 1}: no heel markers, contact given to the right foot")
+            sides.append(side)
+            feet.append({"plate": k + 1, "foot": side, "first": con.first, "last": con.last})
+        if not contacts:
+            continue
+        # every sample of the plate goes to the contact nearest in time (keeps the tails)
+        centres = np.array([(con.first + con.last) / 2 for con in contacts])
+        owner = np.argmin(np.abs(np.arange(n)[:, None] - centres[None, :]), axis=1)
+        for j, side in enumerate(sides):
+            sel = owner == j
+            col = 0 if side == "l" else 2
+            grf[sel, col] += np.nan_to_num(force[sel, fwd_ax] * fwd_s)
+            grf[sel, col + 1] += np.nan_to_num(vert[sel])
+    if {f["foot"] for f in feet} != {"l", "r"}:
+        raise DataFormatError("missing foot: the force plates hold contacts of one foot only", path=p,
+                              channel="FORCE_PLATFORM")
+    frc = ForceRecord(t=t, grf=grf, path=str(p), fmt="c3d", rate_hz=a_rate,
+                      channels={"axes": f"{how}; up = {'+' if up_s > 0 else '-'}{'XYZ'[up_ax]}, forward = "
+                                        f"{'+' if fwd_s > 0 else '-'}{'XYZ'[fwd_ax]}",
+                                "footfalls": "; ".join(f"plate {f['plate']} {f['foot'].upper()} samples "
+                                                       f"{f['first']}-{f['last']}" for f in feet)},
+                      warnings=warnings, footfalls=feet)
+    return frc, kin

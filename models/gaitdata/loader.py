@@ -1,0 +1,179 @@
+"""``load_trial``: one GRF file (and optionally a kinematics file) → :class:`GaitDataset`.
+
+The format is sniffed from the extension and, for ambiguous ones, the content:
+
+===============  ======================================================  ====================
+extension        format                                                  gives
+===============  ======================================================  ====================
+.mot, .sto       OpenSim storage (``models.gaitdata.opensim``)           GRF and/or IK angles
+.trc             marker file (``models.gaitdata.trc``)                   angles from markers
+.forces          Cortex force plates (``models.gaitdata.cortex``)        GRF
+.c3d             C3D via ezc3d (``models.gaitdata.c3d``)                 GRF, markers, PiG angles
+other            CSV / whitespace table (``models.gaitdata.table``)      GRF and/or angles
+===============  ======================================================  ====================
+
+Pipeline: read → convert units (N vs BW vs N/kg, m vs mm) → fill short NaN gaps (long ones
+are errors) → resample onto a uniform grid at the file's mean rate → crop to the span the
+kinematics cover → resample the angles onto the GRF times (cubic) → check the vertical
+force sign and size → estimate the body weight over whole strides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.dataset import ANGLE_NAMES, GRF_COLUMNS, DatasetMeta, GaitDataset
+from models.errors import DataFormatError
+from models.gaitdata import cortex, opensim, table, trc
+from models.gaitdata.checks import decode_text, read_bytes
+from models.gaitdata.preprocess import fill_gaps, resample, uniform_grid
+from models.gaitdata.records import ForceRecord, KinematicsRecord
+from models.gaitdata.units import G, check_vertical, force_scale, length_scale
+
+
+def _text(path: Path) -> str:
+    return decode_text(read_bytes(path), path)
+
+
+def read_any(path: str | Path, kinematics: KinematicsRecord | None = None) -> tuple[
+        ForceRecord | None, KinematicsRecord | None]:
+    """Read one file of any supported format: its GRF record and/or its kinematics record."""
+    p = Path(path)
+    ext = p.suffix.lower()
+    if ext == ".c3d":
+        from models.gaitdata import c3d
+        return c3d.read_c3d(p)
+    if ext == ".trc":
+        return None, trc.kinematics_from_trc(trc.parse_trc(_text(p), str(p)))
+    text = _text(p)
+    if ext == ".forces" or text.lstrip().startswith("[Force Data]"):
+        return cortex.read_forces_text(text, str(p), kinematics=kinematics, sibling=p.with_suffix(".trc")), None
+    if ext in (".mot", ".sto") or "\nendheader" in text.lower():
+        tab = opensim.parse_sto(text, str(p))
+        grf = opensim.grf_from_table(tab) if opensim.has_grf(tab) else None
+        kin = opensim.angles_from_table(tab) if opensim.has_coordinates(tab) else None
+        if grf is None and kin is None:
+            raise DataFormatError("no GRF columns (…force_vx/vy) and no hip_flexion_* columns found",
+                                  path=p)
+        return grf, kin
+    return table.read_table_text(text, str(p))
+
+
+def read_kinematics(path: str | Path) -> KinematicsRecord:
+    """The reference angles of a kinematics file (IK ``.mot``, ``.trc``, C3D, table)."""
+    _, kin = read_any(path)
+    if kin is None:
+        raise DataFormatError("no joint angles or sagittal markers found in the kinematics file", path=path)
+    return kin
+
+
+def prepare_forces(rec: ForceRecord, mass_kg: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
+                                                                     list[str], str]:
+    """GRF in N on a uniform grid: ``(t, grf, cop_x, notes, unit found)``."""
+    if rec.units == "N":
+        scale, unit = force_scale(rec.grf, mass_kg, rec.path)
+    elif mass_kg is None:
+        raise DataFormatError(f"forces are declared in {rec.units}; give the body mass (--mass KG)",
+                              path=rec.path)
+    else:
+        scale, unit = (mass_kg * G if rec.units == "BW" else mass_kg), rec.units
+    grf, notes = fill_gaps(rec.t, rec.grf * scale, GRF_COLUMNS, rec.path)
+    t_new = uniform_grid(rec.t, rec.rate_hz)
+    grf_u = resample(rec.t, grf, t_new)
+    cop_u = None
+    if rec.cop_x is not None:
+        cop = rec.cop_x * length_scale(rec.cop_x)
+        loaded = grf[:, 1::2] > 20.0
+        cop = np.where(loaded, cop, np.nan)
+        cop_u = np.column_stack([np.interp(t_new, rec.t, c, left=np.nan, right=np.nan) for c in cop.T])
+        cop_u[grf_u[:, 1::2] <= 20.0] = np.nan
+    return t_new, grf_u, cop_u, notes, unit
+
+
+def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: float | None = None,
+               height: float | None = None) -> GaitDataset:
+    """Load a recorded trial as a :class:`~models.dataset.GaitDataset`.
+
+    Parameters
+    ----------
+    path : GRF file (.mot/.sto, .forces, .c3d, .csv/.txt table).
+    kinematics : optional angles file (OpenSim IK .mot, .trc markers, .c3d, table) of the
+        same trial; its angles are resampled onto the GRF times and the trial is cropped
+        to the span both cover. Without it, angles come from the GRF file when it holds
+        them, else ``angles`` is ``None``.
+    mass : body mass in kg; estimated as BW/g from the GRF when omitted.
+    height : body height in m (metadata only).
+
+    Returns
+    -------
+    GaitDataset
+        ``grf`` (N, 4) N ``[F_lx, F_ly, F_rx, F_ry]`` on the foot (x forward, y up), ``cop_x``
+        (N, 2) m when known, ``angles`` (N, 5) rad, ``meta.extra`` with ``format``,
+        ``rate_hz_source``, ``channels``, ``warnings``, ``bw_estimate_n``, ``mass_source``.
+
+    Raises
+    ------
+    DataFormatError
+        Anything wrong with the files (one message naming file, line/column or channel).
+    """
+    if mass is not None and not (np.isfinite(mass) and 10.0 <= mass <= 400.0):
+        raise DataFormatError(f"body mass {mass} kg is not plausible (10-400 kg)", path=path)
+    kin: KinematicsRecord | None = read_kinematics(kinematics) if kinematics is not None else None
+    frc, own_kin = read_any(path, kinematics=kin)
+    if frc is None:
+        raise DataFormatError("no ground reaction forces found (this looks like a kinematics file; "
+                              "pass it with --kinematics)", path=path)
+    kin = kin if kin is not None else own_kin
+    warnings = list(frc.warnings)
+    t, grf, cop, notes, unit = prepare_forces(frc, mass)
+    warnings += notes
+    if unit != "N":
+        warnings.append(f"forces were in {unit}; converted to N with mass {mass} kg")
+    angles = None
+    if kin is not None:
+        warnings += kin.warnings
+        lo, hi = max(t[0], kin.t[0]), min(t[-1], kin.t[-1])
+        if hi - lo <= 0:
+            raise DataFormatError(f"kinematics ({kin.t[0]:.3f}-{kin.t[-1]:.3f} s) and GRF ({t[0]:.3f}-"
+                                  f"{t[-1]:.3f} s) do not overlap in time", path=kin.path)
+        keep = (t >= lo - 1e-9) & (t <= hi + 1e-9)
+        if keep.sum() < t.shape[0]:
+            warnings.append(f"cropped to {lo:.3f}-{hi:.3f} s, the span both files cover")
+        t, grf = t[keep], grf[keep]
+        cop = None if cop is None else cop[keep]
+        ang, ang_notes = fill_gaps(kin.t, kin.angles, ANGLE_NAMES, kin.path)
+        warnings += ang_notes
+        angles = resample(kin.t, ang, t, kind="cubic")
+    bw, vwarn = check_vertical(t, grf, path, mass)
+    warnings += vwarn
+    if mass is not None:
+        body_mass, mass_source = float(mass), "given"
+    elif bw is not None:
+        body_mass, mass_source = bw / G, "estimated from the GRF (mean vertical force over whole strides / g)"
+    else:
+        body_mass, mass_source = None, "unknown"
+    extra: dict[str, Any] = {
+        "format": frc.fmt, "grf_file": str(path), "rate_hz_source": frc.rate_hz,
+        "channels": dict(frc.channels), "warnings": warnings, "bw_estimate_n": bw,
+        "mass_source": mass_source, "force_units_found": unit,
+    }
+    if kin is not None:
+        extra.update({"kinematics_file": kin.path, "kinematics_format": kin.fmt,
+                      "kinematics_rate_hz": kin.rate_hz,
+                      "angle_channels": dict(kin.channels)})
+    meta = DatasetMeta(name=Path(path).stem, body_mass_kg=body_mass, height_m=height,
+                       source=f"file {Path(path).name}" + (f" + {Path(kin.path).name}" if kin else ""),
+                       synthetic=False, extra=extra)
+    return GaitDataset(t=t, grf=grf, meta=meta, angles=angles, cop_x=cop)
+
+
+def with_mass(ds: GaitDataset, mass_kg: float) -> GaitDataset:
+    """The dataset with its GRF scaled to ``mass_kg`` (same GRF in BW)."""
+    if ds.meta.body_mass_kg is None:
+        raise DataFormatError("dataset has no body mass to scale from", path=ds.name)
+    factor = mass_kg / ds.meta.body_mass_kg
+    return replace(ds, grf=ds.grf * factor, meta=replace(ds.meta, body_mass_kg=mass_kg))

@@ -1,0 +1,254 @@
+"""OpenSim ``.mot`` / ``.sto`` files: GRF per foot and IK joint angles.
+
+Header styles accepted (everything up to a line ``endheader``):
+
+* version 1: ``name``, ``version=1``, ``nRows=…``, ``nColumns=…``, ``inDegrees=yes|no``, free text;
+* short: ``name`` (and maybe free text) then ``endheader``;
+* OpenSim 4 ``.sto``: ``version=1``, ``OpenSimVersion=…``, ``DataType=double``, ``inDegrees=…``.
+
+Then one line of column names (tab or space separated) and the numeric rows. OpenSim 4
+column paths such as ``/jointset/hip_r/hip_flexion_r/value`` are reduced to the coordinate
+name ``hip_flexion_r``; ``…/speed`` columns are kept as ``hip_flexion_r/speed`` and unused.
+
+GRF columns: every group ``<prefix>force_v{x,y,z}`` is one force set, with COP
+``<prefix>force_p{x,y,z}``. The side comes from the prefix (``r``/``right``/``l``/``left``
+as a ``_``-separated token, e.g. ``ground_force_r_vx``, ``r_ground_force_vx``,
+``calcn_l_ground_force_vx``). When the names do not say (``ground_force_vx`` and
+``1_ground_force_vx`` in OpenSim's ``subject01_walk1_grf.mot``) the side comes from the mean
+lateral COP during stance: OpenSim's ground frame is x forward, y up, z to the right, so the
+set standing at larger z is the right foot. (In ``subject01_walk1_grf.mot`` the un-prefixed
+set stands at z ≈ +0.13 m and ``1_`` at z ≈ −0.05 m, so un-prefixed = right, which matches the
+stance windows R 0.618–1.410 s, L 1.247–2.018 s of the data README.)
+
+Sign table, IK coordinates → DESIGN.md angles (all OpenSim rotations are about the
+ground/pelvis z axis, which points to the subject's right, so a positive rotation turns the
+forward axis upward: it is a *backward* rotation in the sagittal plane):
+
+=====================  =========================================================
+DESIGN angle           from OpenSim coordinates
+=====================  =========================================================
+alpha (trunk, fwd +)   −(pelvis_tilt + lumbar_extension)   (torso segment angle)
+beta (thigh vs trunk)  hip_flexion − lumbar_extension
+gamma (knee flexion)   −knee_angle
+=====================  =========================================================
+
+Why: the torso's absolute rotation about z is ``pelvis_tilt + lumbar_extension`` (the lumbar
+joint sits on the pelvis), and a positive rotation leans it backward, so forward lean is its
+negative. The thigh's absolute forward swing is ``pelvis_tilt + hip_flexion``; beta is the
+thigh relative to the trunk line, ``beta = thigh_forward + alpha`` (DESIGN: thigh angle from
+the downward vertical ``θ1 = alpha − beta``), which gives ``hip_flexion − lumbar_extension``.
+Checked on ``subject01_walk_IK.mot`` against the markers of ``subject01_walk1.trc``:
+with ``+pelvis_tilt`` in the thigh angle the predicted heel-to-pelvis distance fits the
+markers (r = 0.999, bias 8 cm from the rough hip-centre estimate) better than with
+``−pelvis_tilt`` (bias 12 cm the other way). That trial's alpha is 13.1° forward on average
+(7.4–16.5°). Caution: the line from the estimated hip centres to the acromion markers of
+the same trial leans only −1° on average (−2.6…+0.9°): alpha from IK is the lean of the
+OpenSim *torso frame*, which is not the shoulder line. Where the trunk posture matters,
+take alpha from markers (:mod:`models.gaitdata.angles`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from models.errors import DataFormatError
+from models.gaitdata.checks import check_time, data_lines, parse_numeric
+from models.gaitdata.records import ForceRecord, KinematicsRecord
+
+_FORCE_RE = re.compile(r"^(?P<pre>.*?)force_(?P<side>[rl]_)?(?P<kind>[vp])(?P<axis>[xyz])$")
+
+
+@dataclass
+class StoTable:
+    """A parsed ``.mot``/``.sto``: column names (reduced), data (N, C), header fields."""
+
+    names: list[str]
+    data: np.ndarray
+    lines: list[int]
+    header: dict[str, str]
+    rate_hz: float
+    path: str
+    warnings: list[str] = field(default_factory=list)
+
+    def col(self, name: str) -> np.ndarray:
+        return self.data[:, self.names.index(name)]
+
+    @property
+    def t(self) -> np.ndarray:
+        return self.data[:, 0]
+
+    @property
+    def in_degrees(self) -> bool | None:
+        v = self.header.get("indegrees")
+        return None if v is None else v.strip().lower() in ("yes", "true", "1")
+
+
+def _reduce(name: str) -> str:
+    """``/jointset/hip_r/hip_flexion_r/value`` → ``hip_flexion_r``."""
+    if not name.startswith("/"):
+        return name
+    parts = [p for p in name.split("/") if p]
+    if len(parts) >= 2 and parts[-1] == "value":
+        return parts[-2]
+    return "/".join(parts[-2:]) if len(parts) >= 2 else (parts[0] if parts else name)
+
+
+def parse_sto(text: str, path: str = "<text>") -> StoTable:
+    """Parse the text of an OpenSim ``.mot``/``.sto`` file (see module doc for the styles)."""
+    lines = text.splitlines()
+    end = next((i for i, ln in enumerate(lines) if ln.strip().lower() == "endheader"), None)
+    if end is None:
+        raise DataFormatError("no 'endheader' line: not an OpenSim .mot/.sto file", path=path)
+    header: dict[str, str] = {}
+    for ln in lines[:end]:
+        if "=" in ln:
+            key, _, value = ln.partition("=")
+            header[key.strip().lower()] = value.strip()
+    body = data_lines(text, end + 1)
+    if not body:
+        raise DataFormatError("no column-name line after 'endheader' (truncated file?)", path=path)
+    name_line, name_text = body[0]
+    raw_names = [n.strip() for n in name_text.split("\t")] if "\t" in name_text else name_text.split()
+    raw_names = [n for n in raw_names if n]
+    if not raw_names or raw_names[0].lower() != "time":
+        raise DataFormatError("first column must be 'time'", path=path, line=name_line)
+    names = [_reduce(n) for n in raw_names]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise DataFormatError(f"column {dup!r} appears twice", path=path, line=name_line)
+    ncols = header.get("ncolumns")
+    if ncols is not None and ncols.strip().isdigit() and int(ncols) != len(names):
+        raise DataFormatError(f"header says nColumns={ncols} but the name line has {len(names)} names",
+                              path=path, line=name_line)
+    rows = body[1:]
+    data = parse_numeric(rows, names, path, allow_nan=True)
+    nrows = header.get("nrows")
+    if nrows is not None and nrows.strip().isdigit() and int(nrows) > len(rows):
+        raise DataFormatError(f"header says nRows={nrows} but the file has {len(rows)} rows "
+                              "(truncated file?)", path=path, line=rows[-1][0])
+    line_numbers = [ln for ln, _ in rows]
+    rate = check_time(data[:, 0], path, line_numbers)
+    return StoTable(names, data, line_numbers, header, rate, str(path))
+
+
+def _force_sets(table: StoTable) -> dict[str, dict[str, int]]:
+    """``{set key: {"vx": col, "vy": col, "px": col, …}}`` from the GRF column names."""
+    sets: dict[str, dict[str, int]] = {}
+    for j, name in enumerate(table.names):
+        m = _FORCE_RE.match(name.lower())
+        if m is None:
+            continue
+        key = m.group("pre") + (m.group("side") or "")
+        sets.setdefault(key, {})[m.group("kind") + m.group("axis")] = j
+    return {k: v for k, v in sets.items() if "vx" in v and "vy" in v}
+
+
+def _side_from_name(key: str) -> str | None:
+    tokens = {tok for tok in re.split(r"[_\W]+", key.lower()) if tok}
+    if tokens & {"r", "right", "calcn_r"}:
+        return "r"
+    if tokens & {"l", "left", "calcn_l"}:
+        return "l"
+    return None
+
+
+def has_grf(table: StoTable) -> bool:
+    return bool(_force_sets(table))
+
+
+def grf_from_table(table: StoTable) -> ForceRecord:
+    """Both feet's GRF from a ``.mot`` GRF file (OpenSim ground frame: x fwd, y up, z right)."""
+    path = table.path
+    sets = _force_sets(table)
+    if len(sets) < 2:
+        found = ", ".join(sorted(sets)) or "none"
+        raise DataFormatError(f"missing foot: found {len(sets)} GRF column set(s) ({found}), need one "
+                              "per foot (e.g. ground_force_r_vx… and ground_force_l_vx…)", path=path,
+                              channel="ground_force_*")
+    warnings: list[str] = []
+    sides = {k: _side_from_name(k) for k in sets}
+    if sorted(v for v in sides.values() if v) != ["l", "r"] or len(sets) > 2:
+        if len(sets) > 2:
+            raise DataFormatError(f"{len(sets)} GRF column sets ({', '.join(sorted(sets))}); expected "
+                                  "one per foot", path=path, channel="ground_force_*")
+        k0, k1 = sorted(sets)
+        z = {}
+        for k in (k0, k1):
+            if "pz" not in sets[k]:
+                raise DataFormatError("cannot tell the feet apart: no side in the column names and no "
+                                      "COP z column", path=path, channel=f"{k}force_vy")
+            fy, pz = table.data[:, sets[k]["vy"]], table.data[:, sets[k]["pz"]]
+            on = np.isfinite(pz) & (fy > 0.1 * np.nanmax(np.abs(fy)))
+            z[k] = float(np.mean(pz[on])) if on.any() else float("nan")
+        if not np.isfinite(z[k0] - z[k1]) or z[k0] == z[k1]:
+            raise DataFormatError("cannot tell the feet apart from the COP z", path=path,
+                                  channel=f"{k0}force_pz")
+        right = k0 if z[k0] > z[k1] else k1
+        sides = {k: ("r" if k == right else "l") for k in (k0, k1)}
+        warnings.append(f"feet told apart by the lateral COP: '{right or '(no prefix)'}force_*' "
+                        f"stands at z = {max(z.values()):.3f} m (right), the other at "
+                        f"{min(z.values()):.3f} m (left)")
+    by_side = {side: key for key, side in sides.items()}
+    n = table.data.shape[0]
+    grf = np.empty((n, 4))
+    cop = np.full((n, 2), np.nan)
+    channels: dict[str, str] = {}
+    for i, side in enumerate(("l", "r")):
+        cols = sets[by_side[side]]
+        grf[:, 2 * i] = table.data[:, cols["vx"]]
+        grf[:, 2 * i + 1] = table.data[:, cols["vy"]]
+        channels[f"F_{side}x"] = table.names[cols["vx"]]
+        channels[f"F_{side}y"] = table.names[cols["vy"]]
+        if "px" in cols:
+            cop[:, i] = table.data[:, cols["px"]]
+            channels[f"cop_{side}x"] = table.names[cols["px"]]
+    has_cop = any(f"cop_{s}x" in channels for s in "lr")
+    return ForceRecord(t=table.t.copy(), grf=grf, path=path, fmt="opensim-mot", rate_hz=table.rate_hz,
+                       cop_x=cop if has_cop else None, channels=channels, warnings=warnings)
+
+
+def has_coordinates(table: StoTable) -> bool:
+    return "hip_flexion_r" in table.names or "hip_flexion_l" in table.names
+
+
+def angles_from_table(table: StoTable) -> KinematicsRecord:
+    """DESIGN angles from OpenSim IK coordinates (sign table in the module doc)."""
+    path = table.path
+    warnings: list[str] = []
+    deg = table.in_degrees
+    if deg is None:
+        rot = [n for n in table.names if n.startswith(("hip_", "knee_", "pelvis_tilt", "lumbar_"))]
+        big = max((float(np.nanmax(np.abs(table.col(n)))) for n in rot), default=0.0)
+        deg = big > 3.5
+        warnings.append(f"no inDegrees in the header; angles taken as {'degrees' if deg else 'radians'} "
+                        f"(largest magnitude {big:.3g})")
+    scale = np.pi / 180.0 if deg else 1.0
+
+    def coord(name: str, required: bool) -> np.ndarray:
+        if name in table.names:
+            return table.col(name) * scale
+        if required:
+            raise DataFormatError("missing coordinate column", path=path, channel=name)
+        warnings.append(f"no {name} column: taken as 0")
+        return np.zeros(table.data.shape[0])
+
+    tilt = coord("pelvis_tilt", False)
+    lumbar = coord("lumbar_extension", False)
+    alpha = -(tilt + lumbar)
+    cols = [alpha]
+    for part in ("hip_flexion", "knee_angle"):
+        for side in ("l", "r"):
+            if f"hip_flexion_{side}" not in table.names:
+                raise DataFormatError(f"missing foot: no hip_flexion_{side} column", path=path,
+                                      channel=f"hip_flexion_{side}")
+            v = coord(f"{part}_{side}", True)
+            cols.append(v - lumbar if part == "hip_flexion" else -v)
+    angles = np.column_stack(cols)
+    channels = {"alpha": "-(pelvis_tilt + lumbar_extension)",
+                "beta_l": "hip_flexion_l - lumbar_extension", "beta_r": "hip_flexion_r - lumbar_extension",
+                "gamma_l": "-knee_angle_l", "gamma_r": "-knee_angle_r"}
+    return KinematicsRecord(t=table.t.copy(), angles=angles, path=path, fmt="opensim-ik",
+                            rate_hz=table.rate_hz, channels=channels, warnings=warnings)

@@ -1,0 +1,61 @@
+"""What each importer returns before the trial is put on one time base.
+
+``ForceRecord`` carries both feet's GRF already in the DESIGN.md convention (x forward,
+y up, the force of the ground *on* the foot, N); ``KinematicsRecord`` carries the reference
+angles ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` in rad. Both keep the source rate, the
+columns they came from and the warnings raised on the way, for ``gaitblocks data info``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class ForceRecord:
+    """Both feet's GRF on the source time base.
+
+    Attributes
+    ----------
+    t : (N,) s, strictly increasing.
+    grf : (N, 4) N, ``[F_lx, F_ly, F_rx, F_ry]``, DESIGN convention.
+    cop_x : (N, 2) m along the walking direction ``[left, right]`` (NaN off the ground), or None.
+    units : force unit declared by the file (``N``, ``BW`` or ``N/kg``); ``N`` when undeclared.
+    footfalls : plate files only: ``{"plate", "foot", "first", "last"}`` per contact (0-based samples).
+    """
+
+    t: np.ndarray
+    grf: np.ndarray
+    path: str
+    fmt: str
+    rate_hz: float
+    cop_x: np.ndarray | None = None
+    channels: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    units: str = "N"
+    footfalls: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class KinematicsRecord:
+    """Reference angles on the source time base.
+
+    Attributes
+    ----------
+    t : (N,) s.
+    angles : (N, 5) rad ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` (DESIGN convention).
+    heels : optional ``{"l": (N, 3), "r": (N, 3)}`` heel (or ankle) marker positions in m,
+        in the lab frame of the file, used to tell which foot stood on which force plate.
+    """
+
+    t: np.ndarray
+    angles: np.ndarray
+    path: str
+    fmt: str
+    rate_hz: float
+    channels: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    heels: dict[str, np.ndarray] | None = None

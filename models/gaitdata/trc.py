@@ -1,0 +1,95 @@
+"""TRC marker files (Motion Analysis / OpenSim): marker trajectories in metres.
+
+Layout (tab separated)::
+
+    PathFileType  4  (X/Y/Z)  name
+    DataRate  CameraRate  NumFrames  NumMarkers  Units  OrigDataRate  …
+    60.00     60.00       151        41          mm     60.00         …
+    Frame#  Time  R.ASIS        L.ASIS        …
+                  X1  Y1  Z1    X2  Y2  Z2    …
+    1       0.000 617.2 1055.3 170.8 …
+
+Empty cells are missing markers (NaN); rows may stop early when the last markers are
+missing. Units ``mm``, ``cm`` or ``m`` (header line 3) are converted to m. The time column
+must increase; the rate is computed over the whole file (the ``DataRate`` field is checked
+against it). The axes are kept as in the file; :mod:`models.gaitdata.angles` finds which
+one is vertical and which one is forward.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from models.errors import DataFormatError
+from models.gaitdata.angles import sagittal_angles
+from models.gaitdata.checks import check_time, parse_numeric
+from models.gaitdata.records import KinematicsRecord
+
+_UNITS = {"mm": 1e-3, "cm": 1e-2, "m": 1.0, "dm": 0.1}
+
+
+@dataclass
+class MarkerSet:
+    """Marker trajectories: ``xyz[name]`` (N, 3) in m, lab axes of the file."""
+
+    t: np.ndarray
+    xyz: dict[str, np.ndarray]
+    rate_hz: float
+    path: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def parse_trc(text: str, path: str = "<text>") -> MarkerSet:
+    """Parse the text of a ``.trc`` file (see module doc)."""
+    lines = text.splitlines()
+    if len(lines) < 6 or not lines[0].startswith("PathFileType"):
+        raise DataFormatError("not a TRC file: it must start with 'PathFileType' and have 5 header lines",
+                              path=path, line=1)
+    keys = lines[1].split("\t")
+    values = lines[2].split("\t")
+    meta = {k.strip(): v.strip() for k, v in zip(keys, values)}
+    unit = meta.get("Units", "mm").lower()
+    if unit not in _UNITS:
+        raise DataFormatError(f"unknown Units {unit!r} (expected mm, cm or m)", path=path, line=3)
+    names_row = lines[3].rstrip("\r\n").split("\t")
+    if len(names_row) < 3 or names_row[0].strip().lower() not in ("frame#", "frame") \
+            or names_row[1].strip().lower() != "time":
+        raise DataFormatError("line 4 must start with 'Frame#' and 'Time'", path=path, line=4)
+    markers = [n.strip() for n in names_row[2:] if n.strip()]
+    if not markers:
+        raise DataFormatError("no marker names on line 4", path=path, line=4)
+    warnings = []
+    seen: dict[str, int] = {}
+    for k, m in enumerate(markers):
+        seen[m] = seen.get(m, 0) + 1
+        if seen[m] > 1:
+            markers[k] = f"{m}#{seen[m]}"
+            warnings.append(f"marker {m!r} appears {seen[m]} times on line 4; the later one is read as "
+                            f"{markers[k]!r}")
+    cols = ["Frame#", "Time"] + [f"{m}.{a}" for m in markers for a in "XYZ"]
+    rows = [(i + 1, ln) for i, ln in enumerate(lines[5:], start=5) if ln.strip()]
+    data = parse_numeric(rows, cols, path, delimiter="\t", allow_nan=True, allow_short=True)
+    t = data[:, 1]
+    line_numbers = [ln for ln, _ in rows]
+    rate = check_time(t, path, line_numbers, column="Time")
+    declared = meta.get("DataRate")
+    try:
+        dr = float(declared) if declared else None
+    except ValueError:
+        raise DataFormatError(f"DataRate {declared!r} is not a number", path=path, line=3) from None
+    if dr is not None and not (0.98 * rate <= dr <= 1.02 * rate):
+        raise DataFormatError(f"header DataRate {dr:g} Hz disagrees with the time column ({rate:.4g} Hz)",
+                              path=path, line=3, column="DataRate")
+    scale = _UNITS[unit]
+    xyz = {m: data[:, 2 + 3 * k: 5 + 3 * k] * scale for k, m in enumerate(markers)}
+    return MarkerSet(t=t.copy(), xyz=xyz, rate_hz=rate, path=str(path), warnings=warnings)
+
+
+def kinematics_from_trc(markers: MarkerSet) -> KinematicsRecord:
+    """DESIGN angles from the sagittal markers (:func:`models.gaitdata.angles.sagittal_angles`)."""
+    angles, channels, warnings, heels = sagittal_angles(markers.xyz, markers.path)
+    return KinematicsRecord(t=markers.t, angles=angles, path=markers.path, fmt="trc-markers",
+                            rate_hz=markers.rate_hz, channels=channels, warnings=markers.warnings + warnings,
+                            heels=heels)

@@ -1,0 +1,111 @@
+"""Diagram building API and file format: fan-in, round trip, migrations, clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from blocks.core import DiagramError
+from blocks.default_diagram import build_grf_walk
+from blocks.diagram import VERSION, Diagram, SolverSettings
+from models.errors import DataFormatError
+
+ASSET = Path(__file__).resolve().parents[2] / "assets" / "diagrams" / "grf_walk.json"
+
+
+def small() -> Diagram:
+    d = Diagram("small", solver=SolverSettings(dt=0.01, t_end=1.0))
+    d.add("src", "Step", t_step=0.5, n=2)
+    d.add("k", "Gain", k=2)
+    d.add("k2", "Gain", k=-1.5, n=2)
+    d.add("sel", "Selector", n=2, indices=(1,))
+    d.connect("src.y", "k2.u", "sel.u")
+    d.connect("sel.y", "k.u")
+    d.log("k.y")
+    d.set_position("src", 10, 20)
+    return d
+
+
+def test_fan_in_raises() -> None:
+    d = small()
+    d.add("other", "Constant", value=(1.0,))
+    with pytest.raises(DiagramError, match="fan-in: input 'k.u' is already driven by 'sel.y'"):
+        d.connect("other.y", "k.u")
+
+
+def test_unknown_port_and_block_type() -> None:
+    d = small()
+    with pytest.raises(DiagramError, match="block 'k' has no input 'v'"):
+        d.connect("src.y", "k.v")
+    with pytest.raises(DiagramError, match="unknown block type 'Nope'"):
+        d.add("x", "Nope")
+
+
+def test_save_load_save_is_byte_identical(tmp_path: Path) -> None:
+    for d in (small(), build_grf_walk()):
+        first = tmp_path / "a.json"
+        d.save(first)
+        again = tmp_path / "b.json"
+        Diagram.load(first).save(again)
+        assert first.read_bytes() == again.read_bytes()
+
+
+def test_asset_is_the_built_default_diagram() -> None:
+    assert ASSET.read_text(encoding="utf-8") == build_grf_walk().to_json()
+
+
+def test_ui_fields_are_separate_from_simulation_fields() -> None:
+    data = small().to_dict()
+    assert data["ui"] == {"blocks": {"src": {"x": 10.0, "y": 20.0}}}
+    assert all(set(b) == {"name", "type", "params"} for b in data["blocks"])
+    assert data["blocks"][1]["params"] == {"k": 2.0}  # normalised to the declared kind
+
+
+def test_migration_from_version_1(tmp_path: Path) -> None:
+    v1 = {"format": "gaitblocks-diagram", "version": 1, "name": "old",
+          "solver": {"method": "rk4", "step": 0.002, "t_end": 1.5},
+          "blocks": [{"name": "c", "type": "Constant", "params": {"value": [2.0]}, "position": [5, 6]},
+                     {"name": "g", "type": "Gain", "params": {"k": 3.0}, "position": [50, 6]}],
+          "wires": [["c.y", "g.u"]], "logged": ["g.y"]}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(v1))
+    d = Diagram.load(path)
+    assert d.solver.dt == 0.002 and d.solver.t_end == 1.5
+    assert d.connections == [("c.y", "g.u")]
+    assert d.ui == {"blocks": {"c": {"x": 5.0, "y": 6.0}, "g": {"x": 50.0, "y": 6.0}}}
+    assert d.to_dict()["version"] == VERSION == 2
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d.update(extra=1), "diagram: unknown field.*extra"),
+    (lambda d: d.pop("solver"), "diagram: missing field.*solver"),
+    (lambda d: d["blocks"][0].update(colour="red"), r"blocks\[0\]: unknown field.*colour"),
+    (lambda d: d["blocks"][1]["params"].update(kk=1.0), "unknown parameter.*'kk'"),
+    (lambda d: d["solver"].update(dt=-1.0), "solver.dt"),
+    (lambda d: d.update(version=99), "newer gaitblocks"),
+])
+def test_bad_files_give_clear_errors(tmp_path: Path, mutate, message) -> None:
+    data = small().to_dict()
+    mutate(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(DiagramError, match=message) as err:
+        Diagram.load(path)
+    assert str(path) in str(err.value)
+
+
+def test_json_syntax_error_names_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{\n  "format": "gaitblocks-diagram",\n  "version": 2,,\n}')
+    with pytest.raises(DataFormatError, match=r"broken.json, line 3, column 16"):
+        Diagram.load(path)
+
+
+def test_set_param_checks_range() -> None:
+    d = build_grf_walk()
+    d.set_param("pid_hip.kp", 120.0)
+    assert d.blocks["pid_hip"].params["kp"] == 120.0
+    with pytest.raises(Exception, match="above the maximum"):
+        d.set_param("phase.min_dwell_s", 100.0)
