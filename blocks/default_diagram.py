@@ -1,11 +1,20 @@
-"""The paper's diagram (DESIGN.md section 1, their Figure 2), built with the Python API.
+"""The default diagram: the paper's scheme (their Figure 2) plus what a real biped needs.
 
 ``assets/diagrams/grf_walk.json`` is this diagram saved; a test keeps the two identical::
 
-    GRF source ──► phase detector ──► (stance) estimator ─┐
-        │          reference ─► (swing) PID hip/knee ─ mux ┴─► torque switch ─► dynamics ─┐
-        └──────────────── foot forces ────────────────────────────────────────► dynamics  │
-                      ◄──────────────────── state q (feedback) ───────────────────────────┘
+    GRF source ──► phase detector ──► (stance) estimator ──► stance_sum ─┐
+        │          reference ─► PID hip/knee ─ mux ─┬──► stance_fb ──┘   ├─► torque switch ─► dynamics ─┐
+        │          trunk balance (stance hips) ─────┼────────────────────┘                                │
+        │                                           └──────────────────────► (swing)                      │
+        └──► ground contact (recorded GRF + stance-foot spring-damper) ─────────────────► dynamics.grf    │
+                      ◄──────────────────── state q, qd (feedback) ───────────────────────────────────────┘
+
+The additions of the ``default`` preset are blocks, each switched off by the ``paper``
+preset (``assets/presets/paper.json``): ``contact`` (ground under the stance foot),
+``trunk`` (trunk attitude through the stance hips), ``fb_enable`` + ``stance_fb`` (joint
+feedback in stance as well as swing), ``ref_motion`` (inverse-dynamics feedforward of the reference
+motion for the swing legs, and the reference footprints for the contact). Mass scaling of the GRF is the GRF source's
+``scale_to_model``; matched initial conditions are the dynamics block's ``init``.
 
 Regenerate the file with ``python -m blocks.default_diagram assets/diagrams/grf_walk.json``.
 """
@@ -16,12 +25,18 @@ import sys
 
 from blocks.diagram import Diagram, SolverSettings
 
-__all__ = ["build_grf_walk"]
+__all__ = ["build_grf_walk", "HIP_GAINS", "KNEE_GAINS"]
+
+# default-preset PID gains (kp N m/rad, ki N m/(rad s), kd N m s/rad)
+HIP_GAINS = (1000.0, 50.0, 60.0)
+KNEE_GAINS = (800.0, 50.0, 40.0)
 
 _POSITIONS = {
     "grf": (40, 200), "ref": (40, 420), "phase": (260, 120), "est": (480, 200), "meas_hip": (260, 520),
     "meas_knee": (260, 600), "pid_hip": (480, 400), "pid_knee": (480, 520), "swing_mux": (660, 460),
-    "switch": (760, 260), "body": (960, 260), "kin": (1160, 360),
+    "switch": (760, 260), "body": (960, 260), "kin": (1160, 360), "contact": (760, 60), "trunk": (480, 660),
+    "fb_enable": (260, 300), "stance_fb": (660, 560), "stance_sum": (660, 200), "ref_motion": (480, 760),
+    "swing_sum": (660, 660),
 }
 
 
@@ -29,7 +44,8 @@ def build_grf_walk() -> Diagram:
     """GRF -> phases -> estimator in stance / PID in swing -> dynamics, with state feedback."""
     d = Diagram("grf_walk", description=(
         "Luxman & Zielinska (2017) scheme: recorded GRF drive a free five-link biped; stance joints get the "
-        "net-torque estimate, swing joints a PID on the human reference; the state feeds back."),
+        "net-torque estimate, swing joints a PID on the human reference; the state feeds back. Default preset "
+        "adds ground contact under the stance foot, trunk balance through the stance hips and stance feedback."),
         solver=SolverSettings(method="rk4", dt=1e-3, t_start=0.0, t_end=10.0))
     d.add("grf", "GrfSource")
     d.add("ref", "ReferenceSource")
@@ -37,26 +53,45 @@ def build_grf_walk() -> Diagram:
     d.add("est", "NetTorqueEstimator", mode="jacobian")
     d.add("meas_hip", "Selector", n=7, indices=(3, 4))
     d.add("meas_knee", "Selector", n=7, indices=(5, 6))
-    d.add("pid_hip", "PID", kp=500.0, ki=250.0, kd=25.0, n=2)
-    d.add("pid_knee", "PID", kp=500.0, ki=250.0, kd=25.0, n=2)
+    d.add("pid_hip", "PID", kp=HIP_GAINS[0], ki=HIP_GAINS[1], kd=HIP_GAINS[2], n=2)
+    d.add("pid_knee", "PID", kp=KNEE_GAINS[0], ki=KNEE_GAINS[1], kd=KNEE_GAINS[2], n=2)
     d.add("swing_mux", "Mux", sizes=(2, 2))
     d.add("switch", "TorqueSwitch")
     d.add("body", "FiveLinkDynamics", init="reference")
     d.add("kin", "BipedKinematics")
-    d.connect("grf.F", "phase.F", "est.F", "body.grf")
-    d.connect("body.q", "est.q", "meas_hip.u", "meas_knee.u", "kin.q")
+    d.add("contact", "GroundContact")
+    d.add("trunk", "TrunkBalance")
+    d.add("fb_enable", "FeedbackEnable", mode="always")
+    d.add("stance_fb", "Gain", k=1.0, n=4)
+    d.add("stance_sum", "Sum", signs="+++", n=4)
+    d.add("ref_motion", "ReferenceMotion")
+    d.add("swing_sum", "Sum", signs="++", n=4)
+    d.connect("grf.F", "phase.F", "est.F", "contact.F_rec")
+    d.connect("contact.F", "body.grf")
+    d.connect("body.q", "est.q", "meas_hip.u", "meas_knee.u", "kin.q", "contact.q", "trunk.q")
+    d.connect("body.qd", "contact.qd", "trunk.qd")
+    d.connect("ref.angles", "trunk.ref")
+    d.connect("ref.rates", "trunk.ref_rate")
+    d.connect("phase.stance", "contact.stance", "trunk.stance")
     d.connect("ref.hip", "pid_hip.ref")
     d.connect("ref.knee", "pid_knee.ref")
     d.connect("meas_hip.y", "pid_hip.meas")
     d.connect("meas_knee.y", "pid_knee.meas")
-    d.connect("phase.swing", "pid_hip.enable", "pid_knee.enable")
+    d.connect("phase.swing", "fb_enable.swing")
+    d.connect("fb_enable.enable", "pid_hip.enable", "pid_knee.enable")
     d.connect("switch.hip", "pid_hip.track")
     d.connect("switch.knee", "pid_knee.track")
     d.connect("pid_hip.u", "swing_mux.u1")
     d.connect("pid_knee.u", "swing_mux.u2")
     d.connect("phase.stance", "switch.stance")
-    d.connect("est.tau", "switch.tau_stance")
-    d.connect("swing_mux.y", "switch.tau_swing")
+    d.connect("est.tau", "stance_sum.u1")
+    d.connect("swing_mux.y", "swing_sum.u1", "stance_fb.u")
+    d.connect("ref_motion.tau", "swing_sum.u2")
+    d.connect("ref_motion.feet", "contact.feet_ref")
+    d.connect("swing_sum.y", "switch.tau_swing")
+    d.connect("stance_fb.y", "stance_sum.u2")
+    d.connect("trunk.tau", "stance_sum.u3")
+    d.connect("stance_sum.y", "switch.tau_stance")
     d.connect("switch.tau", "body.tau")
     for name, (x, y) in _POSITIONS.items():
         d.set_position(name, x, y)

@@ -19,6 +19,7 @@ from typing import Any
 from blocks import Diagram, Results, Runner, compile_diagram
 from blocks.compile import CompiledModel
 from blocks.datasets import default_dataset_name
+from blocks.presets import PRESETS, apply_preset
 from models.errors import UserError
 
 HELP = "simulate a diagram on a dataset; write results.csv, results.npz and summary.json"
@@ -45,6 +46,15 @@ def register_metric(fn: MetricFn) -> MetricFn:
     return fn
 
 
+def _walking(results: Results, ctx: RunContext) -> dict[str, Any]:
+    from app.walking import walking_summary
+
+    return walking_summary(results, ctx)
+
+
+register_metric(_walking)
+
+
 def default_diagram_path() -> Path:
     """``assets/diagrams/grf_walk.json`` of this installation."""
     import assets
@@ -59,6 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duration", type=float, default=None, metavar="S",
                         help="simulated seconds (default: the diagram's t_end, at most the data length)")
     parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
+    parser.add_argument("--preset", default=None, choices=PRESETS,
+                        help="parameter preset of the default diagram: default (recommended) or paper (as published)")
     parser.add_argument("--set", action="append", default=[], metavar="BLOCK.PARAM=VALUE", dest="sets",
                         help="set a block parameter before compiling (repeatable)")
     parser.add_argument("--out", type=Path, default=Path("gaitblocks_run"), metavar="DIR",
@@ -68,6 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def load_diagram(args: argparse.Namespace) -> Diagram:
     """The diagram named by ``--diagram`` with every ``--set`` applied."""
     diagram = Diagram.load(args.diagram if args.diagram is not None else default_diagram_path())
+    if getattr(args, "preset", None):
+        diagram = apply_preset(diagram, args.preset)
     for item in args.sets:
         if "=" not in item:
             raise UserError(f"--set {item!r}: expected BLOCK.PARAM=VALUE")

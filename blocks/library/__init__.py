@@ -20,7 +20,8 @@ from blocks.library.generic import (
 )
 from blocks.library.phase import PhaseDetector
 from blocks.library.sources import GrfSource, ReferenceSource
+from blocks.library.walking import FeedbackEnable, GroundContact, ReferenceMotion, TrunkBalance
 
-__all__ = ["BipedKinematics", "Constant", "FiveLinkDynamics", "Function", "Gain", "GrfSource", "Integrator", "Mux",
-           "NetTorqueEstimator", "PID", "PhaseDetector", "ReferenceSource", "Scope", "Selector", "StateSpace",
-           "Step", "Sum", "TorqueSwitch", "UnitDelay"]
+__all__ = ["BipedKinematics", "Constant", "FeedbackEnable", "FiveLinkDynamics", "Function", "Gain", "GroundContact",
+           "GrfSource", "ReferenceMotion", "Integrator", "Mux", "NetTorqueEstimator", "PID", "PhaseDetector", "ReferenceSource", "Scope",
+           "Selector", "StateSpace", "Step", "Sum", "TorqueSwitch", "TrunkBalance", "UnitDelay"]

@@ -1,0 +1,46 @@
+"""Walking metrics of a finished run, for ``summary.json`` and ``gaitblocks compare``.
+
+Reads the default diagram's signals (``body.q``, ``ref.angles``, ``phase.stance``,
+``kin.feet``, ``kin.com``, ``switch.tau``, ``contact.corr``, ``est.tau``) and computes the
+metrics of :mod:`models.gait_metrics`. Diagrams without those signals get no walking keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from blocks import Results
+from models.gait_metrics import walking_metrics
+
+REQUIRED = ("body.q", "phase.stance", "kin.feet", "kin.com", "switch.tau")
+
+
+def walking_summary_from(results: Results, mass: float) -> dict[str, Any]:
+    """Walking metrics (module doc) from recorded signals; ``{}`` if the signals are missing."""
+    if any(name not in results.signals for name in REQUIRED) or results.t.size < 2:
+        return {}
+    q = results["body.q"]
+    q_ref = None
+    if "ref.angles" in results.signals:
+        q_ref = np.concatenate([q[:, :2], results["ref.angles"]], axis=1)
+    out = walking_metrics(results.t, q, q_ref, results["phase.stance"] > 0.5, results["kin.feet"],
+                          results["kin.com"], results["switch.tau"], mass)
+    weight = mass * 9.81
+    if "contact.corr" in results.signals:
+        corr = results["contact.corr"]
+        net = corr[:, 0:2] + corr[:, 2:4]  # external; in double support the feet also push on each other
+        out["contact_corr_bw_rms"] = {"x": float(np.sqrt(np.mean(net[:, 0] ** 2)) / weight),
+                                      "y": float(np.sqrt(np.mean(net[:, 1] ** 2)) / weight),
+                                      "per_foot_x": float(np.sqrt(np.mean(corr[:, [0, 2]] ** 2)) / weight)}
+    return out
+
+
+def walking_summary(results: Results, ctx: Any) -> dict[str, Any]:
+    """``register_metric`` hook of ``gaitblocks run``."""
+    out = walking_summary_from(results, ctx.model.ctx.biped_params.total_mass)
+    preset = getattr(ctx.args, "preset", None)
+    if out and preset:
+        out["preset"] = preset
+    return out

@@ -1,0 +1,201 @@
+r"""What a real biped needs beyond the paper's scheme: the ``default`` preset's additions.
+
+The paper applies recorded GRF to a free floating-base body. That system is open-loop
+unstable: the trunk is an inverted pendulum no joint acts on directly, the stance foot is
+not pinned, and any mismatch between the data and the model lets the body drift (joint
+torques cannot change the whole-body momentum; only foot forces can). Each block here
+answers one of these, and each can be switched off to measure what it does.
+
+``GroundContact`` -- the ground under the stance foot
+    The applied foot force is the recorded GRF plus a spring-damper that holds the stance
+    foot at the human's footprint (x) and on the ground (y = ``ground_y``)::
+
+        F_applied = F_rec + clip(-K (p_foot - p_ref) - C v_foot, -F_max, F_max)   (stance)
+        F_applied = F_rec                                                       (swing)
+
+    ``p_ref = (x_ref, ground_y)`` [m] with ``x_ref`` the reference foot position (input
+    ``feet_ref``, from ``ReferenceMotion``), ``K`` [N/m], ``C`` [N s/m]. The footprint anchor
+    keeps the model in step with the recording: an anchor where the model's own foot landed
+    brakes it a little every step until it meets the recorded events too early and falls.
+    Physically the correction is the ground's reaction to the difference between the
+    recorded GRF and what the model needs; its size (output ``corr``; ``contact_corr_bw_rms``
+    in ``summary.json``) measures how consistent data and model are. Measured on the
+    bundled sets: a soft contact (K = 2e4 N/m) lets the foot slide and the walker fall
+    within 3 s; K = 2e5 N/m with C = 3e3 N s/m holds it within about 1 cm. It is a
+    feedthrough block, evaluated inside the RK4 stages.
+
+``ReferenceMotion`` -- what the reference motion needs, and where its feet are
+    The inverse dynamics of the reference motion under the recorded (mass-scaled) GRF
+    (:func:`models.reference.reference_state` and :meth:`FiveLinkBiped.inverse_dynamics`),
+    computed once when the diagram is compiled and played back: ``tau_ff(t)`` [N m], used
+    for the swing legs (the swing PID alone lags a fast human swing by several degrees), and
+    the reference foot positions, where ``GroundContact`` anchors the stance foot.
+
+``TrunkBalance`` -- trunk attitude through the stance hip(s)
+    A PD on the trunk angle, applied as hip torque of the legs in stance (split equally)::
+
+        tau_hip,stance = (-K_a (alpha - alpha_ref) - D_a (alpha_dot - alpha_dot_ref)) / n_stance
+
+    A positive hip torque turns the thigh counter-clockwise and the trunk clockwise (forward),
+    so a trunk leaning too far forward gets a negative (extending) hip torque. N m.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
+from blocks.core import ParamSpec as P
+from blocks.library.sources import _data_times, _grid, _row, _set_table
+from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
+from models.dataset import ANGLE_NAMES
+from models.reference import reference_state
+
+__all__ = ["FeedbackEnable", "GroundContact", "ReferenceMotion", "TrunkBalance", "foot_state"]
+
+
+def foot_state(q: list[float], qd: list[float], side: int, r0: float, l1: float,
+               l2: float) -> tuple[float, float, float, float]:
+    """Position and velocity ``(x, y, vx, vy)`` of one point foot [m, m/s] (DESIGN.md section 3)."""
+    a, ad = q[2], qd[2]
+    th1 = a - q[3 + side]
+    th2 = th1 + q[5 + side]
+    w1 = ad - qd[3 + side]
+    w2 = w1 + qd[5 + side]
+    sa, ca = math.sin(a), math.cos(a)
+    s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
+    x = q[0] - r0 * sa - l1 * s1 - l2 * s2
+    y = q[1] - r0 * ca - l1 * c1 - l2 * c2
+    vx = qd[0] - r0 * ca * ad - l1 * c1 * w1 - l2 * c2 * w2
+    vy = qd[1] + r0 * sa * ad + l1 * s1 * w1 + l2 * s2 * w2
+    return x, y, vx, vy
+
+
+def _clip(v: float, lim: float) -> float:
+    return lim if v > lim else -lim if v < -lim else v
+
+
+class GroundContact(Block):
+    """Recorded GRF plus a stance-foot spring-damper to the reference footprint (module docstring)."""
+
+    params = {"k_x": P(2.0e5, min=0.0, max=1e7, unit="N/m", description="horizontal stiffness"),
+              "c_x": P(3.0e3, min=0.0, max=1e5, unit="N*s/m", description="horizontal damping"),
+              "k_y": P(1.0e5, min=0.0, max=1e7, unit="N/m", description="vertical stiffness"),
+              "c_y": P(3.0e3, min=0.0, max=1e5, unit="N*s/m", description="vertical damping"),
+              "ground_y": P(0.0, min=-1.0, max=1.0, unit="m", description="ground height"),
+              "f_max": P(2000.0, min=0.0, max=1e5, unit="N", description="limit on each correction component"),
+              "gain": P(1.0, min=0.0, max=1.0, description="1 = contact on, 0 = recorded GRF only (paper)")}
+    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
+              PortSpec("F_rec", 4, "N", "recorded foot forces", GRF_NAMES),
+              PortSpec("feet_ref", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")))
+    outputs = (PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES),
+               PortSpec("corr", 4, "N", "contact correction", GRF_NAMES))
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        bp = ctx.biped_params
+        p.set("_geom", (bp.trunk.com, bp.thigh.length, bp.shank.length))
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        q, qd = u[0].tolist(), u[1].tolist()
+        stance, frec, ref = u[2], u[3], u[4]
+        F, corr = y[0], y[1]
+        r0, l1, l2 = p._geom
+        for s in (0, 1):
+            cx = cy = 0.0
+            if stance[s] > 0.5 and p.gain > 0.0:
+                fx, fy, vx, vy = foot_state(q, qd, s, r0, l1, l2)
+                cx = p.gain * _clip(-p.k_x * (fx - ref[2 * s]) - p.c_x * vx, p.f_max)
+                cy = p.gain * _clip(-p.k_y * (fy - p.ground_y) - p.c_y * vy, p.f_max)
+            corr[2 * s], corr[2 * s + 1] = cx, cy
+            F[2 * s], F[2 * s + 1] = frec[2 * s] + cx, frec[2 * s + 1] + cy
+
+
+class TrunkBalance(Block):
+    """PD on the trunk angle, applied through the stance hips (module docstring)."""
+
+    params = {"kp": P(3000.0, min=0.0, max=1e5, unit="N*m/rad", description="trunk-angle stiffness"),
+              "kd": P(300.0, min=0.0, max=1e4, unit="N*m*s/rad", description="trunk-rate damping")}
+    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+              PortSpec("ref", 5, "rad", "reference angles", ANGLE_NAMES),
+              PortSpec("ref_rate", 5, "rad/s", "reference rates", ANGLE_NAMES),
+              PortSpec("stance", 2, "", "stance flags", ("l", "r")))
+    outputs = (PortSpec("tau", 4, "N*m", "hip torques of the stance legs", TAU_NAMES),)
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        e = float(u[0][2] - u[2][0])
+        ed = float(u[1][2] - u[3][0])
+        sl, sr = u[4][0] > 0.5, u[4][1] > 0.5
+        n = int(sl) + int(sr)
+        tau = y[0]
+        tau[:] = 0.0
+        if n:
+            share = (-p.kp * e - p.kd * ed) / n
+            tau[0] = share if sl else 0.0
+            tau[1] = share if sr else 0.0
+
+
+class FeedbackEnable(Block):
+    """When the joint PIDs act: in swing only (the paper) or always (stance feedback too).
+
+    ``enable = swing`` (``mode = "swing"``) or ``enable = 1`` (``mode = "always"``), per leg;
+    the same flags go to the hip and the knee PID. In ``always`` mode the PID output is
+    added to the stance torques (see the ``stance_fb`` gain in the default diagram), so the
+    stance joints get joint-space feedback on top of the GRF-based estimate.
+    """
+
+    params = {"mode": P("always", choices=("always", "swing"),
+                        description="always: PID in stance and swing; swing: PID in swing only (paper)")}
+    inputs = (PortSpec("swing", 2, "", "swing flags", ("l", "r")),)
+    outputs = (PortSpec("enable", 2, "", "PID enable flags", ("l", "r")),)
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        if p.mode == "always":
+            y[0][:] = 1.0
+        else:
+            y[0][:] = u[0]
+
+
+class ReferenceMotion(Block):
+    """The reference motion's inverse-dynamics torques and foot positions, played back.
+
+    Outputs ``tau`` (4) N m ``[hip_l, hip_r, knee_l, knee_r]`` times the tunable ``gain``
+    (module docstring), and ``feet`` (4) m ``[x_l, y_l, x_r, y_r]``: where the reference puts
+    the feet, shifted like the dynamics block's ``init = "reference"`` (the foot with the
+    larger vertical force at t0 at the origin), so model and reference share one frame.
+    """
+
+    params = {"dataset": P("", tunable=False, description="dataset; empty = the run's"),
+              "t_offset": P(0.0, min=0.0, max=1e6, unit="s", tunable=False,
+                            description="dataset time read at the start of the run"),
+              "filter_hz": P(20.0, min=0.0, max=500.0, unit="Hz", tunable=False,
+                             description="low-pass of the reference motion before differentiating; 0 = off"),
+              "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the feedforward torques (0 = off)")}
+    outputs = (PortSpec("tau", 4, "N*m", "reference inverse-dynamics torques", TAU_NAMES),
+               PortSpec("feet", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")))
+    time_varying = True
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        if "_tab" in p.__dict__:
+            return
+        ds = ctx.get_dataset(p.dataset)
+        biped = FiveLinkBiped(ctx.biped_params)
+        mass = ds.meta.body_mass_kg
+        scale = ctx.biped_params.total_mass / mass if mass else 1.0
+        Q, QD, QDD = reference_state(ds, biped, p.filter_hz or None)
+        tau, _ = biped.inverse_dynamics(Q, QD, QDD, scale * ds.grf)
+        pts = biped.points_batch(Q)
+        feet = np.column_stack([pts["foot_l"], pts["foot_r"]])
+        td = _data_times(ds, ctx, p.t_offset, _grid(ctx))
+        table = np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([tau, feet]).T])
+        side = 0 if np.interp(td[0], ds.t, ds.grf[:, 1]) >= np.interp(td[0], ds.t, ds.grf[:, 3]) else 1
+        origin = table[0, 4 + 2 * side: 6 + 2 * side].copy()
+        table[:, 4:8] -= np.tile(origin, 2)
+        _set_table(p, ctx, table)
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        row = _row(p, t)
+        np.multiply(row[0:4], p.gain, out=y[0])
+        y[1][:] = row[4:8]

@@ -1,0 +1,49 @@
+"""Presets of the default diagram: named sets of parameter values (``assets/presets/*.json``).
+
+A preset file holds ``{"format": "gaitblocks-preset", "version": 1, "name", "description",
+"set": {"block.param": value, ...}, "why": {...}}``. Applying it sets each parameter through
+:meth:`Diagram.set_param`, so every value is range-checked by its ``ParamSpec``.
+
+* ``default`` -- the product's recommended configuration (ground contact, trunk balance,
+  stance feedback on top of the paper's estimator);
+* ``paper`` -- the paper as published (estimator in stance, PID in swing, its gains).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from blocks.diagram import Diagram
+from models.errors import UserError
+
+PRESETS: tuple[str, ...] = ("default", "paper")
+
+
+def preset_path(name: str) -> Path:
+    import assets
+
+    return Path(assets.__file__).resolve().parent / "presets" / f"{name}.json"
+
+
+def load_preset(name: str) -> dict[str, Any]:
+    """The preset file's content; :class:`UserError` for an unknown name or a malformed file."""
+    if name not in PRESETS:
+        raise UserError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}")
+    path = preset_path(name)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: cannot read preset: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != "gaitblocks-preset" or not isinstance(data.get("set"), dict):
+        raise UserError(f"{path}: not a gaitblocks preset file")
+    return data
+
+
+def apply_preset(diagram: Diagram, name: str) -> Diagram:
+    """A copy of ``diagram`` with the preset's parameter values set."""
+    out = diagram.copy()
+    for ref, value in load_preset(name)["set"].items():
+        out.set_param(ref, value)
+    return out

@@ -1,0 +1,229 @@
+"""Dataset registry: the bundled synthetic footwear sets, user-registered files, and any path.
+
+* Bundled datasets are package data of :mod:`grf_data` (``<name>.csv`` + ``<name>.json``),
+  found with :mod:`importlib.resources`.
+* Registered datasets map a name to a file path; they persist in ``datasets.json`` in the user
+  configuration folder: ``$GAITBLOCKS_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/gaitblocks``, else
+  ``~/.config/gaitblocks``.
+* Any other spec is a file path. A CSV with a ``gaitblocks-synthetic-gait`` JSON sidecar is read
+  here; every other format goes to :func:`models.gaitdata.load_trial` (imported when needed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.dataset import DatasetMeta, GaitDataset
+from models.errors import DataFormatError, UserError
+
+DEFAULT_DATASET = "sneakers"
+BUNDLED = ("barefoot", "sneakers", "high_heels")
+SYNTHETIC_FORMAT = "gaitblocks-synthetic-gait"
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+
+__all__ = ["DEFAULT_DATASET", "BUNDLED", "config_dir", "list_datasets", "load_dataset", "register_dataset",
+           "unregister_dataset", "read_synthetic", "bundled_path"]
+
+
+def config_dir() -> Path:
+    """The user configuration folder of gaitblocks (not created here)."""
+    env = os.environ.get("GAITBLOCKS_CONFIG_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".config") / "gaitblocks"
+
+
+def _registry_file() -> Path:
+    return config_dir() / "datasets.json"
+
+
+def _registered() -> dict[str, str]:
+    path = _registry_file()
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{path}: cannot read the dataset registry ({exc}); fix or delete the file") from exc
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise UserError(f"{path}: the dataset registry must be a JSON object of name -> path")
+    return data
+
+
+def bundled_path(name: str) -> Path:
+    """Path of the bundled CSV ``name`` (package data of :mod:`grf_data`)."""
+    return Path(str(resources.files("grf_data").joinpath(f"{name}.csv")))
+
+
+def register_dataset(name: str, path: str | os.PathLike[str]) -> Path:
+    """Remember ``name`` -> ``path`` (made absolute) in the user registry; returns the registry file."""
+    if not _NAME.match(name):
+        raise UserError(f"dataset name {name!r} must start with a letter and hold only letters, digits, '_', '-', '.'")
+    if name in BUNDLED:
+        raise UserError(f"dataset name {name!r} is taken by a bundled dataset ({', '.join(BUNDLED)})")
+    target = Path(path).expanduser().resolve()
+    if not target.is_file():
+        raise UserError(f"cannot register {name!r}: {target} is not a file")
+    entries = _registered()
+    entries[name] = str(target)
+    reg = _registry_file()
+    reg.parent.mkdir(parents=True, exist_ok=True)
+    reg.write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return reg
+
+
+def unregister_dataset(name: str) -> None:
+    """Forget a registered dataset (bundled ones cannot be removed)."""
+    entries = _registered()
+    if name not in entries:
+        raise UserError(f"no registered dataset named {name!r}; registered: {', '.join(sorted(entries)) or 'none'}")
+    del entries[name]
+    _registry_file().write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _sidecar(csv_path: Path) -> dict[str, Any] | None:
+    side = csv_path.with_suffix(".json")
+    if csv_path.suffix.lower() != ".csv" or not side.is_file():
+        return None
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataFormatError(f"cannot read the JSON sidecar ({exc})", path=side) from exc
+    return meta if isinstance(meta, dict) and meta.get("format") == SYNTHETIC_FORMAT else None
+
+
+def list_datasets() -> list[dict[str, Any]]:
+    """Bundled then registered datasets: name, path, footwear, synthetic, rate_hz, duration_s, description.
+
+    Numbers unknown without reading a whole recording are ``None``.
+    """
+    rows = []
+    entries = [(name, bundled_path(name), "bundled") for name in BUNDLED]
+    entries += [(name, Path(p), "registered") for name, p in sorted(_registered().items())]
+    for name, path, kind in entries:
+        meta = _sidecar(path) if path.is_file() else None
+        rows.append({
+            "name": name, "path": str(path), "kind": kind,
+            "footwear": meta.get("footwear") if meta else None,
+            "synthetic": bool(meta.get("synthetic")) if meta else False,
+            "rate_hz": meta.get("rate_hz") if meta else None,
+            "duration_s": meta.get("duration_s") if meta else None,
+            "description": (meta.get("description", "") if meta else
+                            ("" if path.is_file() else "missing file")),
+        })
+    return rows
+
+
+def read_synthetic(csv_path: Path, meta: dict[str, Any]) -> GaitDataset:
+    """Read a CSV written by :mod:`models.gaitgen` (header of column names, see grf_data/README.md)."""
+    try:
+        with open(csv_path, encoding="utf-8") as fh:
+            header = fh.readline().strip().split(",")
+        table = np.loadtxt(csv_path, delimiter=",", skiprows=1, ndmin=2)
+    except (OSError, ValueError) as exc:
+        raise DataFormatError(f"cannot read the table ({exc})", path=csv_path) from exc
+    col = {name: i for i, name in enumerate(header)}
+    needed = ("time", "F_lx", "F_ly", "F_rx", "F_ry", "x0", "y0", "alpha", "beta_l", "beta_r", "gamma_l", "gamma_r")
+    for name in needed:
+        if name not in col:
+            raise DataFormatError("missing column", path=csv_path, line=1, column=name)
+    if table.shape[1] != len(header):
+        raise DataFormatError(f"{table.shape[1]} values per row but {len(header)} column names", path=csv_path)
+    q = table[:, [col[c] for c in needed[5:]]]
+    cop = (table[:, [col["cop_lx"], col["cop_rx"]]] if "cop_lx" in col and "cop_rx" in col else None)
+    keys = ("generator", "parameters", "rate_hz", "period_s", "cadence_spm", "stride_m", "n_cycles", "initial_q",
+            "initial_qd", "derived", "citations")
+    extra: dict[str, Any] = {k: meta[k] for k in keys if k in meta}
+    extra["path"] = str(csv_path)
+    info = DatasetMeta(
+        name=str(meta.get("name", csv_path.stem)), body_mass_kg=meta.get("body_mass_kg"),
+        height_m=meta.get("height_m"), speed_m_s=meta.get("speed_m_s"), footwear=meta.get("footwear"),
+        source=str(meta.get("source", "")), licence=str(meta.get("licence", "")),
+        synthetic=bool(meta.get("synthetic", False)), notes=str(meta.get("description", "")), extra=extra,
+    )
+    return GaitDataset(t=table[:, col["time"]], grf=table[:, [col[c] for c in needed[1:5]]], meta=info,
+                       angles=q[:, 2:7].copy(), q=q, cop_x=cop)
+
+
+def reference_torques(ds: GaitDataset) -> np.ndarray | None:
+    """Inverse-dynamics joint torques ``(N, 4)`` [N m] stored with a synthetic dataset, else None."""
+    path = ds.meta.extra.get("path")
+    if not path:
+        return None
+    with open(path, encoding="utf-8") as fh:
+        header = fh.readline().strip().split(",")
+    names = ("tau_hip_l", "tau_hip_r", "tau_knee_l", "tau_knee_r")
+    if not all(n in header for n in names):
+        return None
+    return np.loadtxt(path, delimiter=",", skiprows=1, usecols=[header.index(n) for n in names], ndmin=2)
+
+
+def _scale(ds: GaitDataset, mass: float | None, height: float | None) -> GaitDataset:
+    r"""Dynamically similar copy for another subject: lengths x ``lam``, time x ``sqrt(lam)``, forces x ``mu``.
+
+    With every length scaled by ``lam = height / height_0`` and every mass by ``mu = mass / mass_0``
+    under the same gravity, the equations of motion stay satisfied (Froude similarity): angles are
+    unchanged, accelerations too, forces scale by ``mu`` and torques by ``mu lam``.
+    """
+    from dataclasses import replace
+
+    m0, h0 = ds.meta.body_mass_kg, ds.meta.height_m
+    for value, label in ((mass, "mass"), (height, "height")):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise UserError(f"body {label} must be a positive number, got {value!r}")
+    mu = 1.0 if mass is None or not m0 else mass / m0
+    lam = 1.0 if height is None or not h0 else height / h0
+    if mu == 1.0 and lam == 1.0:
+        return ds
+    q = None if ds.q is None else ds.q * np.array([lam, lam, 1, 1, 1, 1, 1])
+    cop = None if ds.cop_x is None else ds.cop_x * lam
+    meta = replace(ds.meta, body_mass_kg=mass if mass is not None else m0,
+                   height_m=height if height is not None else h0,
+                   speed_m_s=None if ds.meta.speed_m_s is None else ds.meta.speed_m_s * math.sqrt(lam),
+                   extra={**ds.meta.extra, "scaled": {"mass_ratio": mu, "length_ratio": lam}})
+    return replace(ds, t=ds.t * math.sqrt(lam), grf=ds.grf * mu, q=q, cop_x=cop, meta=meta)
+
+
+def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None,
+                 mass: float | None = None, height: float | None = None) -> GaitDataset:
+    """A bundled name, a registered name or a file path -> :class:`GaitDataset`.
+
+    ``mass`` [kg] / ``height`` [m] scale a synthetic dataset to the subject (:func:`_scale`);
+    for recordings they are passed to the importer. ``kinematics`` names a separate angles file
+    (recordings only).
+    """
+    text = os.fspath(spec)
+    registered = _registered()
+    if text in BUNDLED:
+        path = bundled_path(text)
+    elif text in registered:
+        path = Path(registered[text])
+    else:
+        path = Path(text).expanduser()
+        if not path.exists():
+            looks_like_name = os.sep not in text and "/" not in text and not Path(text).suffix
+            known = ", ".join(list(BUNDLED) + sorted(registered))
+            if looks_like_name:
+                raise UserError(f"unknown dataset {text!r}; known datasets: {known} (or give a file path)")
+            raise UserError(f"{text}: no such file (known datasets: {known})")
+    if not path.is_file():
+        raise UserError(f"{path}: not a file")
+    meta = _sidecar(path)
+    if meta is not None:
+        if kinematics is not None:
+            raise UserError(f"{path}: a synthetic dataset already holds its kinematics; drop --kinematics")
+        return _scale(read_synthetic(path, meta), mass, height)
+    from models import gaitdata
+
+    kin = None if kinematics is None else Path(kinematics)
+    loaded: GaitDataset = gaitdata.load_trial(path, kinematics=kin, mass=mass, height=height)
+    return loaded

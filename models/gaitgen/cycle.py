@@ -1,0 +1,265 @@
+r"""One gait cycle for the five-link model: kinematics first, GRF from its inverse dynamics.
+
+Recipe (all on ``n`` equally spaced samples of the stride period ``T``)
+--------------------------------------------------------------------
+1. Feet: pinned at their footprints in stance (``y = 0``), one stride forward along a smooth
+   path in swing (:func:`models.gaitgen.shapes.foot_path`).
+2. Vertical CoM: the designed per-foot vertical forces ``f_l + f_r`` [BW] (cycle mean exactly 1)
+   give ``y_c'' = g (f_l + f_r - 1)``, integrated periodically (spectral);
+   the mean height is the highest at which the landing knee flexes by at least ``knee_contact_deg``
+   and no leg, stance or swing, is stretched beyond ``REACH_LIMIT`` of its length.
+3. Fore-aft CoM and trunk angle: each foot gets a designed fore-aft force ``h_k`` [BW] (braking
+   bump, then a propulsion bump of equal area, :meth:`CycleModel.horizontal_shape`); with a smooth
+   correction ``c(t)`` (Fourier series of the *step* frequency, the gait is symmetric),
+   ``x_c = v (t - sigma T / 2) + x_off + periodic double integral of g (h_l + h_r + c)``.
+   ``alpha = alpha_0 +`` a Fourier series of the step frequency. ``x_off``, ``c`` and the trunk
+   terms are the unknowns of step 6.
+4. Pose: the hip that puts the whole-body CoM on target (:mod:`models.gaitgen.kinematics`),
+   then ``q``; ``qd, qdd`` by periodic spectral differentiation (``x0`` after removing ``v t``).
+5. Foot forces: ``FiveLinkBiped.inverse_dynamics(q, qd, qdd, 0)`` leaves the rows
+   ``r = (r_x, r_y, r_alpha)`` that the feet must supply: ``sum_k J_k[:, 0:3]^T F_k = r``.
+   The x0/y0 columns of a foot Jacobian are the identity, so ``sum F_k = (r_x, r_y) = m (a_c + g)``.
+   The designed vertical forces share it, ``w_k = f_k / (f_l + f_r)``:
+
+   * ``F_ky = w_k r_y +/- d`` (``d`` moves load from one foot to the other);
+   * ``F_kx = m g h_k + w_k (r_x - m g (h_l + h_r))``: the designed braking/propulsion per foot,
+     the correction shared like the load;
+   * ``d`` solves the alpha row exactly in double support. In single support ``d = 0`` and the
+     alpha row keeps the residual ``m_res = r_alpha - J_k[:, 2] . F_k`` [N m]: the whole-body angular
+     momentum must change by the moment of the single foot force, which no force is left to ensure.
+6. ``scipy.optimize.least_squares`` picks the Fourier coefficients of step 3 to drive ``m_res`` to
+   zero in single support (and small in double support, where ``d`` takes it), with penalties on
+   the trunk oscillation (``lean_weight`` per degree) and on the fore-aft correction
+   (``CORRECTION_WEIGHT`` per BW). What is left in single support stays in the alpha row of the
+   inverse-dynamics residual and is reported in the sidecar (``derived``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.integrate import trapezoid
+from scipy.optimize import brentq, least_squares
+
+from models.biped import FiveLinkBiped
+from models.gaitgen.kinematics import hip_for_com, leg_reach, pose_from_com
+from models.gaitgen.params import GaitParams
+from models.gaitgen.shapes import (
+    VerticalShape,
+    bump,
+    foot_path,
+    periodic_derivatives,
+    periodic_double_integral,
+    stance_phase,
+    with_mean,
+)
+from models.params import BipedParams
+
+REACH_LIMIT = 0.9995  # hip-foot distance never above 99.95 % of the straight leg (knee >= 3.3 deg)
+X_HARMONICS = 4         # step harmonics of the fore-aft force correction
+CORRECTION_WEIGHT = 100.0  # weight of the fore-aft correction [per BW] against the moment [per N m]
+DS_WEIGHT = 1.0      # weight of the double-support moment (taken by d) against single support
+
+
+@dataclass(frozen=True)
+class CycleSolution:
+    """One stride on ``n`` samples: time, pose, rates, feet, forces and checks (SI units)."""
+
+    t: np.ndarray          # (n,) s, 0 = right heel strike
+    q: np.ndarray          # (n, 7)
+    qd: np.ndarray         # (n, 7)
+    qdd: np.ndarray        # (n, 7)
+    grf: np.ndarray        # (n, 4) [F_lx, F_ly, F_rx, F_ry] N
+    tau: np.ndarray        # (n, 4) [hip_l, hip_r, knee_l, knee_r] N m
+    residual: np.ndarray   # (n, 3) inverse-dynamics residual with grf (N, N, N m)
+    feet: np.ndarray       # (n, 2, 2) [left, right] foot points, m
+    com: np.ndarray        # (n, 2) target CoM, m
+    design_fy: np.ndarray  # (n, 2) designed vertical force [left, right], N
+    shape: VerticalShape
+    coefficients: np.ndarray
+    y_mean: float
+
+
+class CycleModel:
+    """Builds the cycle of :class:`GaitParams` for a biped; see the module doc."""
+
+    def __init__(self, gait: GaitParams, params: BipedParams | None = None) -> None:
+        self.gait = gait
+        self.params = params if params is not None else BipedParams.paper()
+        self.biped = FiveLinkBiped(self.params, backend="numpy")
+        sigma = gait.stance_frac
+        self.shape = with_mean(
+            VerticalShape(gait.peak1_bw, gait.peak1_at, 0.9, gait.valley_at, gait.peak2_bw, gait.peak2_at,
+                          gait.onset_curvature),
+            1.0 / (2.0 * sigma),
+        )
+
+    # ------------------------------------------------------------------ design
+    def n_coefficients(self) -> int:
+        """``[x offset (m), fore-aft correction terms (BW)..., trunk angle terms (rad)...]``."""
+        return 1 + 2 * X_HARMONICS + 2 * self.gait.harmonics
+
+    def horizontal_shape(self, s: np.ndarray) -> np.ndarray:
+        """Designed per-foot fore-aft force [BW] at stance phase ``s``: braking, then propulsion.
+
+        ``h(s) = -B bump(s, 3, 3 / s_b - 3) + p bump(s, 3 / (1 - s_p) - 3, 3)`` with
+        ``B = braking_bw`` peaking at ``s_b = braking_at`` and ``s_p = 1 - braking_at``; ``p`` makes
+        the stance mean zero, so the stride mean of the fore-aft force is zero.
+        """
+        g = self.gait
+        order = 3.0 / g.braking_at - 3.0
+        grid = np.linspace(0.0, 1.0, 4001)
+        ratio = trapezoid(bump(grid, 3.0, order), grid) / trapezoid(bump(grid, order, 3.0), grid)
+        inside = (s >= 0.0) & (s <= 1.0)
+        out = g.braking_bw * (ratio * bump(s, order, 3.0) - bump(s, 3.0, order))
+        return np.where(inside, out, 0.0)
+
+    def _series(self, t: np.ndarray, coef: np.ndarray) -> np.ndarray:
+        k = np.arange(1, coef.shape[0] // 2 + 1)
+        arg = 4.0 * np.pi * np.outer(t, k) / self.gait.period_s
+        half = coef.shape[0] // 2
+        return np.cos(arg) @ coef[:half] + np.sin(arg) @ coef[half:]
+
+    def design(self, n: int, coef: np.ndarray) -> dict[str, np.ndarray]:
+        """Feet, CoM target and trunk angle on ``n`` samples for coefficient vector ``coef``."""
+        g = self.gait
+        T = g.period_s
+        t = np.arange(n) * T / n
+        phase = t / T
+        foot_r = foot_path(phase, 0.0, g.stance_frac, g.stride_m, g.clearance_m, g.clearance_at,
+                            g.landing_lift_m)
+        foot_l = foot_path(phase, 0.5, g.stance_frac, g.stride_m, g.clearance_m, g.clearance_at,
+                            g.landing_lift_m)
+        f_r = self.shape(stance_phase(phase, 0.0, g.stance_frac))
+        f_l = self.shape(stance_phase(phase, 0.5, g.stance_frac))
+        grav = self.params.g
+        y_osc = periodic_double_integral(grav * (f_l + f_r - 1.0), T)
+        h_r = self.horizontal_shape(stance_phase(phase, 0.0, g.stance_frac))
+        h_l = self.horizontal_shape(stance_phase(phase, 0.5, g.stance_frac))
+        corr = self._series(t, coef[1:1 + 2 * X_HARMONICS])
+        x_com = (g.speed_m_s * (t - 0.5 * g.stance_frac * T) + coef[0]
+                 + periodic_double_integral(grav * (h_l + h_r + corr), T))
+        alpha = np.deg2rad(g.trunk_lean_deg) + self._series(t, coef[1 + 2 * X_HARMONICS:])
+        y_mean = self._mean_height(x_com, y_osc, alpha, foot_l, foot_r)
+        com = np.column_stack([x_com, y_mean + y_osc])
+        mg = self.params.total_mass * grav
+        return {"t": t, "foot_l": foot_l, "foot_r": foot_r, "com": com, "alpha": alpha,
+                "fx_l": mg * h_l, "fx_r": mg * h_r,
+                "fy_l": mg * f_l, "fy_r": mg * f_r, "y_mean": np.array(y_mean)}
+
+    def _mean_height(self, x_com: np.ndarray, y_osc: np.ndarray, alpha: np.ndarray, foot_l: np.ndarray,
+                     foot_r: np.ndarray) -> float:
+        """Mean CoM height [m]: the landing knee flexes at least ``knee_contact_deg`` and no leg is
+        ever stretched beyond ``REACH_LIMIT`` (the lower of the two heights)."""
+        pr = self.params
+        g_c = np.deg2rad(self.gait.knee_contact_deg)
+        reach_c = np.sqrt(pr.thigh.length**2 + pr.shank.length**2
+                          + 2.0 * pr.thigh.length * pr.shank.length * np.cos(g_c)) / pr.leg_length
+        a0 = alpha[:1]
+
+        def excess(y_mean: float) -> float:
+            com = np.array([[x_com[0], y_mean + y_osc[0]]])
+            hip = hip_for_com(com, a0, foot_l[:1], foot_r[:1], pr)
+            return float(leg_reach(hip, foot_r[:1], pr)[0]) - reach_c
+
+        y_mean = float(brentq(excess, 0.3 * pr.leg_length, 1.2 * pr.leg_length, xtol=1e-12))
+        limit = REACH_LIMIT * pr.leg_length
+        for _ in range(20):
+            hip = hip_for_com(np.column_stack([x_com, y_mean + y_osc]), alpha, foot_l, foot_r, pr)
+            drop = 0.0
+            for foot in (foot_l, foot_r):
+                dx = hip[:, 0] - foot[:, 0]
+                allowed = foot[:, 1] + np.sqrt(np.maximum(limit**2 - dx**2, 0.0))
+                drop = max(drop, float(np.max(hip[:, 1] - allowed)))
+            if drop <= 1e-9:
+                break
+            y_mean -= drop
+        return y_mean
+
+    # ------------------------------------------------------------------ dynamics
+    def evaluate(self, n: int, coef: np.ndarray) -> CycleSolution:
+        """Pose, rates, foot forces, torques and residual for ``coef`` on ``n`` samples."""
+        d = self.design(n, coef)
+        t, com, alpha = d["t"], d["com"], d["alpha"]
+        foot_l, foot_r = np.asarray(d["foot_l"]), np.asarray(d["foot_r"])
+        fy_l, fy_r = np.asarray(d["fy_l"]), np.asarray(d["fy_r"])
+        T = self.gait.period_s
+        q, _ = pose_from_com(com, alpha, foot_l, foot_r, self.params)
+        trend = np.zeros(7)
+        trend[0] = self.gait.speed_m_s
+        qd_p, qdd = periodic_derivatives(q - np.outer(t, trend), T)
+        qd = qd_p + trend
+        _, r = self.biped.inverse_dynamics(q, qd, qdd, np.zeros((n, 4)))
+        grf = self._share(q, r, d)
+        tau, residual = self.biped.inverse_dynamics(q, qd, qdd, grf)
+        return CycleSolution(t, q, qd, qdd, grf, tau, residual, np.stack([foot_l, foot_r], axis=1), com,
+                             np.column_stack([fy_l, fy_r]), self.shape, coef, float(d["y_mean"]))
+
+    def _alpha_columns(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """d(foot)/d(alpha) ``(n, 2)`` of the left and right foot."""
+        pr = self.params
+        a = q[:, 2]
+        cols = []
+        for side in (0, 1):
+            th1 = a - q[:, 3 + side]
+            th2 = th1 + q[:, 5 + side]
+            cols.append(np.column_stack([
+                -pr.trunk.com * np.cos(a) - pr.thigh.length * np.cos(th1) - pr.shank.length * np.cos(th2),
+                pr.trunk.com * np.sin(a) + pr.thigh.length * np.sin(th1) + pr.shank.length * np.sin(th2),
+            ]))
+        return cols[0], cols[1]
+
+    def _share(self, q: np.ndarray, r: np.ndarray, design: dict[str, np.ndarray],
+               moment_only: bool = False) -> np.ndarray:
+        """Foot forces ``(n, 4)`` from the generalised residual rows ``r`` (module doc, step 5).
+
+        With ``moment_only`` it returns ``(n, 3)``: the alpha-row moment left before the load
+        shift [N m], the load shift ``d`` [N] and a double-support flag.
+        """
+        fy_l, fy_r, fx_l, fx_r = design["fy_l"], design["fy_r"], design["fx_l"], design["fx_r"]
+        total = fy_l + fy_r
+        w_l = np.divide(fy_l, total, out=np.zeros_like(total), where=total > 0)
+        w_r = 1.0 - w_l
+        mix = r[:, 0] - fx_l - fx_r
+
+        def forces(dv: np.ndarray) -> np.ndarray:
+            return np.column_stack([fx_l + w_l * mix, w_l * r[:, 1] + dv, fx_r + w_r * mix, w_r * r[:, 1] - dv])
+
+        j_l, j_r = self._alpha_columns(q)
+
+        def moment(f: np.ndarray) -> np.ndarray:
+            return np.einsum("ij,ij->i", j_l, f[:, 0:2]) + np.einsum("ij,ij->i", j_r, f[:, 2:4])
+
+        f0 = forces(np.zeros_like(total))
+        m_res = r[:, 2] - moment(f0)
+        double = (w_l > 0) & (w_r > 0)
+        slope = moment(forces(np.ones_like(total))) - moment(f0)
+        dv = np.where(double, m_res / np.where(double, slope, 1.0), 0.0)
+        if moment_only:
+            return np.column_stack([m_res, dv, double.astype(float)])
+        return forces(dv)
+
+    def objective(self, coef: np.ndarray, n: int) -> np.ndarray:
+        """Least-squares residual vector: moments [N m], trunk penalty [deg], reach barrier."""
+        d = self.design(n, coef)
+        com, alpha = np.asarray(d["com"]), np.asarray(d["alpha"])
+        t = np.asarray(d["t"])
+        foot_l, foot_r = np.asarray(d["foot_l"]), np.asarray(d["foot_r"])
+        q, _ = pose_from_com(com, alpha, foot_l, foot_r, self.params)
+        trend = np.zeros(7)
+        trend[0] = self.gait.speed_m_s
+        qd_p, qdd = periodic_derivatives(q - np.outer(t, trend), self.gait.period_s)
+        _, r = self.biped.inverse_dynamics(q, qd_p + trend, qdd, np.zeros((n, 4)))
+        info = self._share(q, r, d, moment_only=True)
+        weight = np.where(info[:, 2] > 0, DS_WEIGHT, 1.0)
+        lean = self.gait.lean_weight * np.rad2deg(coef[1 + 2 * X_HARMONICS:])
+        fore_aft = CORRECTION_WEIGHT * coef[1:1 + 2 * X_HARMONICS]
+        return np.concatenate([weight * info[:, 0] / np.sqrt(n), lean, fore_aft])
+
+    def solve(self, n_opt: int = 128, n_out: int | None = None) -> CycleSolution:
+        """Optimise the Fourier coefficients on ``n_opt`` samples, return the cycle on ``n_out``."""
+        coef0 = np.zeros(self.n_coefficients())
+        fit = least_squares(self.objective, coef0, args=(n_opt,), method="trf", x_scale="jac",
+                            xtol=1e-10, ftol=1e-10, max_nfev=60)
+        return self.evaluate(n_out if n_out is not None else self.gait.samples_per_cycle, fit.x)

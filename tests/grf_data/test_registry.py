@@ -1,0 +1,90 @@
+"""Dataset registry and ``gaitblocks datasets``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.cli import main
+from grf_data import registry
+from models.dataset import DatasetMeta, GaitDataset
+from models.errors import UserError
+
+
+@pytest.fixture(autouse=True)
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GAITBLOCKS_CONFIG_DIR", str(tmp_path / "cfg"))
+    return tmp_path / "cfg"
+
+
+def test_bundled_listing_reads_sidecars() -> None:
+    rows = {r["name"]: r for r in registry.list_datasets()}
+    assert set(registry.BUNDLED) <= set(rows)
+    assert registry.DEFAULT_DATASET == "sneakers"
+    for name in registry.BUNDLED:
+        assert rows[name]["synthetic"] is True and rows[name]["rate_hz"] == 500.0
+        assert rows[name]["duration_s"] >= 10.0
+    assert rows["high_heels"]["footwear"] == "high heels"
+
+
+def test_unknown_name_lists_known_ones() -> None:
+    with pytest.raises(UserError, match="unknown dataset 'flipflops'.*barefoot, sneakers, high_heels"):
+        registry.load_dataset("flipflops")
+
+
+def test_register_persists_and_loads_synthetic_copy(tmp_path: Path, config: Path) -> None:
+    src = registry.bundled_path("barefoot")
+    dst = tmp_path / "mine.csv"
+    dst.write_text(src.read_text())
+    dst.with_suffix(".json").write_text(src.with_suffix(".json").read_text())
+    registry.register_dataset("mine", dst)
+    assert json.loads((config / "datasets.json").read_text()) == {"mine": str(dst.resolve())}
+    mine = registry.load_dataset("mine")
+    bare = registry.load_dataset("barefoot")
+    assert np.array_equal(mine.grf, bare.grf)
+    with pytest.raises(UserError, match="taken by a bundled"):
+        registry.register_dataset("sneakers", dst)
+    registry.unregister_dataset("mine")
+    with pytest.raises(UserError, match="unknown dataset 'mine'"):
+        registry.load_dataset("mine")
+
+
+def test_mass_and_height_scale_dynamically_similar() -> None:
+    base = registry.load_dataset("sneakers")
+    big = registry.load_dataset("sneakers", mass=2 * 55.33, height=1.66 * 1.21)
+    assert np.allclose(big.grf, 2 * base.grf)
+    assert np.allclose(big.t, 1.1 * base.t)
+    assert np.allclose(big.q[:, 1], 1.21 * base.q[:, 1]) and np.allclose(big.q[:, 2:], base.q[:, 2:])
+    assert big.meta.body_mass_kg == pytest.approx(110.66)
+
+
+def test_file_paths_go_to_the_lab_importer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from models import gaitdata
+
+    seen = {}
+
+    def fake(path: Path, kinematics: object = None, mass: float | None = None,
+             height: float | None = None) -> GaitDataset:
+        seen.update(path=Path(path), kinematics=kinematics, mass=mass)
+        return GaitDataset(t=np.array([0.0, 0.01]), grf=np.zeros((2, 4)), meta=DatasetMeta(name="x"))
+
+    monkeypatch.setattr(gaitdata, "load_trial", fake)
+    trial = tmp_path / "walk.mot"
+    trial.write_text("x")
+    registry.load_dataset(trial, kinematics="ik.mot", mass=70.0)
+    assert seen == {"path": trial, "kinematics": Path("ik.mot"), "mass": 70.0}
+
+
+def test_cli_lists_and_registers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["datasets"]) == 0
+    out = capsys.readouterr().out
+    assert "sneakers" in out and "(default)" in out and "high heels" in out
+    target = tmp_path / "walk.mot"
+    target.write_text("x")
+    assert main(["datasets", "--register", "walk1", str(target), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out.split("\n", 1)[1])
+    assert rows[-1]["name"] == "walk1" and rows[-1]["kind"] == "registered"
+    assert main(["datasets", "--register", "1bad", str(target)]) == 2
