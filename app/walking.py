@@ -1,5 +1,6 @@
 """Walking metrics of a finished run, for ``summary.json`` and ``gaitblocks compare``.
 
+``fell_at_s`` is the first time the trunk tilts beyond 60 deg (None if it never does).
 Reads the default diagram's signals (``body.q``, ``ref.angles``, ``phase.stance``,
 ``kin.feet``, ``kin.com``, ``switch.tau``, ``contact.corr``, ``est.tau``) and computes the
 metrics of :mod:`models.gait_metrics`. Diagrams without those signals get no walking keys.
@@ -14,6 +15,7 @@ import numpy as np
 from blocks import Results
 from models.gait_metrics import walking_metrics
 
+FALL_ALPHA_RAD = np.radians(60.0)  # a trunk tilted beyond 60 deg has fallen
 REQUIRED = ("body.q", "phase.stance", "kin.feet", "kin.com", "switch.tau")
 
 
@@ -27,6 +29,8 @@ def walking_summary_from(results: Results, mass: float) -> dict[str, Any]:
         q_ref = np.concatenate([q[:, :2], results["ref.angles"]], axis=1)
     out = walking_metrics(results.t, q, q_ref, results["phase.stance"] > 0.5, results["kin.feet"],
                           results["kin.com"], results["switch.tau"], mass)
+    fallen = np.flatnonzero(np.abs(q[:, 2]) > FALL_ALPHA_RAD)
+    out["fell_at_s"] = float(results.t[fallen[0]]) if fallen.size else None
     weight = mass * 9.81
     if "contact.corr" in results.signals:
         corr = results["contact.corr"]

@@ -31,12 +31,13 @@ __all__ = ["build_grf_walk", "HIP_GAINS", "KNEE_GAINS"]
 HIP_GAINS = (1000.0, 50.0, 60.0)
 KNEE_GAINS = (800.0, 50.0, 40.0)
 
-_POSITIONS = {
-    "grf": (40, 200), "ref": (40, 420), "phase": (260, 120), "est": (480, 200), "meas_hip": (260, 520),
-    "meas_knee": (260, 600), "pid_hip": (480, 400), "pid_knee": (480, 520), "swing_mux": (660, 460),
-    "switch": (760, 260), "body": (960, 260), "kin": (1160, 360), "contact": (760, 60), "trunk": (480, 660),
-    "fb_enable": (260, 300), "stance_fb": (660, 560), "stance_sum": (660, 200), "ref_motion": (480, 760),
-    "swing_sum": (660, 660),
+_POSITIONS = {  # signal flow left to right: sources, phases/selectors, controllers, mixing, plant
+    "grf": (0, 0), "ref": (0, 190), "ref_motion": (0, 380),
+    "phase": (210, 0), "fb_enable": (210, 130), "meas_hip": (210, 240), "meas_knee": (210, 340),
+    "est": (420, 0), "pid_hip": (420, 130), "pid_knee": (420, 280), "trunk": (420, 430),
+    "swing_mux": (630, 130), "stance_fb": (630, 240), "swing_sum": (630, 340), "stance_sum": (630, 450),
+    "switch": (840, 200), "contact": (840, 380),
+    "body": (1050, 260), "kin": (1250, 260),
 }
 
 

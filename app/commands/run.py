@@ -19,7 +19,9 @@ from typing import Any
 from blocks import Diagram, Results, Runner, compile_diagram
 from blocks.compile import CompiledModel
 from blocks.datasets import default_dataset_name
+from blocks.diagram import ModelSettings
 from blocks.presets import PRESETS, apply_preset
+from models.dataset import GaitDataset
 from models.errors import UserError
 
 HELP = "simulate a diagram on a dataset; write results.csv, results.npz and summary.json"
@@ -66,6 +68,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--diagram", type=Path, default=None, help="diagram JSON file (default: grf_walk.json)")
     parser.add_argument("--grf", default=None, metavar="NAME|FILE",
                         help="dataset: bundled name or file (default: the diagram's, else the registry default)")
+    parser.add_argument("--kinematics", default=None, metavar="FILE",
+                        help="joint-angle file to pair with a GRF file (OpenSim IK .mot, .trc markers, ...)")
+    parser.add_argument("--mass", type=float, default=None, metavar="KG",
+                        help="subject mass: scales the model (and tells the importer the body weight)")
+    parser.add_argument("--height", type=float, default=None, metavar="M",
+                        help="subject height: scales the model (default with --mass: the paper's 1.66 m)")
+    parser.add_argument("--start", type=float, default=None, metavar="S", help="crop the trial: first data time used")
+    parser.add_argument("--end", type=float, default=None, metavar="S", help="crop the trial: last data time used")
     parser.add_argument("--duration", type=float, default=None, metavar="S",
                         help="simulated seconds (default: the diagram's t_end, at most the data length)")
     parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
@@ -101,10 +111,13 @@ def prepare(args: argparse.Namespace) -> RunContext:
         raise UserError(f"--duration must be a positive number of seconds, got {args.duration}")
     t_end = diagram.solver.t_start + (args.duration if args.duration is not None
                                       else diagram.solver.t_end - diagram.solver.t_start)
+    if args_has_subject(args):
+        diagram.model = ModelSettings(mass_kg=args.mass if args.mass is not None else PAPER_SUBJECT[0],
+                                      height_m=args.height if args.height is not None else PAPER_SUBJECT[1])
     if _uses_dataset(diagram):
         from blocks.datasets import resolve_dataset
 
-        data = resolve_dataset(dataset)
+        data = load_run_dataset(dataset, args)
         t_end = min(t_end, diagram.solver.t_start + data.duration)
         cached = {dataset: data}
         model = compile_diagram(diagram, dataset=dataset, dt=args.dt, t_end=t_end,
@@ -113,6 +126,33 @@ def prepare(args: argparse.Namespace) -> RunContext:
         model = compile_diagram(diagram, dataset=dataset, dt=args.dt, t_end=t_end)
     runner = Runner(model, capacity=int(round((t_end - diagram.solver.t_start) / model.dt)) + 2)
     return RunContext(diagram, model, runner, dataset, args)
+
+
+PAPER_SUBJECT = (55.33, 1.66)  # kg, m: the model of Table 1 (Luxman & Zielinska 2017)
+
+
+def args_has_subject(args: argparse.Namespace) -> bool:
+    return getattr(args, "mass", None) is not None or getattr(args, "height", None) is not None
+
+
+def load_run_dataset(spec: str, args: argparse.Namespace) -> GaitDataset:
+    """The dataset of a run: bundled name or file (+ kinematics), with the subject's mass, cropped."""
+    from blocks.datasets import resolve_dataset
+
+    kin, mass, height = getattr(args, "kinematics", None), getattr(args, "mass", None), getattr(args, "height", None)
+    if kin is None and mass is None and height is None:
+        data = resolve_dataset(spec)
+    else:
+        from grf_data.registry import load_dataset
+
+        data = load_dataset(spec, kinematics=kin, mass=mass, height=height)
+    start, end = getattr(args, "start", None), getattr(args, "end", None)
+    if start is not None or end is not None:
+        try:
+            data = data.crop(start, end)
+        except ValueError as exc:
+            raise UserError(f"--start/--end: {exc}") from None
+    return data
 
 
 def _uses_dataset(diagram: Diagram) -> bool:

@@ -23,5 +23,6 @@ from blocks.library.sources import GrfSource, ReferenceSource
 from blocks.library.walking import FeedbackEnable, GroundContact, ReferenceMotion, TrunkBalance
 
 __all__ = ["BipedKinematics", "Constant", "FeedbackEnable", "FiveLinkDynamics", "Function", "Gain", "GroundContact",
-           "GrfSource", "ReferenceMotion", "Integrator", "Mux", "NetTorqueEstimator", "PID", "PhaseDetector", "ReferenceSource", "Scope",
-           "Selector", "StateSpace", "Step", "Sum", "TorqueSwitch", "TrunkBalance", "UnitDelay"]
+           "GrfSource", "Integrator", "Mux", "NetTorqueEstimator", "PID", "PhaseDetector", "ReferenceMotion",
+           "ReferenceSource", "Scope", "Selector", "StateSpace", "Step", "Sum", "TorqueSwitch", "TrunkBalance",
+           "UnitDelay"]

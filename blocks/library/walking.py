@@ -21,7 +21,8 @@ answers one of these, and each can be switched off to measure what it does.
     recorded GRF and what the model needs; its size (output ``corr``; ``contact_corr_bw_rms``
     in ``summary.json``) measures how consistent data and model are. Measured on the
     bundled sets: a soft contact (K = 2e4 N/m) lets the foot slide and the walker fall
-    within 3 s; K = 2e5 N/m with C = 3e3 N s/m holds it within about 1 cm. It is a
+    within 3 s; K = 1e5 N/m with C = 1e3 N s/m holds it within about 1 cm (a larger C puts
+    RK4 at dt = 1 ms at its stability limit on the shank mode, about 67 Hz). It is a
     feedthrough block, evaluated inside the RK4 stages.
 
 ``ReferenceMotion`` -- what the reference motion needs, and where its feet are
@@ -80,13 +81,15 @@ def _clip(v: float, lim: float) -> float:
 class GroundContact(Block):
     """Recorded GRF plus a stance-foot spring-damper to the reference footprint (module docstring)."""
 
-    params = {"k_x": P(2.0e5, min=0.0, max=1e7, unit="N/m", description="horizontal stiffness"),
-              "c_x": P(3.0e3, min=0.0, max=1e5, unit="N*s/m", description="horizontal damping"),
+    params = {"k_x": P(1.0e5, min=0.0, max=1e7, unit="N/m", description="horizontal stiffness"),
+              "c_x": P(1.0e3, min=0.0, max=1e5, unit="N*s/m", description="horizontal damping"),
               "k_y": P(1.0e5, min=0.0, max=1e7, unit="N/m", description="vertical stiffness"),
-              "c_y": P(3.0e3, min=0.0, max=1e5, unit="N*s/m", description="vertical damping"),
+              "c_y": P(1.0e3, min=0.0, max=1e5, unit="N*s/m", description="vertical damping"),
               "ground_y": P(0.0, min=-1.0, max=1.0, unit="m", description="ground height"),
               "f_max": P(2000.0, min=0.0, max=1e5, unit="N", description="limit on each correction component"),
-              "gain": P(1.0, min=0.0, max=1.0, description="1 = contact on, 0 = recorded GRF only (paper)")}
+              "gain": P(1.0, min=0.0, max=1.0, description="1 = contact on, 0 = recorded GRF only (paper)"),
+              "height": P("ground", choices=("ground", "reference"),
+                          description="hold the stance foot at y = ground_y, or at the reference foot height")}
     inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
               PortSpec("stance", 2, "", "stance flags", ("l", "r")),
               PortSpec("F_rec", 4, "N", "recorded foot forces", GRF_NAMES),
@@ -108,7 +111,8 @@ class GroundContact(Block):
             if stance[s] > 0.5 and p.gain > 0.0:
                 fx, fy, vx, vy = foot_state(q, qd, s, r0, l1, l2)
                 cx = p.gain * _clip(-p.k_x * (fx - ref[2 * s]) - p.c_x * vx, p.f_max)
-                cy = p.gain * _clip(-p.k_y * (fy - p.ground_y) - p.c_y * vy, p.f_max)
+                gy = ref[2 * s + 1] if p.height == "reference" else p.ground_y
+                cy = p.gain * _clip(-p.k_y * (fy - gy) - p.c_y * vy, p.f_max)
             corr[2 * s], corr[2 * s + 1] = cx, cy
             F[2 * s], F[2 * s + 1] = frec[2 * s] + cx, frec[2 * s + 1] + cy
 

@@ -1,0 +1,64 @@
+"""``gaitblocks compare``: run footwear conditions side by side and compare them as the paper does.
+
+Writes ``DIR/compare.csv``, ``DIR/compare.md``, ``DIR/verdict.txt``, ``DIR/summaries.json`` and
+overlay PNGs (``trunk.png``, ``knee.png``, ``grf_vertical.png``) against % gait cycle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from blocks.presets import PRESETS
+
+HELP = "compare datasets (footwear conditions) with the same diagram: metrics table, overlay plots, verdict"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--grf", nargs="+", default=["all"], metavar="NAME|FILE",
+                        help="datasets to compare; 'all' = every bundled dataset (default)")
+    parser.add_argument("--preset", default="default", choices=PRESETS, help="diagram preset (default: default)")
+    parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per condition")
+    parser.add_argument("--workers", type=int, default=None, metavar="K", help="parallel processes (default: cores)")
+    parser.add_argument("--out", type=Path, default=Path("gaitblocks_compare"), metavar="DIR", help="output folder")
+
+
+def _specs(names: list[str]) -> list[str]:
+    if names == ["all"]:
+        from grf_data.registry import list_datasets
+
+        return [d["name"] for d in list_datasets() if d.get("kind", "bundled") == "bundled"]
+    return names
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.comparison import compare, metrics_table, overlay_plots, verdict
+
+    specs = _specs(args.grf)
+
+    def progress(done: int, total: int, name: str) -> None:
+        print(f"[{done}/{total}] {name} done", file=sys.stderr)
+
+    results = compare(specs, preset=args.preset, duration=args.duration, progress=progress, workers=args.workers)
+    table = metrics_table(results)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "compare.csv", "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(table)
+    md = ["| " + " | ".join(table[0]) + " |", "|" + "---|" * len(table[0])]
+    md += ["| " + " | ".join(row) + " |" for row in table[1:]]
+    (out / "compare.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    text = verdict(results)
+    (out / "verdict.txt").write_text(text + "\n", encoding="utf-8")
+    (out / "summaries.json").write_text(json.dumps({r.name: r.summary for r in results}, indent=2, default=str) + "\n",
+                                        encoding="utf-8")
+    overlay_plots(results, out)
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)))
+    print()
+    print(text)
+    return 0 if all(r.ok for r in results) else 1

@@ -1,0 +1,221 @@
+"""Compare view: run several datasets with the same diagram and gains, overlay in % gait cycle.
+
+The work is done by :func:`app.comparison.compare` (the same code as ``gaitblocks compare``)
+in a worker thread, with a progress bar and a Cancel button. The results are overlaid:
+trunk angle, knee angles and vertical GRF (in body weights) against % of the gait cycle,
+and the metrics table (:func:`app.comparison.metrics_table`) sits underneath.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from app.gui.scopes import PALETTE
+from app.gui.session import available_datasets, available_presets
+
+__all__ = ["CompareView", "CompareWorker", "load_compare"]
+
+CompareFn = Callable[..., list[Any]]
+TableFn = Callable[[list[Any]], list[list[str]]]
+PLOTS = (("Trunk angle α", "trunk_deg", "deg"), ("Knee flexion γ (left)", "knee_l_deg", "deg"),
+         ("Knee flexion γ (right)", "knee_r_deg", "deg"), ("Vertical GRF (left)", "grf_ly_bw", "BW"))
+
+
+def load_compare() -> tuple[CompareFn | None, TableFn | None]:
+    """``app.comparison.compare`` and ``metrics_table``, or (None, None) while it is not installed."""
+    try:
+        from app.comparison import compare, metrics_table
+    except ImportError:
+        return None, None
+    return compare, metrics_table
+
+
+class CompareWorker(QtCore.QObject):
+    """Runs ``compare`` off the GUI thread; emits progress and the results (or the error)."""
+
+    progress = QtCore.Signal(int, int, str)
+    finished = QtCore.Signal(object)
+    failed = QtCore.Signal(object)
+
+    def __init__(self, fn: CompareFn, specs: list[str], preset: str, duration: float | None) -> None:
+        super().__init__()
+        self.fn, self.specs, self.preset, self.duration = fn, specs, preset, duration
+        self.cancelled = False
+
+    @QtCore.Slot()
+    def run(self) -> None:
+        try:
+            results = self.fn(self.specs, preset=self.preset, duration=self.duration,
+                              progress=lambda i, n, msg: self.progress.emit(int(i), int(n), str(msg)),
+                              cancel=lambda: self.cancelled)
+        except BaseException as exc:  # reported in the GUI thread
+            self.failed.emit(exc)
+            return
+        self.finished.emit(results)
+
+
+class CompareView(QtWidgets.QWidget):
+    """Choose datasets and a preset, run, and look at the overlays and the metrics table."""
+
+    done = QtCore.Signal()
+    error = QtCore.Signal(object)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None, compare_fn: CompareFn | None = None,
+                 table_fn: TableFn | None = None) -> None:
+        super().__init__(parent)
+        fn, tab = load_compare()
+        self.compare_fn = compare_fn or fn
+        self.table_fn = table_fn or tab
+        self.results: list[Any] = []
+        self._thread: QtCore.QThread | None = None
+        self._worker: CompareWorker | None = None
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(QtWidgets.QLabel("Datasets"))
+        self.checks: dict[str, QtWidgets.QCheckBox] = {}
+        for name in available_datasets():
+            cb = QtWidgets.QCheckBox(name)
+            cb.setChecked(True)
+            self.checks[name] = cb
+            top.addWidget(cb)
+        top.addStretch(1)
+        lay.addLayout(top)
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(QtWidgets.QLabel("preset"))
+        self.preset = QtWidgets.QComboBox()
+        self.preset.addItems(list(available_presets()))
+        top.addWidget(self.preset)
+        top.addWidget(QtWidgets.QLabel("duration"))
+        self.duration = QtWidgets.QDoubleSpinBox()
+        self.duration.setRange(1.0, 120.0)
+        self.duration.setValue(10.0)
+        self.duration.setSuffix(" s")
+        top.addWidget(self.duration)
+        self.run_btn = QtWidgets.QPushButton("Run comparison")
+        self.run_btn.clicked.connect(lambda: self.start(self.selected()))
+        top.addWidget(self.run_btn)
+        top.addStretch(1)
+        lay.addLayout(top)
+        bar = QtWidgets.QHBoxLayout()
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setFormat("%v / %m  %p%")
+        self.status = QtWidgets.QLabel("" if self.compare_fn else
+                                       "The comparison engine (app.comparison) is not installed in this build.")
+        self.cancel_btn = QtWidgets.QPushButton("Cancel")
+        self.cancel_btn.setEnabled(False)
+        self.cancel_btn.clicked.connect(self.cancel)
+        bar.addWidget(self.progress, 1)
+        bar.addWidget(self.cancel_btn)
+        lay.addLayout(bar)
+        lay.addWidget(self.status)
+        self.plots = pg.GraphicsLayoutWidget()
+        self.plots.setBackground("w")
+        self.plot_items: dict[str, pg.PlotItem] = {}
+        for i, (title, key, unit) in enumerate(PLOTS):
+            p = self.plots.addPlot(row=i // 2, col=i % 2)
+            p.setTitle(f"<b>{title}</b> [{unit}]", size="9pt")
+            p.setLabel("bottom", "gait cycle [%]")
+            p.setLabel("left", unit)
+            p.showGrid(x=True, y=True, alpha=0.2)
+            p.addLegend(offset=(4, 2), labelTextSize="7pt")
+            self.plot_items[key] = p
+        lay.addWidget(self.plots, 3)
+        self.table = QtWidgets.QTableWidget()
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        lay.addWidget(self.table, 2)
+
+    def selected(self) -> list[str]:
+        return [n for n, cb in self.checks.items() if cb.isChecked()]
+
+    def start(self, specs: list[str]) -> None:
+        """Run the comparison of ``specs`` in a worker thread."""
+        if self.compare_fn is None:
+            self.status.setText("The comparison engine (app.comparison) is not installed in this build.")
+            return
+        if len(specs) < 1 or self._thread is not None:
+            return
+        self.progress.setRange(0, len(specs))
+        self.progress.setValue(0)
+        self.status.setText(f"running {', '.join(specs)} …")
+        self.run_btn.setEnabled(False)
+        self.cancel_btn.setEnabled(True)
+        self._thread = QtCore.QThread(self)
+        self._worker = CompareWorker(self.compare_fn, specs, self.preset.currentText(), self.duration.value())
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.run)
+        self._worker.progress.connect(self._on_progress)
+        self._worker.finished.connect(self._on_finished)
+        self._worker.failed.connect(self._on_failed)
+        self._thread.start()
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancelled = True
+            self.status.setText("cancelling …")
+
+    def _stop_thread(self) -> None:
+        if self._thread is not None:
+            self._thread.quit()
+            self._thread.wait()
+            self._thread.deleteLater()
+        self._thread, self._worker = None, None
+        self.run_btn.setEnabled(True)
+        self.cancel_btn.setEnabled(False)
+
+    def _on_progress(self, i: int, n: int, msg: str) -> None:
+        self.progress.setRange(0, max(n, 1))
+        self.progress.setValue(i)
+        self.status.setText(msg)
+
+    def _on_failed(self, exc: BaseException) -> None:
+        self._stop_thread()
+        self.status.setText(f"comparison stopped: {exc}")
+        self.error.emit(exc)
+
+    def _on_finished(self, results: list[Any]) -> None:
+        self._stop_thread()
+        self.show_results(results)
+        self.done.emit()
+
+    def show_results(self, results: list[Any]) -> None:
+        """Overlay each condition's mean cycle and fill the metrics table."""
+        self.results = list(results)
+        for key, plot in self.plot_items.items():
+            plot.clear()
+            if plot.legend is not None:
+                plot.legend.clear()
+            for i, r in enumerate(self.results):
+                cyc = r.cycle
+                if key in cyc and "pct" in cyc:
+                    y = np.asarray(cyc[key], dtype=float)
+                    plot.plot(np.asarray(cyc["pct"], dtype=float), y, pen=pg.mkPen(PALETTE[i % len(PALETTE)], width=2),
+                              name=str(r.name))
+        rows = self.table_fn(self.results) if self.table_fn is not None else [["condition"]] + [
+            [str(r.name)] for r in self.results]
+        header, body = rows[0], rows[1:]
+        self.table.setColumnCount(len(header))
+        self.table.setRowCount(len(body))
+        self.table.setHorizontalHeaderLabels([str(h) for h in header])
+        for i, row in enumerate(body):
+            for j, cell in enumerate(row):
+                self.table.setItem(i, j, QtWidgets.QTableWidgetItem(str(cell)))
+        self.table.resizeColumnsToContents()
+        self.status.setText(f"{len(self.results)} condition(s) compared")
+        self.progress.setValue(self.progress.maximum())
+
+    def table_rows(self) -> list[list[str]]:
+        def text(item: QtWidgets.QTableWidgetItem | None) -> str:
+            return item.text() if item is not None else ""
+
+        cols = range(self.table.columnCount())
+        out = [[text(self.table.horizontalHeaderItem(j)) for j in cols]]
+        for i in range(self.table.rowCount()):
+            out.append([text(self.table.item(i, j)) for j in cols])
+        return out

@@ -1,0 +1,286 @@
+"""Scopes: stacked pyqtgraph plots on one shared time axis.
+
+Each :class:`Scope` plots traces ``(signal, column, scale)`` of logged signals; angles are
+shown in degrees (``scale = 180/pi``). The curves are created once per compiled model and
+updated with ``setData`` on views of the recorder (only the visible window while running).
+A shared cursor (``InfiniteLine``) reads out every trace at its time; each scope's title
+carries min / max / mean / RMS of its traces over the visible window.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.gui.session import SimSession
+from app.gui.stick_figure import LEFT, RIGHT
+
+__all__ = ["Scope", "ScopeStack", "Trace", "default_scopes", "trace_stats"]
+
+DEG = 180.0 / math.pi
+PALETTE = ("#1f77b4", "#e8710a", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+
+
+@dataclass
+class Trace:
+    """One curve: column ``col`` of logged signal ``signal`` times ``scale``."""
+
+    label: str
+    signal: str
+    col: int | None
+    scale: float = 1.0
+    color: str = "#1f77b4"
+    dashed: bool = False
+    width: float = 1.6
+
+
+@dataclass
+class ScopeSpec:
+    title: str
+    unit: str
+    traces: list[Trace]
+    shade_stance: bool = False
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def trace_stats(y: np.ndarray) -> tuple[float, float, float, float]:
+    """(min, max, mean, RMS) of finite samples; NaNs if there are none."""
+    y = y[np.isfinite(y)]
+    if y.size == 0:
+        return (math.nan,) * 4
+    return float(y.min()), float(y.max()), float(y.mean()), float(math.sqrt(float(np.mean(y * y))))
+
+
+def default_scopes(s: SimSession) -> list[ScopeSpec]:
+    """The default scopes, located by block type so presets may rename blocks."""
+    q = s.find("FiveLinkDynamics", "q")
+    ref = s.find("ReferenceSource", "angles")
+    est = s.find("NetTorqueEstimator", "tau")
+    sw = s.find("TorqueSwitch", "tau")
+    grf = s.find("GrfSource", "F")
+    pids = {n: f"{n}.u" for n in s.blocks_of_type("PID") if f"{n}.u" in s.signal_names()}
+    pid_hip = next((v for k, v in pids.items() if "hip" in k), None)
+    pid_knee = next((v for k, v in pids.items() if "knee" in k), None)
+    out: list[ScopeSpec] = []
+
+    def angle_scope(title: str, qcols: tuple[int, int], rcols: tuple[int, int]) -> None:
+        tr = []
+        for side, qc, rc, col in (("L", qcols[0], rcols[0], LEFT), ("R", qcols[1], rcols[1], RIGHT)):
+            if q:
+                tr.append(Trace(side, q, qc, DEG, col))
+            if ref:
+                tr.append(Trace(f"{side} ref", ref, rc, DEG, col, dashed=True, width=1.2))
+        out.append(ScopeSpec(title, "deg", tr))
+
+    angle_scope("Hip flexion β", (3, 4), (1, 2))
+    angle_scope("Knee flexion γ", (5, 6), (3, 4))
+    for title, joint, pid in (("Left hip torque", 0, pid_hip), ("Left knee torque", 2, pid_knee)):
+        tr = []
+        if est:
+            tr.append(Trace("estimator", est, joint, 1.0, "#9467bd", dashed=True))
+        if pid:
+            tr.append(Trace("PID", pid, 0, 1.0, "#2ca02c", dashed=True))
+        if sw:
+            tr.append(Trace("applied", sw, joint, 1.0, "#222222", width=2.0))
+        out.append(ScopeSpec(title, "N*m", tr))
+    if grf:
+        out.append(ScopeSpec("Vertical GRF", "N", [Trace("L", grf, 1, 1.0, LEFT), Trace("R", grf, 3, 1.0, RIGHT)],
+                             shade_stance=True))
+        out.append(ScopeSpec("Fore-aft GRF", "N", [Trace("L", grf, 0, 1.0, LEFT), Trace("R", grf, 2, 1.0, RIGHT)],
+                             shade_stance=True))
+    tr = [Trace("α", q, 2, DEG, "#222222", width=2.0)] if q else []
+    if ref:
+        tr.append(Trace("α ref", ref, 0, DEG, "#222222", dashed=True, width=1.2))
+    out.append(ScopeSpec("Trunk angle α", "deg", tr))
+    return out
+
+
+class Scope:
+    """One plot: its traces' curves, stance shading, cursor label and statistics title."""
+
+    def __init__(self, plot: pg.PlotItem, spec: ScopeSpec, bottom: bool) -> None:
+        self.plot, self.spec = plot, spec
+        plot.showGrid(x=False, y=True, alpha=0.15)
+        plot.setLabel("left", spec.unit.replace("*", "·"), **{"font-size": "8pt"})
+        plot.getAxis("left").setWidth(46)
+        plot.setLabel("bottom", "time [s]" if bottom else "")
+        plot.getAxis("bottom").setStyle(showValues=bottom)
+        plot.setClipToView(True)
+        plot.setDownsampling(auto=True, mode="peak")
+        self.shades: list[pg.PlotDataItem] = []
+        if spec.shade_stance:
+            for col in (LEFT, RIGHT):
+                c = QtGui.QColor(col)
+                c.setAlpha(28)
+                item = pg.PlotDataItem(pen=None, fillLevel=0.0, brush=pg.mkBrush(c))
+                plot.addItem(item)
+                item.setDownsampling(ds=1, auto=False)
+                item.setClipToView(False)
+                self.shades.append(item)
+        self.legend = plot.addLegend(offset=(4, 2), labelTextSize="7pt", colCount=4, verSpacing=-6,
+                                     brush=pg.mkBrush(255, 255, 255, 200))
+        self.curves: list[pg.PlotDataItem] = []
+        for tr in spec.traces:
+            self._add_curve(tr)
+        self.cursor = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#d62728", width=1),
+                                      label="", labelOpts={"position": 0.08, "color": "#d62728",
+                                                           "fill": (255, 255, 255, 210), "anchors": [(0, 0), (0, 0)]})
+        plot.addItem(self.cursor, ignoreBounds=True)
+        self.stats: list[tuple[float, float, float, float]] = []
+        self.set_title()
+
+    def _add_curve(self, tr: Trace) -> None:
+        pen = pg.mkPen(tr.color, width=tr.width)
+        if tr.dashed:
+            pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+        curve = self.plot.plot(pen=pen, name=tr.label)
+        self.curves.append(curve)
+
+    def add_trace(self, tr: Trace) -> None:
+        self.spec.traces.append(tr)
+        self._add_curve(tr)
+
+    def set_title(self, text: str = "") -> None:
+        unit = self.spec.unit.replace("*", "·")
+        self.plot.setTitle(f"<b>{self.spec.title}</b> <span style='color:#666'>[{unit}]</span>"
+                           f"<span style='color:#555; font-size:7pt'>&nbsp;&nbsp;{text}</span>", size="8pt")
+
+    def trace_data(self, s: SimSession, tr: Trace, lo: int, hi: int) -> np.ndarray:
+        data = s.recorded(tr.signal)
+        y = data[lo:hi] if tr.col is None or data.ndim == 1 else data[lo:hi, tr.col]
+        return y * tr.scale
+
+    def update(self, s: SimSession, t: np.ndarray, lo: int, hi: int, stance: np.ndarray | None) -> None:
+        for tr, curve in zip(self.spec.traces, self.curves):
+            curve.setData(t, self.trace_data(s, tr, lo, hi))
+        if self.shades and stance is not None and t.size:
+            top = max((float(np.nanmax(np.abs(c.yData))) for c in self.curves if c.yData is not None and
+                       c.yData.size), default=1.0) * 1.05
+            for i, item in enumerate(self.shades):
+                item.setData(t, stance[:, i] * top)
+
+    def update_stats(self, s: SimSession, lo: int, hi: int) -> None:
+        self.stats = [trace_stats(self.trace_data(s, tr, lo, hi)) for tr in self.spec.traces]
+        parts = [f"{tr.label}: {a:.1f}/{b:.1f}/{m:.1f}/{r:.1f}" for tr, (a, b, m, r) in
+                 zip(self.spec.traces, self.stats) if not tr.dashed and math.isfinite(a)][:3]
+        self.set_title(("min/max/mean/RMS " + " · ".join(parts)) if parts else "")
+
+    def read_cursor(self, s: SimSession, tick: int) -> str:
+        vals = []
+        for tr in self.spec.traces:
+            d = s.recorded(tr.signal)
+            if 0 <= tick < d.shape[0]:
+                v = (d[tick] if d.ndim == 1 or tr.col is None else d[tick, tr.col]) * tr.scale
+                vals.append(f"{tr.label} {float(v):.2f}")
+        return "  ".join(vals)
+
+
+class ScopeStack(pg.GraphicsLayoutWidget):
+    """Stacked scopes sharing one time axis (``setXLink``) and one cursor time."""
+
+    cursor_moved = QtCore.Signal(float)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None, window_s: float = 4.0) -> None:
+        super().__init__(parent)
+        self.setBackground("w")
+        self.window_s = window_s
+        self.scopes: list[Scope] = []
+        self.session: SimSession | None = None
+        self._cursor_t = 0.0
+        self._frames = 0
+        self.follow = True
+        self.ci.layout.setSpacing(0)
+        self.ci.setContentsMargins(2, 2, 8, 2)
+
+    def bind(self, s: SimSession, specs: list[ScopeSpec] | None = None) -> None:
+        """(Re)create the scopes for session ``s`` (after every compile, never per frame)."""
+        self.session = s
+        self.clear()
+        self.scopes = []
+        specs = specs if specs is not None else default_scopes(s)
+        for i, spec in enumerate(specs):
+            plot = self.addPlot(row=i, col=0)
+            scope = Scope(plot, spec, bottom=i == len(specs) - 1)
+            if self.scopes:
+                plot.setXLink(self.scopes[0].plot)
+            scope.cursor.sigPositionChanged.connect(self._on_cursor)
+            self._extend_menu(plot, i)
+            self.scopes.append(scope)
+
+    def _extend_menu(self, plot: pg.PlotItem, index: int) -> None:
+        assert self.session is not None
+        menu = plot.getViewBox().menu.addMenu("Add signal")
+        for name in self.session.signal_names():
+            labels = self.session.labels(name)
+            sub = menu.addMenu(name)
+            for col, lab in enumerate(labels):
+                act = sub.addAction(lab)
+                act.triggered.connect(self._adder(index, name, col))
+
+    def _adder(self, index: int, name: str, col: int) -> Callable[[], None]:
+        def add() -> None:
+            self.add_signal(index, name, col)
+
+        return add
+
+    def add_signal(self, index: int, name: str, col: int) -> Trace:
+        """Add column ``col`` of logged signal ``name`` to scope ``index`` (-1 = a new scope)."""
+        assert self.session is not None
+        s = self.session
+        unit = s.unit(name)
+        scale = DEG if unit.strip() == "rad" else 1.0
+        label = f"{name}[{s.labels(name)[col]}]"
+        tr = Trace(label, name, col, scale, PALETTE[len(label) % len(PALETTE)])
+        if index < 0 or index >= len(self.scopes):
+            specs = [sc.spec for sc in self.scopes] + [ScopeSpec(name, "deg" if scale != 1.0 else unit or "-", [tr])]
+            self.bind(s, specs)
+        else:
+            self.scopes[index].add_trace(tr)
+        self.refresh(full=True)
+        return tr
+
+    def _on_cursor(self, line: pg.InfiniteLine) -> None:
+        t = float(line.value())
+        if abs(t - self._cursor_t) > 1e-12:
+            self.set_cursor(t)
+            self.cursor_moved.emit(t)
+
+    def set_cursor(self, t: float) -> None:
+        """Move every scope's cursor to ``t`` [s] and update the read-outs."""
+        self._cursor_t = t
+        s = self.session
+        if s is None:
+            return
+        tick = int(round((t - s.runner.t0) / s.dt))
+        for sc in self.scopes:
+            sc.cursor.blockSignals(True)
+            sc.cursor.setValue(t)
+            sc.cursor.blockSignals(False)
+            sc.cursor.label.setText(f"t={t:.3f} s  " + sc.read_cursor(s, tick))
+
+    def refresh(self, full: bool = False, stats: bool = False) -> None:
+        """Push recorded data into the curves: the last ``window_s`` seconds, or all of it."""
+        s = self.session
+        if s is None or not self.scopes:
+            return
+        t_all = s.recorded_time()
+        n = t_all.size
+        lo = 0 if full else max(0, n - int(round(self.window_s / s.dt)) - 1)
+        t = t_all[lo:n]
+        stance_name = s.find("PhaseDetector", "stance")
+        stance = s.recorded(stance_name)[lo:n] if stance_name else None
+        for sc in self.scopes:
+            sc.update(s, t, lo, n, stance)
+        self._frames += 1
+        if stats or self._frames % 10 == 0:
+            for sc in self.scopes:
+                sc.update_stats(s, lo, n)
+        if self.follow and n:
+            t_end = float(t_all[-1])
+            self.scopes[0].plot.setXRange(max(t_all[0], t_end - self.window_s), max(t_end, t_all[0] + 0.2),
+                                          padding=0.0)

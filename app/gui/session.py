@@ -1,0 +1,436 @@
+"""The one adapter between the GUI and the block-diagram engine (no Qt in this module).
+
+Every call the GUI makes into ``blocks`` goes through :class:`SimSession`, so only this
+module follows engine changes. A session holds:
+
+* the diagram as displayed and run (the loaded file with the preset applied; the UI fields
+  carry the block positions of the canvas);
+* the dataset spec (bundled name or file) and the preset name;
+* a compiled model and its :class:`~blocks.runner.Runner`, stepped within a wall-clock budget
+  per GUI frame (:meth:`SimSession.advance_frame`);
+* snapshots every ``snapshot_every`` seconds of simulated time, for the timeline
+  (:meth:`SimSession.rewind`);
+* the failure, if the run blew up (``error``: block, port, time, value), with the results
+  recorded up to it kept.
+
+Session files (``*.gbsession.json``)::
+
+    {"format": "gaitblocks-session", "version": 1, "diagram": {<diagram file>},
+     "dataset": str, "preset": str, "gains": {"block.param": value}, "view": {...}}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from blocks import Diagram, ParamSpec, Runner, SimulationError, Snapshot, compile_diagram
+from blocks.core import BlockError, DiagramError
+from models.errors import DataFormatError, UserError
+from models.params import G_EARTH
+
+__all__ = ["DEFAULT_DIAGRAM", "GAIN_NAMES", "SESSION_FORMAT", "SimSession", "available_datasets", "available_presets",
+           "default_dataset"]
+
+DEFAULT_DIAGRAM = Path(__file__).resolve().parents[2] / "assets" / "diagrams" / "grf_walk.json"
+SESSION_FORMAT = "gaitblocks-session"
+SESSION_VERSION = 1
+GAIN_NAMES = ("kp", "ki", "kd")
+
+
+def diagram_value(diagram: Diagram, ref: str) -> Any:
+    """Value of ``block.param`` in the diagram: explicit, else the ``ParamSpec`` default."""
+    block, param = ref.split(".")
+    return diagram.blocks[block].params.get(param, diagram.param_spec(ref).default)
+
+
+def _registry() -> Any:
+    from blocks.datasets import dataset_registry
+
+    return dataset_registry()
+
+
+def available_datasets() -> list[str]:
+    """Bundled dataset names (``grf_data.registry.list_datasets``), or the built-in demo."""
+    reg = _registry()
+    if reg is None:
+        return ["demo"]
+    try:
+        names = [str(d["name"]) for d in reg.list_datasets()]
+    except (AttributeError, KeyError, TypeError):
+        names = []
+    return names or ["demo"]
+
+
+def default_dataset() -> str:
+    from blocks.datasets import default_dataset_name
+
+    return default_dataset_name()
+
+
+def available_presets() -> tuple[str, ...]:
+    try:
+        from blocks.presets import PRESETS
+    except ImportError:
+        return ("default", "paper")
+    return tuple(PRESETS)
+
+
+def apply_preset(diagram: Diagram, name: str) -> Diagram:
+    """``blocks.presets.apply_preset`` when it exists; without it, or for ``name = ""``, the
+    diagram is used as is."""
+    if not name:
+        return diagram.copy()
+    try:
+        from blocks.presets import apply_preset as _apply
+    except ImportError:
+        if name not in available_presets():
+            raise UserError(f"unknown preset {name!r}; known: {', '.join(available_presets())}") from None
+        return diagram.copy()
+    result: Diagram = _apply(diagram, name)
+    return result
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What stopped a run: message, block, port, time [s], value."""
+
+    message: str
+    block: str | None = None
+    port: str | None = None
+    t: float | None = None
+    value: Any = None
+
+    def text(self) -> str:
+        where = ", ".join(s for s in (f"block '{self.block}'" if self.block else "",
+                                      f"port '{self.port}'" if self.port else "",
+                                      f"t = {self.t:.3f} s" if self.t is not None else "",
+                                      f"value = {self.value}" if self.value is not None else "") if s)
+        return f"{self.message}\n({where})" if where else self.message
+
+
+@dataclass
+class FrameStats:
+    """Figures of the last frame: ticks stepped, wall time spent [s]."""
+
+    ticks: int = 0
+    wall_s: float = 0.0
+    history: list[tuple[float, float]] = field(default_factory=list)  # (wall, sim time) pairs
+
+
+class SimSession:
+    """A diagram + dataset + preset, compiled and stepped for the GUI.
+
+    Parameters
+    ----------
+    diagram : Diagram or path, optional
+        Default: ``assets/diagrams/grf_walk.json``.
+    dataset : str
+        Bundled name or file; ``""`` = the diagram's dataset or the registry default.
+    preset : str
+        ``"default"`` or ``"paper"`` (``blocks.presets``), applied to a copy of the diagram;
+        ``""`` runs the diagram as it is.
+    t_end : float, optional
+        Simulated end time [s]; default the diagram's solver ``t_end``.
+    snapshot_every : float
+        Simulated seconds between timeline snapshots.
+    """
+
+    def __init__(self, diagram: Diagram | str | Path | None = None, dataset: str = "", preset: str = "default",
+                 t_end: float | None = None, snapshot_every: float = 0.1, apply: bool = True) -> None:
+        source = diagram if isinstance(diagram, Diagram) else Diagram.load(diagram or DEFAULT_DIAGRAM)
+        self.preset = preset
+        self.source = source.copy()
+        self.diagram = apply_preset(source, preset) if apply else source.copy()
+        self.dataset = dataset or self.diagram.dataset or default_dataset()
+        self.t_end = float(t_end) if t_end is not None else self.diagram.solver.t_end
+        self.snapshot_every = snapshot_every
+        self.error: Failure | None = None
+        self.frame = FrameStats()
+        self.generation = 0
+        self._build()
+
+    # ----------------------------------------------------------- building
+    def _build(self) -> None:
+        """Compile the diagram on the dataset (raises before touching the current run)."""
+        model = compile_diagram(self.diagram, dataset=self.dataset, t_end=self.t_end)
+        runner = Runner(model, capacity=1024)
+        runner.recorder.reserve(runner.ticks_until(self.t_end) + 2)
+        self.model, self.runner = model, runner
+        self.error = None
+        self.snapshots: dict[int, Snapshot] = {0: runner.snapshot()}
+        self._snap_ticks = max(1, int(round(self.snapshot_every / model.dt)))
+        self.generation += 1
+        self._record_current()
+
+    def rebuild(self) -> None:
+        """Recompile after a structural change (the run restarts from t0)."""
+        self._build()
+
+    def set_dataset(self, spec: str) -> None:
+        """Switch dataset. A bad file raises ``DataFormatError``/``UserError`` and changes nothing."""
+        old = self.dataset
+        self.dataset = spec
+        try:
+            self._build()
+        except BaseException:
+            self.dataset = old
+            raise
+
+    def set_preset(self, name: str, source: Diagram | None = None) -> None:
+        """Apply preset ``name`` to ``source`` (default: the diagram as loaded) and recompile."""
+        new = apply_preset(source if source is not None else self.source, name)
+        old_d, old_p = self.diagram, self.preset
+        self.diagram, self.preset = new, name
+        try:
+            self._build()
+        except BaseException:
+            self.diagram, self.preset = old_d, old_p
+            raise
+
+    def load_diagram(self, path: str | Path) -> None:
+        """Load a diagram file (preset not re-applied: the file is run as saved)."""
+        new = Diagram.load(path)
+        old = self.diagram, self.source
+        self.diagram, self.source = new, new.copy()
+        try:
+            self._build()
+        except BaseException:
+            self.diagram, self.source = old
+            raise
+
+    # ----------------------------------------------------------- stepping
+    @property
+    def time(self) -> float:
+        return float(self.runner.time)
+
+    @property
+    def tick(self) -> int:
+        return int(self.runner.tick)
+
+    @property
+    def dt(self) -> float:
+        return float(self.model.dt)
+
+    @property
+    def finished(self) -> bool:
+        return self.runner.ticks_until(self.t_end) <= 0
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+    def step(self, n: int = 1) -> int:
+        """Advance ``n`` ticks (fewer at the end or on a failure); returns ticks done."""
+        n = min(int(n), self.runner.ticks_until(self.t_end))
+        done = 0
+        while done < n and self.error is None:
+            k = self.runner.tick
+            chunk = min(n - done, self._snap_ticks - (k % self._snap_ticks))
+            try:
+                self.runner.advance(chunk)
+            except SimulationError as exc:
+                self.error = Failure(str(exc), exc.block, exc.port, exc.t, exc.value)
+                done += self.runner.tick - k
+                break
+            done += chunk
+            if self.runner.tick % self._snap_ticks == 0:
+                self.snapshots[self.runner.tick] = self.runner.snapshot()
+        self._record_current()
+        return done
+
+    def _record_current(self) -> None:
+        """Record the current tick's outputs too, so the views show the state at ``time``.
+
+        ENGINE GAP: the runner records tick ``k`` at the start of step ``k``; ``Runner.results()``
+        records the current tick but copies every signal. Until the runner offers a public
+        ``record_current()``, this calls the same two steps ``results()`` uses."""
+        r = self.runner
+        if self.error is not None or not hasattr(r, "_outputs"):
+            return
+        try:
+            r._outputs(r.time, r.tick)
+        except SimulationError as exc:
+            self.error = Failure(str(exc), exc.block, exc.port, exc.t, exc.value)
+            return
+        r.recorder.record(r.tick, r.sig)
+
+    def advance_frame(self, budget_s: float, speed: float | None, wall_dt: float) -> int:
+        """Step for one GUI frame: ``speed`` x real time over ``wall_dt`` wall seconds, or as
+        many ticks as fit in ``budget_s`` when ``speed`` is None. Never exceeds ``budget_s``."""
+        start = time.perf_counter()
+        want = (10**9 if speed is None else max(1, int(round(speed * wall_dt / self.dt))))
+        done, chunk = 0, 5
+        while done < want and not self.finished and self.error is None:
+            done += self.step(min(chunk, want - done))
+            elapsed = time.perf_counter() - start
+            left = budget_s - elapsed
+            if left <= 0:
+                break
+            chunk = max(1, min(500, int(0.8 * left * done / max(elapsed, 1e-6))))
+        self.frame.ticks, self.frame.wall_s = done, time.perf_counter() - start
+        return done
+
+    def reset(self) -> None:
+        """Start again from t0 with the current parameter values (recompiles)."""
+        self._build()
+
+    def rewind(self, t: float) -> None:
+        """Return the run to time ``t`` (nearest snapshot at or before it, then step forward)."""
+        target = min(max(0, int(round((t - self.runner.t0) / self.dt))), self.runner.recorder.length - 1)
+        base = max(k for k in self.snapshots if k <= target)
+        self.runner.restore(self.snapshots[base])
+        self.snapshots = {k: s for k, s in self.snapshots.items() if k <= base}
+        self.error = None
+        self.step(target - base)
+        for ref, value in self.runner.registry.values().items():
+            if self.runner.registry.spec(ref).tunable and diagram_value(self.diagram, ref) != value:
+                self.diagram.set_param(ref, value)
+
+    # ----------------------------------------------------------- reading
+    def signal_names(self) -> list[str]:
+        return list(self.runner.recorder.names)
+
+    def recorded_time(self) -> np.ndarray:
+        return self.runner.recorder.time()
+
+    def recorded(self, name: str) -> np.ndarray:
+        """Samples of a logged signal so far: (n,) or (n, size) read-only view."""
+        return self.runner.recorder.view(name)
+
+    def labels(self, name: str) -> tuple[str, ...]:
+        return self.runner.recorder.labels[name]
+
+    def unit(self, name: str) -> str:
+        return self.runner.recorder.units[name]
+
+    def latest(self, ref: str) -> np.ndarray:
+        """Current value of an output ``block.port`` or input (the output driving it)."""
+        m = self.model
+        src = ref if ref in m.out_slot else m.in_source.get(ref, ref)
+        if src not in m.out_slot:
+            raise KeyError(ref)
+        off, size = m.out_slot[src]
+        return self.runner.sig[off: off + size].copy()
+
+    def find(self, type_name: str, port: str) -> str | None:
+        """First logged ``block.port`` whose block has type ``type_name`` (presets may rename blocks)."""
+        for name, entry in self.diagram.blocks.items():
+            if entry.type == type_name and f"{name}.{port}" in self.runner.recorder.columns:
+                return f"{name}.{port}"
+        return None
+
+    def blocks_of_type(self, type_name: str) -> list[str]:
+        return [n for n, e in self.diagram.blocks.items() if e.type == type_name]
+
+    def block_ports(self, name: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """Resolved (inputs, outputs) ``PortSpec`` tuples of a block."""
+        return self.model.inputs[name], self.model.outputs[name]
+
+    def block_type(self, name: str) -> str:
+        return self.diagram.blocks[name].type
+
+    def body_weight_n(self) -> float:
+        return float(self.model.ctx.biped_params.total_mass) * G_EARTH
+
+    def biped_params(self) -> Any:
+        return self.model.ctx.biped_params
+
+    def events(self) -> list[dict[str, Any]]:
+        return list(self.runner.events)
+
+    def results(self) -> Any:
+        return self.runner.results()
+
+    # ----------------------------------------------------------- parameters
+    def param_specs(self, block: str) -> dict[str, ParamSpec]:
+        return dict(self.diagram.instantiate(block).params)
+
+    def param_value(self, ref: str) -> Any:
+        return self.runner.registry.get(ref)
+
+    def set_param(self, ref: str, value: Any) -> bool:
+        """Set ``block.param``. Tunable: queued for the next step (returns False). Structural:
+        written into the diagram and recompiled, restarting the run (returns True)."""
+        spec = self.diagram.param_spec(ref)
+        if spec.tunable:
+            self.runner.registry.set(ref, value)
+            self.diagram.set_param(ref, value)
+            return False
+        old = self.diagram.to_dict()
+        self.diagram.set_param(ref, value)
+        try:
+            self._build()
+        except (UserError, BlockError, DiagramError):
+            self.diagram = Diagram.from_dict(old)
+            self._build()
+            raise
+        return True
+
+    def param_log(self) -> list[dict[str, Any]]:
+        """Applied live changes ``{"t", "name", "old", "new"}``."""
+        return [c.to_dict() for c in self.runner.registry.log]
+
+    def tunable_params(self, type_name: str, names: tuple[str, ...]) -> dict[str, Any]:
+        out = {}
+        for block in self.blocks_of_type(type_name):
+            for p in names:
+                out[f"{block}.{p}"] = self.runner.registry.get(f"{block}.{p}")
+        return out
+
+    # ----------------------------------------------------------- files
+    def set_block_position(self, name: str, x: float, y: float) -> None:
+        self.diagram.set_position(name, x, y)
+
+    def block_positions(self) -> dict[str, tuple[float, float]]:
+        pos = self.diagram.ui.get("blocks", {})
+        return {n: (float(v["x"]), float(v["y"])) for n, v in pos.items() if n in self.diagram.blocks}
+
+    def save_diagram(self, path: str | Path) -> None:
+        self.diagram.save(path)
+
+    def to_dict(self, view: dict[str, Any] | None = None) -> dict[str, Any]:
+        gains = {f"{b}.{p}": diagram_value(self.diagram, f"{b}.{p}") for b in self.blocks_of_type("PID")
+                 for p in GAIN_NAMES}
+        return {"format": SESSION_FORMAT, "version": SESSION_VERSION, "diagram": self.diagram.to_dict(),
+                "dataset": self.dataset, "preset": self.preset, "t_end": self.t_end, "gains": gains,
+                "view": dict(view or {})}
+
+    def save(self, path: str | Path, view: dict[str, Any] | None = None) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(view), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> tuple[SimSession, dict[str, Any]]:
+        """Read a session file; returns the session and its ``view`` dict."""
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise DataFormatError(f"cannot read session: {exc.strerror}", path=path) from None
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+        if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
+            raise DataFormatError(f"not a gaitblocks session file (format must be {SESSION_FORMAT!r})", path=path)
+        if data.get("version") != SESSION_VERSION:
+            raise DataFormatError(f"session version {data.get('version')!r} is not supported", path=path)
+        try:
+            diagram = Diagram.from_dict(data["diagram"])
+            for ref, value in dict(data.get("gains", {})).items():
+                if diagram_value(diagram, ref) != value:
+                    diagram.set_param(ref, value)
+            t_end = data.get("t_end")
+            s = cls(diagram, str(data.get("dataset", "")), str(data.get("preset", "default")),
+                    t_end=float(t_end) if isinstance(t_end, (int, float)) and math.isfinite(t_end) else None,
+                    apply=False)
+        except KeyError as exc:
+            raise DataFormatError(f"session file lacks field {exc}", path=path) from None
+        except (DiagramError, BlockError) as exc:
+            raise DataFormatError(str(exc), path=path) from None
+        view = data.get("view", {})
+        return s, view if isinstance(view, dict) else {}

@@ -1,0 +1,41 @@
+"""GUI test fixtures: an offscreen main window over a short run, settings in a temporary file."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6 import QtCore  # noqa: E402
+
+from app.gui.main_window import MainWindow  # noqa: E402
+from app.gui.session import SimSession  # noqa: E402
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QtCore.QSettings:
+    return QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def window(qtbot, settings: QtCore.QSettings) -> Iterator[MainWindow]:
+    """The main window on the default diagram and dataset, 2.5 s long, as fast as possible."""
+    win = MainWindow(SimSession(t_end=2.5), settings=settings)
+    qtbot.addWidget(win)
+    win.show()
+    win.controls.speed.setCurrentIndex(win.controls.speed.count() - 1)
+    yield win
+    win.errors.close_all()
+    win.close()
+
+
+def run_until(qtbot, win: MainWindow, t: float) -> None:
+    """Press Run and let the timer step until the session reaches ``t`` (or stops)."""
+    win.session.t_end = t
+    win.set_running(True)
+    qtbot.waitUntil(lambda: win.session.time >= t - 1e-9 or not win.running, timeout=30000)
+    win.set_running(False)
