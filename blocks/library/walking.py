@@ -39,6 +39,10 @@ answers one of these, and each can be switched off to measure what it does.
 
     A positive hip torque turns the thigh counter-clockwise and the trunk clockwise (forward),
     so a trunk leaning too far forward gets a negative (extending) hip torque. N m.
+
+``TrunkBalance`` and ``ReferenceMotion`` are sampled blocks like the PIDs: their outputs are
+computed once per sample (``ts``, default every solver tick) and held through the RK4 stages,
+so only the physics (GRF source, contact, dynamics) is re-evaluated inside a step.
 """
 
 from __future__ import annotations
@@ -127,6 +131,10 @@ class TrunkBalance(Block):
               PortSpec("ref_rate", 5, "rad/s", "reference rates", ANGLE_NAMES),
               PortSpec("stance", 2, "", "stance flags", ("l", "r")))
     outputs = (PortSpec("tau", 4, "N*m", "hip torques of the stance legs", TAU_NAMES),)
+    discrete = True
+
+    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
+        """No state: the block is sampled only so that its output is held between ticks."""
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         e = float(u[0][2] - u[2][0])
@@ -180,6 +188,10 @@ class ReferenceMotion(Block):
     outputs = (PortSpec("tau", 4, "N*m", "reference inverse-dynamics torques", TAU_NAMES),
                PortSpec("feet", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")))
     time_varying = True
+    discrete = True
+
+    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
+        """No state: the block is sampled only so that its output is held between ticks."""
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         if "_tab" in p.__dict__:

@@ -27,27 +27,39 @@ forward axis upward: it is a *backward* rotation in the sagittal plane):
 =====================  =========================================================
 DESIGN angle           from OpenSim coordinates
 =====================  =========================================================
-alpha (trunk, fwd +)   −(pelvis_tilt + lumbar_extension)   (torso segment angle)
-beta (thigh vs trunk)  hip_flexion − lumbar_extension
+alpha (trunk, fwd +)   lean of the hip → HAT-CoM line (below, :func:`hat_lean`)
+beta (thigh vs trunk)  pelvis_tilt + hip_flexion + alpha
 gamma (knee flexion)   −knee_angle
 =====================  =========================================================
 
-Why: the torso's absolute rotation about z is ``pelvis_tilt + lumbar_extension`` (the lumbar
-joint sits on the pelvis), and a positive rotation leans it backward, so forward lean is its
-negative. The thigh's absolute forward swing is ``pelvis_tilt + hip_flexion``; beta is the
-thigh relative to the trunk line, ``beta = thigh_forward + alpha`` (DESIGN: thigh angle from
-the downward vertical ``θ1 = alpha − beta``), which gives ``hip_flexion − lumbar_extension``.
+Why: the five-link trunk is the HAT (pelvis + torso), a rigid link from the hip joint to the
+HAT centre of mass, so alpha is the lean of that line, not of OpenSim's torso frame. With the
+generic gait2392 / gait10dof18musc geometry (pelvis frame, m: hip centre (−0.0707, −0.0661),
+lumbar joint (−0.1007, 0.0815), pelvis CoM (−0.0707, 0); torso CoM (−0.03, 0.32) in the torso
+frame; masses 11.777 and 34.2366 kg) the HAT CoM is found with the torso turned by
+``lumbar_extension`` and the whole turned by ``pelvis_tilt``; ``alpha = atan2(v_x, v_y)`` of
+the hip → HAT-CoM vector ``v``. At zero angles that line leans 7.0° back from the torso frame's
+y axis; a subject's scaled model is assumed to keep these proportions. The thigh's absolute
+forward swing is ``pelvis_tilt + hip_flexion``; beta is the thigh relative to the trunk line,
+``beta = thigh_forward + alpha`` (DESIGN: thigh angle from the downward vertical
+``θ1 = alpha − beta``).
 Checked on ``subject01_walk_IK.mot`` against the markers of ``subject01_walk1.trc``:
 with ``+pelvis_tilt`` in the thigh angle the predicted heel-to-pelvis distance fits the
 markers (r = 0.999, bias 8 cm from the rough hip-centre estimate) better than with
-``−pelvis_tilt`` (bias 12 cm the other way). That trial's alpha is 13.1° forward on average
-(7.4–16.5°). Caution: the line from the estimated hip centres to the acromion markers of
-the same trial leans only −1° on average (−2.6…+0.9°): alpha from IK is the lean of the
-OpenSim *torso frame*, which is not the shoulder line. Where the trunk posture matters,
-take alpha from markers (:mod:`models.gaitdata.angles`).
+``−pelvis_tilt`` (bias 12 cm the other way). The torso frame of that trial leans 13.1° forward on
+average, but its lumbar joint is flexed 21° and sits behind the hip, so the HAT line is upright:
+−1.08° on average, against −0.96° for the independent line from the estimated hip centres to
+the acromion markers of the same trial.
 """
 
 from __future__ import annotations
+
+# generic gait2392 / gait10dof18musc geometry (pelvis and torso frames, m) and masses (kg)
+_HIP_C = (-0.0707, -0.0661)
+_LUMBAR = (-0.1007, 0.0815)
+_PELVIS_COM = (-0.0707, 0.0)
+_TORSO_COM = (-0.03, 0.32)
+_M_PELVIS, _M_TORSO = 11.777, 34.2366
 
 import re
 from dataclasses import dataclass, field
@@ -237,7 +249,7 @@ def angles_from_table(table: StoTable) -> KinematicsRecord:
 
     tilt = coord("pelvis_tilt", False)
     lumbar = coord("lumbar_extension", False)
-    alpha = -(tilt + lumbar)
+    alpha = hat_lean(tilt, lumbar)
     cols = [alpha]
     for part in ("hip_flexion", "knee_angle"):
         for side in ("l", "r"):
@@ -245,10 +257,25 @@ def angles_from_table(table: StoTable) -> KinematicsRecord:
                 raise DataFormatError(f"missing foot: no hip_flexion_{side} column", path=path,
                                       channel=f"hip_flexion_{side}")
             v = coord(f"{part}_{side}", True)
-            cols.append(v - lumbar if part == "hip_flexion" else -v)
+            cols.append(tilt + v + alpha if part == "hip_flexion" else -v)
     angles = np.column_stack(cols)
-    channels = {"alpha": "-(pelvis_tilt + lumbar_extension)",
-                "beta_l": "hip_flexion_l - lumbar_extension", "beta_r": "hip_flexion_r - lumbar_extension",
+    channels = {"alpha": "lean of the hip -> HAT CoM line (pelvis_tilt, lumbar_extension, gait2392 geometry)",
+                "beta_l": "pelvis_tilt + hip_flexion_l + alpha", "beta_r": "pelvis_tilt + hip_flexion_r + alpha",
                 "gamma_l": "-knee_angle_l", "gamma_r": "-knee_angle_r"}
     return KinematicsRecord(t=table.t.copy(), angles=angles, path=path, fmt="opensim-ik",
                             rate_hz=table.rate_hz, channels=channels, warnings=warnings)
+
+
+def hat_lean(tilt: np.ndarray, lumbar: np.ndarray) -> np.ndarray:
+    """Forward lean [rad] of the hip -> HAT-CoM line from ``pelvis_tilt`` and ``lumbar_extension`` [rad].
+
+    Rotations are counter-clockwise seen from the subject's right (OpenSim z); see the module doc.
+    """
+    c, s = np.cos(lumbar), np.sin(lumbar)
+    tx = _LUMBAR[0] + c * _TORSO_COM[0] - s * _TORSO_COM[1]
+    ty = _LUMBAR[1] + s * _TORSO_COM[0] + c * _TORSO_COM[1]
+    m = _M_PELVIS + _M_TORSO
+    vx = (_M_PELVIS * _PELVIS_COM[0] + _M_TORSO * tx) / m - _HIP_C[0]
+    vy = (_M_PELVIS * _PELVIS_COM[1] + _M_TORSO * ty) / m - _HIP_C[1]
+    ct, st = np.cos(tilt), np.sin(tilt)
+    return np.arctan2(ct * vx - st * vy, st * vx + ct * vy)

@@ -27,7 +27,7 @@ def test_run_default_diagram_on_demo_data(tmp_path: Path, capsys: pytest.Capture
     assert SUMMARY_KEYS <= set(summary)
     assert summary["status"] == "ok" and summary["steps"] == 500
     assert summary["t_end_reached"] == pytest.approx(0.5)
-    assert summary["params"]["pid_hip.kp"] == 300.0 and summary["params"]["pid_knee.kp"] == 500.0
+    assert summary["params"]["pid_hip.kp"] == 300.0 and summary["params"]["pid_knee.kp"] == 800.0
     assert summary["dataset"]["source"] == "demo (synthetic, built-in stand-in)"
     assert any(e["block"] == "phase" and e["to"] == "stance" for e in summary["events"])
     with np.load(out / "results.npz") as npz:

@@ -69,8 +69,9 @@ def test_sample_period_must_be_whole_ticks() -> None:
 def test_default_diagram_plan() -> None:
     ds = sine_dataset()
     m = compile_diagram(build_grf_walk(), resolver=lambda s: ds, t_end=1.0)
-    # only what feeds the dynamics continuously is re-evaluated inside RK4 stages
-    assert m.minor == {"grf"}
+    # only the physics is re-evaluated inside RK4 stages: the recorded GRF, the ground contact
+    # (it reads the state) and the dynamics' outputs; the sampled controllers hold their torques
+    assert m.minor == {"grf", "contact", "body"}
     assert m.x0.size == 14 and m.n_signals == sum(size for _, size in m.out_slot.values())
     order = [b.name for b in m.blocks]
     assert order.index("est") < order.index("switch") and order.index("pid_hip") < order.index("swing_mux")

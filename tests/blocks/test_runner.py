@@ -84,7 +84,7 @@ def test_snapshot_restore_rewinds_exactly() -> None:
     r.advance(100)
     first = r.results()
     r.restore(snap)
-    assert r.registry.get("pid_knee.kp") == 500.0 and r.tick == 150
+    assert r.registry.get("pid_knee.kp") == 800.0 and r.tick == 150
     r.registry.set("pid_knee.kp", 80.0)
     r.advance(100)
     second = r.results()
