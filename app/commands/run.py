@@ -81,6 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
     parser.add_argument("--preset", default=None, choices=PRESETS,
                         help="parameter preset of the default diagram: default (recommended) or paper (as published)")
+    parser.add_argument("--set-file", type=Path, default=None, metavar="FILE",
+                        help='JSON {"set": {"block.param": value}} (e.g. tune best.json), applied before --set')
     parser.add_argument("--set", action="append", default=[], metavar="BLOCK.PARAM=VALUE", dest="sets",
                         help="set a block parameter before compiling (repeatable)")
     parser.add_argument("--out", type=Path, default=Path("gaitblocks_run"), metavar="DIR",
@@ -92,6 +94,14 @@ def load_diagram(args: argparse.Namespace) -> Diagram:
     diagram = Diagram.load(args.diagram if args.diagram is not None else default_diagram_path())
     if getattr(args, "preset", None):
         diagram = apply_preset(diagram, args.preset)
+    if getattr(args, "set_file", None):
+        try:
+            values = json.loads(Path(args.set_file).read_text(encoding="utf-8"))["set"]
+            items = list(values.items())
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise UserError(f"{args.set_file}: not a parameter set file ({exc})") from None
+        for ref, value in items:
+            diagram.set_param(ref, value)
     for item in args.sets:
         if "=" not in item:
             raise UserError(f"--set {item!r}: expected BLOCK.PARAM=VALUE")

@@ -1,0 +1,144 @@
+"""``gaitblocks sweep``: run a parameter grid (or random / Latin-hypercube samples) of a diagram.
+
+Writes ``DIR/sweep.csv`` (one row per run, failed runs included: :mod:`app.tuning.sweep`),
+``DIR/sweep.json`` (axes, objective, best run) and, for two swept parameters,
+``DIR/heatmap_objective.png``. A progress line on stderr shows done/total and the time left;
+Ctrl+C stops the sweep, keeps and writes the finished rows, and exits with code 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from app.tuning.executors import EXECUTORS, make_executor
+from app.tuning.grid import Axis, check_axes, grid_points, lhs_points, parse_axis, random_points
+from app.tuning.objective import parse_objective
+from app.tuning.sweep import Progress, run_sweep, write_csv
+from app.tuning.worker import RunSpec
+from blocks import Diagram
+from blocks.presets import PRESETS
+from models.errors import UserError
+
+HELP = "run a parameter grid or random/LHS samples; write sweep.csv and heat maps"
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    """Options shared by ``sweep`` and ``tune``."""
+    parser.add_argument("--grf", required=True, metavar="NAME|FILE", help="dataset: bundled name or file")
+    parser.add_argument("--diagram", type=Path, default=None, help="diagram JSON file (default: grf_walk.json)")
+    parser.add_argument("--preset", default=None, choices=PRESETS, help="parameter preset applied before --set")
+    parser.add_argument("--set", action="append", default=[], metavar="BLOCK.PARAM=VALUE", dest="sets",
+                        help="fixed parameter for every run (repeatable)")
+    parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per run")
+    parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
+    parser.add_argument("--objective", default="default", metavar="SPEC",
+                        help="default | tracking | weights like track=1,effort=0.1 | metric:COLUMN")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="K",
+                        help="parallel runs (default: the number of cores)")
+    parser.add_argument("--executor", default="process", choices=EXECUTORS,
+                        help="process (concurrent.futures, default), dask, or serial")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common(parser)
+    parser.add_argument("--param", action="append", default=[], metavar="BLOCK.PARAM=LO:HI:N", dest="params",
+                        help="swept parameter: LO:HI:N grid values, LO:HI range (with --samples) or V1,V2,...")
+    parser.add_argument("--samples", type=int, default=None, metavar="N",
+                        help="N sampled points in the box instead of the full grid")
+    parser.add_argument("--sampler", default="lhs", choices=("random", "lhs"), help="sampler for --samples")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sampler")
+    parser.add_argument("--out", type=Path, default=Path("gaitblocks_sweep"), metavar="DIR", help="output folder")
+
+
+def base_diagram(args: argparse.Namespace) -> Diagram:
+    from app.commands.run import load_diagram
+
+    return load_diagram(argparse.Namespace(diagram=args.diagram, preset=args.preset, sets=args.sets))
+
+
+def fixed_sets(args: argparse.Namespace, diagram: Diagram) -> tuple[tuple[str, Any], ...]:
+    """``--set`` items parsed by their ``ParamSpec``."""
+    out = []
+    for item in args.sets:
+        if "=" not in item:
+            raise UserError(f"--set {item!r}: expected BLOCK.PARAM=VALUE")
+        ref, text = (s.strip() for s in item.split("=", 1))
+        out.append((ref, diagram.param_spec(ref).parse(text, f"--set {ref}")))
+    return tuple(out)
+
+
+def check_numbers(args: argparse.Namespace) -> None:
+    for name in ("duration", "dt"):
+        v = getattr(args, name)
+        if v is not None and not (math.isfinite(v) and v > 0):
+            raise UserError(f"--{name} must be a positive number of seconds, got {v}")
+    if args.workers < 1:
+        raise UserError(f"--workers must be at least 1, got {args.workers}")
+    from blocks.datasets import resolve_dataset
+
+    resolve_dataset(args.grf)  # an unknown name or a bad file fails here, once, with its own message
+
+
+def points(args: argparse.Namespace, axes: list[Axis], diagram: Diagram) -> list[dict[str, float]]:
+    if args.samples is None:
+        pts = grid_points(axes)
+    else:
+        if args.samples < 1:
+            raise UserError(f"--samples must be at least 1, got {args.samples}")
+        sampler = lhs_points if args.sampler == "lhs" else random_points
+        pts = sampler(axes, args.samples, args.seed)
+    for p in pts:  # integer parameters get whole values
+        for ref in p:
+            if diagram.param_spec(ref).kind == "int":
+                p[ref] = float(round(p[ref]))
+    return pts
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    check_numbers(args)
+    if not args.params:
+        raise UserError("give at least one --param BLOCK.PARAM=LO:HI:N")
+    axes = [parse_axis(t) for t in args.params]
+    diagram = base_diagram(args)
+    check_axes(axes, diagram)
+    objective = parse_objective(args.objective)
+    fixed = fixed_sets(args, diagram)
+    pts = points(args, axes, diagram)
+    specs = [RunSpec(args.grf, fixed + tuple(p.items()), args.preset, str(args.diagram) if args.diagram else None,
+                     args.duration, args.dt, objective) for p in pts]
+    refs = [a.ref for a in axes]
+    with make_executor(args.executor, min(args.workers, len(specs)), args.scheduler) as ex:
+        outcome = run_sweep(specs, ex, progress=Progress(len(specs), f"sweep ({ex.name} x{ex.workers})"))
+    out: Path = args.out
+    write_csv(outcome.rows, out / "sweep.csv", [r for r, _ in fixed] + refs)
+    ok = [r for r in outcome.rows if r.get("status") == "ok"]
+    best = min(ok, key=lambda r: r["objective"]) if ok else None
+    meta = {"params": [{"ref": a.ref, "lo": a.lo, "hi": a.hi, "values": list(a.values)} for a in axes],
+            "sampler": "grid" if args.samples is None else args.sampler, "seed": args.seed,
+            "objective": objective.describe(), "dataset": args.grf, "preset": args.preset,
+            "duration": args.duration, "runs_planned": outcome.total, "runs_done": len(outcome.rows),
+            "runs_failed": len(outcome.rows) - len(ok), "interrupted": outcome.interrupted,
+            "best": None if best is None else {"run": best["run"], "objective": best["objective"],
+                                               "set": {r: best[r] for r in refs}}}
+    (out / "sweep.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    if len(axes) == 2 and outcome.rows:
+        from app.tuning.plots import heatmap
+
+        heatmap(outcome.rows, refs[0], refs[1], "objective", out / "heatmap_objective.png",
+                grid=args.samples is None, title=f"objective ({objective.describe()})")
+    print(f"{len(outcome.rows)}/{outcome.total} runs, {meta['runs_failed']} failed"
+          + (f", best objective {best['objective']:.4g} at run {best['run']}" if best else "") + f" -> {out}")
+    if outcome.interrupted:
+        print(f"gaitblocks sweep: interrupted; kept {len(outcome.rows)} finished rows of {outcome.total}",
+              file=sys.stderr)
+        return 130
+    return 0

@@ -1,0 +1,153 @@
+"""Where runs execute: this process, a ``concurrent.futures`` process pool, or a Dask cluster.
+
+Every executor offers
+
+* ``imap(fn, items)`` -- a generator of ``(index, result)`` in completion order; closing it
+  (or a ``KeyboardInterrupt``) cancels the runs not started yet;
+* ``map(fn, items)`` -- results in item order (``scipy.optimize.differential_evolution`` uses it
+  as its ``workers`` argument);
+* ``close()``; executors are context managers.
+
+``fn`` must be importable by the worker (a module-level function such as
+:func:`app.tuning.worker.run_one`). Pool workers ignore SIGINT so that Ctrl+C reaches only the
+main process, which then cancels the queue and waits for the runs in flight (at most one per
+worker) before returning the finished rows.
+
+Dask: ``DaskExecutor(scheduler="tcp://host:8786")`` connects to a running scheduler; without an
+address it starts a ``dask.distributed.LocalCluster`` of ``workers`` single-threaded processes;
+``DaskExecutor(client=...)`` uses a client made by the caller (tests use an in-process cluster).
+Every Dask worker needs gaitblocks (and the dataset files named by ``--grf``) installed.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Generator, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from types import TracebackType
+from typing import Any
+
+from models.errors import UserError
+
+__all__ = ["Executor", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "make_executor", "EXECUTORS"]
+
+EXECUTORS = ("serial", "process", "dask")
+
+
+class Executor:
+    """Base class: the serial executor (runs in this process, in order)."""
+
+    name = "serial"
+    workers = 1
+
+    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Generator[tuple[int, Any], None, None]:
+        for i, item in enumerate(items):
+            yield i, fn(item)
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        items = list(items)
+        out: list[Any] = [None] * len(items)
+        for i, res in self.imap(fn, items):
+            out[i] = res
+        return out
+
+    def close(self) -> None:
+        """Release workers."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+SerialExecutor = Executor
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class ProcessExecutor(Executor):
+    """``concurrent.futures.ProcessPoolExecutor`` with ``workers`` processes."""
+
+    name = "process"
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, int(workers))
+        self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint)
+
+    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Generator[tuple[int, Any], None, None]:
+        futures: dict[Future[Any], int] = {self._pool.submit(fn, item): i for i, item in enumerate(items)}
+        pending = set(futures)
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in sorted(done, key=futures.__getitem__):
+                    yield futures[f], f.result()
+        finally:
+            for f in pending:
+                f.cancel()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskExecutor(Executor):
+    """Runs on a ``dask.distributed`` cluster (module docstring)."""
+
+    name = "dask"
+
+    def __init__(self, scheduler: str | None = None, workers: int = 1, client: Any = None) -> None:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise UserError("--executor dask needs the dask extra: pip install 'gaitblocks[dask]'") from None
+        self._own = client is None
+        self._cluster: Any = None
+        if client is not None:
+            self.client = client
+        elif scheduler:
+            try:
+                self.client = Client(scheduler, timeout="10s")
+            except OSError as exc:
+                raise UserError(f"--scheduler {scheduler}: cannot reach the Dask scheduler: {exc}") from None
+        else:
+            self._cluster = LocalCluster(n_workers=max(1, int(workers)), threads_per_worker=1,
+                                         dashboard_address=None)
+            self.client = Client(self._cluster)
+        self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Generator[tuple[int, Any], None, None]:
+        from dask.distributed import as_completed
+
+        futs = self.client.map(fn, list(items), pure=False)
+        index = {f.key: i for i, f in enumerate(futs)}
+        left = set(index)
+        try:
+            for f in as_completed(futs):
+                left.discard(f.key)
+                yield index[f.key], f.result()
+        finally:
+            pending = [f for f in futs if f.key in left]
+            if pending:
+                self.client.cancel(pending)
+
+    def close(self) -> None:
+        if self._own:
+            self.client.close()
+            if self._cluster is not None:
+                self._cluster.close()
+
+
+def make_executor(kind: str, workers: int = 1, scheduler: str | None = None) -> Executor:
+    """``serial`` | ``process`` | ``dask`` (``process`` with one worker runs serially, in this process)."""
+    if kind == "dask":
+        return DaskExecutor(scheduler, workers)
+    if scheduler:
+        raise UserError("--scheduler needs --executor dask")
+    if kind == "process" and workers > 1:
+        return ProcessExecutor(workers)
+    if kind in ("serial", "process"):
+        return Executor()
+    raise UserError(f"unknown executor {kind!r}; known: {', '.join(EXECUTORS)}")
