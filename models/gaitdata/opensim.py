@@ -54,13 +54,6 @@ the acromion markers of the same trial.
 
 from __future__ import annotations
 
-# generic gait2392 / gait10dof18musc geometry (pelvis and torso frames, m) and masses (kg)
-_HIP_C = (-0.0707, -0.0661)
-_LUMBAR = (-0.1007, 0.0815)
-_PELVIS_COM = (-0.0707, 0.0)
-_TORSO_COM = (-0.03, 0.32)
-_M_PELVIS, _M_TORSO = 11.777, 34.2366
-
 import re
 from dataclasses import dataclass, field
 
@@ -69,6 +62,13 @@ import numpy as np
 from models.errors import DataFormatError
 from models.gaitdata.checks import check_time, data_lines, parse_numeric
 from models.gaitdata.records import ForceRecord, KinematicsRecord
+
+# generic gait2392 / gait10dof18musc geometry (pelvis and torso frames, m) and masses (kg)
+_HIP_C = (-0.0707, -0.0661)
+_LUMBAR = (-0.1007, 0.0815)
+_PELVIS_COM = (-0.0707, 0.0)
+_TORSO_COM = (-0.03, 0.32)
+_M_PELVIS, _M_TORSO = 11.777, 34.2366
 
 _FORCE_RE = re.compile(r"^(?P<pre>.*?)force_(?P<side>[rl]_)?(?P<kind>[vp])(?P<axis>[xyz])$")
 
