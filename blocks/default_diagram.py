@@ -16,7 +16,9 @@ feedback in stance as well as swing), ``ref_motion`` (inverse-dynamics feedforwa
 motion for the swing legs, and the reference footprints for the contact). Mass scaling of the GRF is the GRF source's
 ``scale_to_model``; matched initial conditions are the dynamics block's ``init``.
 
-Regenerate the file with ``python -m blocks.default_diagram assets/diagrams/grf_walk.json``.
+Regenerate the files with ``python -m blocks.default_diagram assets/diagrams`` (also writes
+``grf_walk_analysis.json``: the same diagram plus the joint-reaction and torque-decomposition
+blocks, for scoping which term dominates).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import sys
 
 from blocks.diagram import Diagram, SolverSettings
 
-__all__ = ["build_grf_walk", "HIP_GAINS", "KNEE_GAINS"]
+__all__ = ["build_grf_walk", "build_grf_walk_analysis", "HIP_GAINS", "KNEE_GAINS"]
 
 # default-preset PID gains (kp N m/rad, ki N m/(rad s), kd N m s/rad)
 HIP_GAINS = (1000.0, 50.0, 60.0)
@@ -99,5 +101,22 @@ def build_grf_walk() -> Diagram:
     return d
 
 
+def build_grf_walk_analysis() -> Diagram:
+    """The default diagram plus joint reactions and the M/C/G/E torque decomposition (sampled every 10 ms)."""
+    d = build_grf_walk()
+    d.name = "grf_walk_analysis"
+    d.add("reactions", "JointReactions", ts=0.01)
+    d.add("decomp", "TorqueDecomposition", ts=0.01)
+    d.connect("body.q", "reactions.q", "decomp.q")
+    d.connect("body.qd", "reactions.qd", "decomp.qd")
+    d.connect("switch.tau", "reactions.tau", "decomp.tau")
+    d.connect("contact.F", "reactions.F", "decomp.F")
+    d.set_position("reactions", 1250, 420)
+    d.set_position("decomp", 1250, 560)
+    return d
+
+
 if __name__ == "__main__":  # pragma: no cover - regeneration helper
-    build_grf_walk().save(sys.argv[1])
+    folder = sys.argv[1]
+    build_grf_walk().save(f"{folder}/grf_walk.json")
+    build_grf_walk_analysis().save(f"{folder}/grf_walk_analysis.json")

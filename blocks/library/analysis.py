@@ -1,0 +1,67 @@
+r"""Analysis blocks: joint reaction forces and the M/C/G/E torque decomposition, for scopes.
+
+Both take the state and the loads actually applied to the body (``q``, ``qd`` from the
+dynamics, ``tau`` the joint torques, ``F`` the foot forces) and first recover the
+acceleration the dynamics block integrates, ``qdd = M^-1 (coriolis + gravity + S tau + J^T F)``
+(:meth:`FiveLinkBiped.forward_dynamics`). They are sampled blocks (``ts``; 0 = every solver
+tick): a coarser ``ts`` keeps a long run fast.
+
+``JointReactions`` -- Blajer & Czaplicki (2005), :func:`models.reactions.reactions_augmented`:
+``lambda = E^T (h - MM (D qdd + gamma))``. Output ``reaction`` (8) N: the force **on the thigh from
+the trunk** at each hip and **on the shank from the thigh** at each knee, world x and y,
+``[hip_l_x, hip_l_y, hip_r_x, hip_r_y, knee_l_x, knee_l_y, knee_r_x, knee_r_y]``.
+
+``TorqueDecomposition`` -- Duarte's M/C/G/E form, :func:`models.decomposition.biped_decomposition`:
+``tau = M(q) qdd + C(q, qd) + G(q) + E(q, F)`` per joint ``[hip_l, hip_r, knee_l, knee_r]`` [N m]:
+outputs ``inertial``, ``coriolis``, ``gravity``, ``external``. With the applied ``tau`` as input
+the four parts add up to it (the check in the tests).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
+from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
+from models.decomposition import biped_decomposition
+from models.reactions import REACTION_NAMES, reactions_augmented
+
+__all__ = ["JointReactions", "TorqueDecomposition"]
+
+_INPUTS = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+           PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
+           PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES))
+
+
+class _Sampled(Block, register=False):
+    inputs = _INPUTS
+    discrete = True
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_biped", FiveLinkBiped(ctx.biped_params))
+
+    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
+        """No state: sampled only so that the output is computed once per sample and held."""
+
+
+class JointReactions(_Sampled):
+    """Hip and knee reaction forces (module docstring)."""
+
+    outputs = (PortSpec("reaction", 8, "N", "joint reaction forces", REACTION_NAMES),)
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        qdd = p._biped.forward_dynamics(u[0], u[1], u[2], u[3])
+        y[0][:] = reactions_augmented(p._biped.params, u[0], u[1], qdd, u[3])
+
+
+class TorqueDecomposition(_Sampled):
+    """Inertial, Coriolis/centrifugal, gravity and external parts of the joint torques (module docstring)."""
+
+    outputs = tuple(PortSpec(name, 4, "N*m", f"{name} part of the joint torques", TAU_NAMES)
+                    for name in ("inertial", "coriolis", "gravity", "external"))
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        qdd = p._biped.forward_dynamics(u[0], u[1], u[2], u[3])
+        dec = biped_decomposition(p._biped, u[0], u[1], qdd, u[3])
+        for out, part in zip(y, (dec.inertial, dec.coriolis, dec.gravity, dec.external)):
+            out[:] = np.asarray(part)
