@@ -148,3 +148,21 @@ if AVAILABLE:
             _assemble(p, Q[n], QD[n], TAU[n], GRF[n], M, b, jx, jy, idx)
             _cholesky_solve(M, b, out[n])
         return out
+
+    @njit(cache=True)
+    def feet_state_one(p, q, qd, out):
+        """``out = [x_l, y_l, vx_l, vy_l, x_r, y_r, vx_r, vy_r]`` of the point feet (m, m/s)."""
+        r0, l1, l2 = p[1], p[4], p[8]
+        a, ad = q[2], qd[2]
+        sa, ca = math.sin(a), math.cos(a)
+        for s in range(2):
+            th1 = a - q[3 + s]
+            th2 = th1 + q[5 + s]
+            w1 = ad - qd[3 + s]
+            w2 = w1 + qd[5 + s]
+            s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
+            out[4 * s] = q[0] - r0 * sa - l1 * s1 - l2 * s2
+            out[4 * s + 1] = q[1] - r0 * ca - l1 * c1 - l2 * c2
+            out[4 * s + 2] = qd[0] - r0 * ca * ad - l1 * c1 * w1 - l2 * c2 * w2
+            out[4 * s + 3] = qd[1] + r0 * sa * ad + l1 * s1 * w1 + l2 * s2 * w2
+        return out

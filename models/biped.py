@@ -45,7 +45,9 @@ A third, independent Newton-Euler formulation in maximal coordinates lives in
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -149,6 +151,24 @@ class FiveLinkBiped:
                 self._p, np.asarray(q, dtype=np.float64), np.asarray(qd, dtype=np.float64), tau_a, grf_a
             )
         return ref.forward_dynamics(self._p, _batch(q, 7), _batch(qd, 7), tau_a[None], grf_a[None])[0]
+
+    def accel_function(self) -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+        """``f(q, qd, tau, grf) -> qdd`` with the least call overhead (float64 contiguous arrays in)."""
+        if self.backend == "numba":
+            return partial(_eom_numba.forward_dynamics_one, self._p)
+        return self.forward_dynamics
+
+    def feet_state(self, q: np.ndarray, qd: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``[x_l, y_l, vx_l, vy_l, x_r, y_r, vx_r, vy_r]`` of the point feet [m, m/s]."""
+        out = np.empty(8) if out is None else out
+        q_a, qd_a = np.asarray(q, dtype=np.float64), np.asarray(qd, dtype=np.float64)
+        if self.backend == "numba":
+            return _eom_numba.feet_state_one(self._p, q_a, qd_a, out)
+        pts = self.points(q_a)
+        jl, jr = self.foot_jacobians(q_a)
+        out[0:2], out[2:4] = pts["foot_l"], jl @ qd_a
+        out[4:6], out[6:8] = pts["foot_r"], jr @ qd_a
+        return out
 
     def forward_dynamics_batch(self, Q: np.ndarray, QD: np.ndarray, TAU: np.ndarray | None = None,
                                GRF: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:

@@ -73,6 +73,7 @@ class FiveLinkDynamics(Block):
         biped = FiveLinkBiped(ctx.biped_params)
         biped.forward_dynamics(np.array(_STANDING), np.zeros(7), np.zeros(4), np.zeros(4))  # load compiled kernel now
         p.set("_biped", biped)
+        p.set("_fd", biped.accel_function())
 
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
         if p.init == "params":
@@ -86,7 +87,7 @@ class FiveLinkDynamics(Block):
 
     def derivative(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, dx: Vec) -> None:
         dx[0:7] = x[7:14]
-        dx[7:14] = p._biped.forward_dynamics(x[0:7], x[7:14], u[0], u[1])
+        dx[7:14] = p._fd(x[0:7], x[7:14], u[0], u[1])
 
 
 class BipedKinematics(Block):

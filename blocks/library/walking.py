@@ -47,8 +47,6 @@ so only the physics (GRF source, contact, dynamics) is re-evaluated inside a ste
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
@@ -58,24 +56,7 @@ from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES
 from models.reference import reference_state
 
-__all__ = ["FeedbackEnable", "GroundContact", "ReferenceMotion", "TrunkBalance", "foot_state"]
-
-
-def foot_state(q: list[float], qd: list[float], side: int, r0: float, l1: float,
-               l2: float) -> tuple[float, float, float, float]:
-    """Position and velocity ``(x, y, vx, vy)`` of one point foot [m, m/s] (DESIGN.md section 3)."""
-    a, ad = q[2], qd[2]
-    th1 = a - q[3 + side]
-    th2 = th1 + q[5 + side]
-    w1 = ad - qd[3 + side]
-    w2 = w1 + qd[5 + side]
-    sa, ca = math.sin(a), math.cos(a)
-    s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
-    x = q[0] - r0 * sa - l1 * s1 - l2 * s2
-    y = q[1] - r0 * ca - l1 * c1 - l2 * c2
-    vx = qd[0] - r0 * ca * ad - l1 * c1 * w1 - l2 * c2 * w2
-    vy = qd[1] + r0 * sa * ad + l1 * s1 * w1 + l2 * s2 * w2
-    return x, y, vx, vy
+__all__ = ["FeedbackEnable", "GroundContact", "ReferenceMotion", "TrunkBalance"]
 
 
 def _clip(v: float, lim: float) -> float:
@@ -102,23 +83,26 @@ class GroundContact(Block):
                PortSpec("corr", 4, "N", "contact correction", GRF_NAMES))
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        bp = ctx.biped_params
-        p.set("_geom", (bp.trunk.com, bp.thigh.length, bp.shank.length))
+        p.set("_biped", FiveLinkBiped(ctx.biped_params))
+        p.set("_feet", np.zeros(8))
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        q, qd = u[0].tolist(), u[1].tolist()
-        stance, frec, ref = u[2], u[3], u[4]
-        F, corr = y[0], y[1]
-        r0, l1, l2 = p._geom
-        for s in (0, 1):
-            cx = cy = 0.0
-            if stance[s] > 0.5 and p.gain > 0.0:
-                fx, fy, vx, vy = foot_state(q, qd, s, r0, l1, l2)
-                cx = p.gain * _clip(-p.k_x * (fx - ref[2 * s]) - p.c_x * vx, p.f_max)
+        on_l, on_r = u[2][0] > 0.5, u[2][1] > 0.5
+        if p.gain <= 0.0 or not (on_l or on_r):
+            y[0][:] = u[3]
+            y[1][:] = 0.0
+            return
+        fs = p._biped.feet_state(u[0], u[1], p._feet).tolist()
+        ref = u[4].tolist()
+        corr = [0.0, 0.0, 0.0, 0.0]
+        for s, on in ((0, on_l), (1, on_r)):
+            if on:
+                fx, fy, vx, vy = fs[4 * s: 4 * s + 4]
                 gy = ref[2 * s + 1] if p.height == "reference" else p.ground_y
-                cy = p.gain * _clip(-p.k_y * (fy - gy) - p.c_y * vy, p.f_max)
-            corr[2 * s], corr[2 * s + 1] = cx, cy
-            F[2 * s], F[2 * s + 1] = frec[2 * s] + cx, frec[2 * s + 1] + cy
+                corr[2 * s] = p.gain * _clip(-p.k_x * (fx - ref[2 * s]) - p.c_x * vx, p.f_max)
+                corr[2 * s + 1] = p.gain * _clip(-p.k_y * (fy - gy) - p.c_y * vy, p.f_max)
+        y[1][:] = corr
+        np.add(u[3], y[1], out=y[0])
 
 
 class TrunkBalance(Block):

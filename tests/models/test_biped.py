@@ -218,3 +218,19 @@ def test_inverse_dynamics_round_trip() -> None:
     # an inconsistent motion shows up in the residual, not in the torques
     tau1, res1 = biped.inverse_dynamics(Q[0], QD[0], QDD[0] + np.array([0, 1.0, 0, 0, 0, 0, 0]), GRF[0])
     assert abs(res1[1]) > 50.0
+
+
+def test_feet_state_matches_points_and_jacobians(biped: FiveLinkBiped) -> None:
+    rng = np.random.default_rng(29)
+    for _ in range(50):
+        q, qd, _, _ = random_state(rng)
+        fs = biped.feet_state(q, qd)
+        pts, (jl, jr) = biped.points(q), biped.foot_jacobians(q)
+        np.testing.assert_allclose(fs, np.concatenate([pts["foot_l"], jl @ qd, pts["foot_r"], jr @ qd]),
+                                   rtol=1e-12, atol=1e-12)
+
+
+def test_accel_function_equals_forward_dynamics(biped: FiveLinkBiped) -> None:
+    f = biped.accel_function()
+    s = random_state(np.random.default_rng(31))
+    np.testing.assert_array_equal(f(*s), biped.forward_dynamics(*s))
