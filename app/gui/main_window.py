@@ -11,6 +11,11 @@ Layout (default 1600 x 1000)::
 A ``QTimer`` (16 ms) steps the session within a frame budget at the chosen speed and then
 updates the figure, the scopes (``setData``) and the status bar; the run is paused on a
 blow-up (the message names block, port, time, value) and the recorded results are kept.
+
+Frame cost (``benchmarks/gui_fps.py``): the stick figure is redrawn every frame; the scopes
+are refreshed round-robin, one or two plots per frame at about 12 Hz each
+(:meth:`ScopeStack.refresh_live`); the timeline and status bar at 10 Hz; pyqtgraph's
+deferred range updates are run before Qt paints, so each view is painted once per frame.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ STYLE_FILE = Path(__file__).resolve().parents[2] / "assets" / "styles" / "gaitbl
 ICON_FILE = Path(__file__).resolve().parents[2] / "assets" / "icons" / "gaitblocks.svg"
 FRAME_MS = 16
 BUDGET_S = 0.010
+STATUS_S = 0.1      # while running, the status bar and timeline are rewritten at most every STATUS_S
 DATA_FILTER = "Gait data (*.csv *.mot *.trc *.c3d *.txt *.tsv);;Sessions (*.gbsession.json *.json);;All files (*)"
 
 
@@ -58,6 +64,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._last = time.perf_counter()
         self._fps_frames: list[float] = []
         self._rtf = (time.perf_counter(), 0.0)
+        self._status_at = -1.0
         self.frames = 0
         self.setWindowTitle("gaitblocks — GRF-driven five-link biped")
         if ICON_FILE.is_file():
@@ -310,11 +317,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.controls._run_toggled(on)
         self.scopes.follow = True
         self._last = time.perf_counter()
+        self.scopes.set_live(on)
         if on:
             self.timer.start()
         else:
             self.timer.stop()
             self.scopes.refresh(full=True, stats=True)
+            self._update_status(follow=self.timeline.at_end())   # catch up unless the user scrubbed
 
     def frame(self) -> None:
         """One GUI frame: step within the budget, then redraw."""
@@ -326,7 +335,11 @@ class MainWindow(QtWidgets.QMainWindow):
             # half of the measured frame interval goes to the solver (at least BUDGET_S), so a slow
             # display still keeps up with real time when the engine can
             s.advance_frame(max(BUDGET_S, 0.5 * wall_dt), self.controls.speed_value(), wall_dt)
-        self.update_views()
+        self.update_views(now=now)
+        # let pyqtgraph's deferred range/matrix updates run now, not inside the paint event, where
+        # they would dirty the views again and make Qt paint them twice per frame
+        self.scopes.scene().prepareForPaint()
+        self.figure.plot.scene().prepareForPaint()
         self._count_frame(now)
         if s.failed:
             self.set_running(False)
@@ -348,18 +361,34 @@ class MainWindow(QtWidgets.QMainWindow):
         self.gains.sync()
         self.update_views()
 
-    def update_views(self, tick: int | None = None) -> None:
+    def update_views(self, tick: int | None = None, now: float | None = None) -> None:
+        """Redraw the figure at ``tick`` (None: the newest sample, and then also the scopes,
+        timeline and tooltips). While running, the scopes refresh round-robin
+        (:meth:`ScopeStack.refresh_live`) and the timeline and status bar every ``STATUS_S``;
+        ``now`` is the frame's ``time.perf_counter()``."""
         s = self.session
+        now = time.perf_counter() if now is None else now
         n = s.runner.recorder.length
         follow = tick is None
         k = n - 1 if tick is None else min(max(tick, 0), n - 1)
         if k >= 0:
             self._draw_figure(k)
         if follow:
-            self.scopes.refresh(full=not self.running)
-            self.timeline.set_end(s.time - s.runner.t0, True)
+            if self.running:
+                self.scopes.refresh_live(now)
+            else:
+                self.scopes.refresh(full=True)
             if self.frames % 15 == 0:
                 self.canvas.refresh_tooltips()
+        if not self.running or now - self._status_at >= STATUS_S:
+            self._status_at = now
+            self._update_status(follow)
+
+    def _update_status(self, follow: bool = True) -> None:
+        """Timeline range (when following the run) and the status-bar texts."""
+        s = self.session
+        if follow:
+            self.timeline.set_end(s.time - s.runner.t0, True)
         self.status_time.setText(f"sim t = {s.time:.3f} s")
         state = "FAILED" if s.failed else ("running" if self.running else ("finished" if s.finished else "paused"))
         self.status_state.setText(f"{state} · dataset {s.dataset} · preset {s.preset}")
@@ -379,9 +408,9 @@ class MainWindow(QtWidgets.QMainWindow):
     def _count_frame(self, now: float) -> None:
         self.frames += 1
         self._fps_frames = [t for t in self._fps_frames if now - t < 1.0] + [now]
-        self.status_fps.setText(f"{self.fps():.0f} frames/s")
         t0, sim0 = self._rtf
         if now - t0 >= 0.5:
+            self.status_fps.setText(f"{self.fps():.0f} frames/s")
             rtf = (self.session.time - sim0) / (now - t0)
             self.status_rtf.setText(f"real-time factor {rtf:.2f}×")
             self._rtf = (now, self.session.time)

@@ -2,9 +2,21 @@
 
 Each :class:`Scope` plots traces ``(signal, column, scale)`` of logged signals; angles are
 shown in degrees (``scale = 180/pi``). The curves are created once per compiled model and
-updated with ``setData`` on views of the recorder (only the visible window while running).
-A shared cursor (``InfiniteLine``) reads out every trace at its time; each scope's title
-carries min / max / mean / RMS of its traces over the visible window.
+updated with ``setData`` on views of the recorder. A shared cursor (``InfiniteLine``) reads
+out every trace at its time; each scope's title carries min / max / mean / RMS of its traces
+over the visible window.
+
+Two refresh modes keep the display cheap (measured with ``benchmarks/gui_fps.py``):
+
+* **paused** (:meth:`ScopeStack.refresh`): every scope gets the whole history (or the window),
+  the time axes are linked, y auto-ranges, pyqtgraph clips and peak-downsamples to the view;
+* **live** (:meth:`ScopeStack.set_live`, :meth:`ScopeStack.refresh_live`): while running,
+  the x links are cut and the scopes are refreshed round-robin, at most ``per_frame`` per GUI
+  frame and at about ``live_hz`` each, so one frame repaints one plot rather than seven. Each
+  refresh plots the last ``window_s`` seconds peak-decimated to two samples per pixel column
+  (:func:`peak_decimate`), keeps a sticky y range (changed only when the data leave it or
+  fill less than 40 % of it, so the axis is not re-laid out every frame) and rewrites the
+  statistics title at most ``stats_hz`` times a second.
 """
 
 from __future__ import annotations
@@ -17,10 +29,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.gui.axes import use_opaque_grid
 from app.gui.session import SimSession
 from app.gui.stick_figure import LEFT, RIGHT
 
-__all__ = ["Scope", "ScopeStack", "Trace", "default_scopes", "trace_stats"]
+__all__ = ["Scope", "ScopeStack", "Trace", "default_scopes", "peak_decimate", "trace_stats"]
 
 DEG = 180.0 / math.pi
 PALETTE = ("#1f77b4", "#e8710a", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
@@ -56,6 +69,38 @@ def trace_stats(y: np.ndarray) -> tuple[float, float, float, float]:
     return float(y.min()), float(y.max()), float(y.mean()), float(math.sqrt(float(np.mean(y * y))))
 
 
+def peak_decimate(t: np.ndarray, y: np.ndarray, bins: int, origin: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Min/max ("peak") decimation of a uniformly sampled curve to about ``2 * bins`` samples.
+
+    Samples are grouped in blocks of ``ds = len(y) // bins`` (nothing is done when ``ds < 2``);
+    each block is replaced by its smallest and its largest sample (NaNs ignored; an all-NaN
+    block keeps a NaN, i.e. its gap), both kept at their own times and in time order, so the
+    result is a subset of the samples that keeps every extremum at screen resolution and
+    draws a smooth line rather than a staircase. Blocks start at sample indices that are
+    multiples of ``ds`` counted from ``origin`` (the index of ``t[0]`` in the record), so a
+    sliding window does not make the peaks shimmer; the samples before the first and after
+    the last whole block are kept as they are (the curve ends at the newest sample).
+    """
+    n = y.size
+    ds = n // max(bins, 1)
+    if ds < 2:
+        return t, y
+    a = (-origin) % ds
+    m = a + (n - a) // ds * ds
+    yb = y[a:m].reshape(-1, ds)
+    finite = np.isfinite(yb)
+    if finite.all():
+        i_min, i_max = yb.argmin(axis=1), yb.argmax(axis=1)
+    else:
+        i_min = np.where(finite, yb, np.inf).argmin(axis=1)
+        i_max = np.where(finite, yb, -np.inf).argmax(axis=1)
+    base = a + ds * np.arange(yb.shape[0])
+    idx = np.empty(2 * yb.shape[0], dtype=np.intp)
+    idx[0::2] = base + np.minimum(i_min, i_max)
+    idx[1::2] = base + np.maximum(i_min, i_max)
+    return np.concatenate((t[:a], t[idx], t[m:])), np.concatenate((y[:a], y[idx], y[m:]))
+
+
 def default_scopes(s: SimSession) -> list[ScopeSpec]:
     """The default scopes, located by block type so presets may rename blocks."""
     q = s.find("FiveLinkDynamics", "q")
@@ -74,7 +119,7 @@ def default_scopes(s: SimSession) -> list[ScopeSpec]:
             if q:
                 tr.append(Trace(side, q, qc, DEG, col))
             if ref:
-                tr.append(Trace(f"{side} ref", ref, rc, DEG, col, dashed=True, width=1.2))
+                tr.append(Trace(f"{side} ref", ref, rc, DEG, col, dashed=True, width=1.0))
         out.append(ScopeSpec(title, "deg", tr))
 
     angle_scope("Hip flexion β", (3, 4), (1, 2))
@@ -82,9 +127,9 @@ def default_scopes(s: SimSession) -> list[ScopeSpec]:
     for title, joint, pid in (("Left hip torque", 0, pid_hip), ("Left knee torque", 2, pid_knee)):
         tr = []
         if est:
-            tr.append(Trace("estimator", est, joint, 1.0, "#9467bd", dashed=True))
+            tr.append(Trace("estimator", est, joint, 1.0, "#9467bd", dashed=True, width=1.0))
         if pid:
-            tr.append(Trace("PID", pid, 0, 1.0, "#2ca02c", dashed=True))
+            tr.append(Trace("PID", pid, 0, 1.0, "#2ca02c", dashed=True, width=1.0))
         if sw:
             tr.append(Trace("applied", sw, joint, 1.0, "#222222", width=2.0))
         out.append(ScopeSpec(title, "N*m", tr))
@@ -95,7 +140,7 @@ def default_scopes(s: SimSession) -> list[ScopeSpec]:
                              shade_stance=True))
     tr = [Trace("α", q, 2, DEG, "#222222", width=2.0)] if q else []
     if ref:
-        tr.append(Trace("α ref", ref, 0, DEG, "#222222", dashed=True, width=1.2))
+        tr.append(Trace("α ref", ref, 0, DEG, "#222222", dashed=True, width=1.0))
     out.append(ScopeSpec("Trunk angle α", "deg", tr))
     return out
 
@@ -105,6 +150,7 @@ class Scope:
 
     def __init__(self, plot: pg.PlotItem, spec: ScopeSpec, bottom: bool) -> None:
         self.plot, self.spec = plot, spec
+        use_opaque_grid(plot)
         plot.showGrid(x=False, y=True, alpha=0.15)
         plot.setLabel("left", spec.unit.replace("*", "·"), **{"font-size": "8pt"})
         plot.getAxis("left").setWidth(46)
@@ -132,6 +178,8 @@ class Scope:
                                                            "fill": (255, 255, 255, 210), "anchors": [(0, 0), (0, 0)]})
         plot.addItem(self.cursor, ignoreBounds=True)
         self.stats: list[tuple[float, float, float, float]] = []
+        self.refreshed_at = -math.inf      # perf_counter time of the last live refresh
+        self.stats_at = -math.inf          # ... and of the last statistics title
         self.set_title()
 
     def _add_curve(self, tr: Trace) -> None:
@@ -155,14 +203,36 @@ class Scope:
         y = data[lo:hi] if tr.col is None or data.ndim == 1 else data[lo:hi, tr.col]
         return y * tr.scale
 
-    def update(self, s: SimSession, t: np.ndarray, lo: int, hi: int, stance: np.ndarray | None) -> None:
+    def update(self, s: SimSession, t: np.ndarray, lo: int, hi: int, stance: np.ndarray | None,
+               bins: int = 0) -> None:
+        """Push samples ``lo:hi`` into the curves (``setData``); ``bins > 0`` peak-decimates them
+        to ``bins`` pixel columns (:func:`peak_decimate`)."""
         for tr, curve in zip(self.spec.traces, self.curves):
-            curve.setData(t, self.trace_data(s, tr, lo, hi))
+            y = self.trace_data(s, tr, lo, hi)
+            curve.setData(*(peak_decimate(t, y, bins, lo) if bins else (t, y)))
         if self.shades and stance is not None and t.size:
             top = max((float(np.nanmax(np.abs(c.yData))) for c in self.curves if c.yData is not None and
-                       c.yData.size), default=1.0) * 1.05
+                       c.yData.size and np.isfinite(c.yData).any()), default=1.0) * 1.05
             for i, item in enumerate(self.shades):
-                item.setData(t, stance[:, i] * top)
+                y = stance[:, i] * top
+                item.setData(*(peak_decimate(t, y, bins, lo) if bins else (t, y)))
+
+    def sticky_y_range(self, margin: float = 0.08, fill: float = 0.4) -> None:
+        """Fit y to the curves only when they leave the current range or fill less than
+        ``fill`` of it (then with ``margin`` padding), so the axis rarely changes."""
+        lo, hi = math.inf, -math.inf
+        for c in self.curves:
+            y = c.yData
+            if y is not None and y.size:
+                y = y[np.isfinite(y)]
+                if y.size:
+                    lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
+        if not math.isfinite(lo):
+            return
+        span = max(hi - lo, 1e-6 + 1e-3 * abs(hi))
+        y0, y1 = self.plot.getViewBox().viewRange()[1]
+        if lo < y0 or hi > y1 or span < fill * (y1 - y0):
+            self.plot.setYRange(lo - margin * span, hi + margin * span, padding=0.0)
 
     def update_stats(self, s: SimSession, lo: int, hi: int) -> None:
         self.stats = [trace_stats(self.trace_data(s, tr, lo, hi)) for tr in self.spec.traces]
@@ -185,10 +255,14 @@ class ScopeStack(pg.GraphicsLayoutWidget):
 
     cursor_moved = QtCore.Signal(float)
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None, window_s: float = 4.0) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None, window_s: float = 4.0, live_hz: float = 12.0,
+                 per_frame: int = 2, stats_hz: float = 2.0) -> None:
         super().__init__(parent)
         self.setBackground("w")
         self.window_s = window_s
+        self.live_hz, self.per_frame, self.stats_hz = live_hz, per_frame, stats_hz
+        self.live = False
+        self.live_refreshes = 0
         self.scopes: list[Scope] = []
         self.session: SimSession | None = None
         self._cursor_t = 0.0
@@ -200,6 +274,7 @@ class ScopeStack(pg.GraphicsLayoutWidget):
     def bind(self, s: SimSession, specs: list[ScopeSpec] | None = None) -> None:
         """(Re)create the scopes for session ``s`` (after every compile, never per frame)."""
         self.session = s
+        live, self.live = self.live, False
         self.clear()
         self.scopes = []
         specs = specs if specs is not None else default_scopes(s)
@@ -211,6 +286,7 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             scope.cursor.sigPositionChanged.connect(self._on_cursor)
             self._extend_menu(plot, i)
             self.scopes.append(scope)
+        self.set_live(live)
 
     def _extend_menu(self, plot: pg.PlotItem, index: int) -> None:
         assert self.session is not None
@@ -263,8 +339,60 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             sc.cursor.blockSignals(False)
             sc.cursor.label.setText(f"t={t:.3f} s  " + sc.read_cursor(s, tick))
 
+    def set_live(self, on: bool) -> None:
+        """Enter (``on``, the run starts) or leave (the run stops) live refreshing.
+
+        Live: the time axes are unlinked so that refreshing one scope repaints only that plot,
+        and y auto-ranging is off (:meth:`Scope.sticky_y_range`). Leaving relinks the time axes
+        to the first scope, turns y auto-ranging back on and refreshes every scope in full.
+        """
+        if on == self.live:
+            return
+        self.live = on
+        for i, sc in enumerate(self.scopes):
+            if on:
+                sc.plot.enableAutoRange(axis="y", enable=False)
+                sc.refreshed_at = sc.stats_at = -math.inf
+                if i:
+                    sc.plot.setXLink(None)
+            else:
+                sc.plot.enableAutoRange(axis="y")
+                if i:
+                    sc.plot.setXLink(self.scopes[0].plot)
+
+    def refresh_live(self, now: float) -> int:
+        """Refresh the scopes due at wall time ``now`` [s] (``time.perf_counter``): the most
+        stale first, at most ``per_frame`` of them, each at most ``live_hz`` times a second.
+        Returns how many were refreshed."""
+        s = self.session
+        if s is None or not self.scopes:
+            return 0
+        due = sorted((sc for sc in self.scopes if now - sc.refreshed_at >= 1.0 / self.live_hz),
+                     key=lambda sc: sc.refreshed_at)[: self.per_frame]
+        if not due:
+            return 0
+        t_all = s.recorded_time()
+        n = t_all.size
+        lo = max(0, n - int(round(self.window_s / s.dt)) - 1)
+        t = t_all[lo:n]
+        stance_name = s.find("PhaseDetector", "stance")
+        stance = s.recorded(stance_name)[lo:n] if stance_name else None
+        for sc in due:
+            sc.refreshed_at = now
+            sc.update(s, t, lo, n, stance, bins=max(100, int(sc.plot.getViewBox().width())))
+            sc.sticky_y_range()
+            if self.follow and n:
+                t_end = float(t_all[-1])
+                sc.plot.setXRange(max(float(t_all[0]), t_end - self.window_s), max(t_end, float(t_all[0]) + 0.2),
+                                  padding=0.0)
+            if now - sc.stats_at >= 1.0 / self.stats_hz:
+                sc.stats_at = now
+                sc.update_stats(s, lo, n)
+        self.live_refreshes += len(due)
+        return len(due)
+
     def refresh(self, full: bool = False, stats: bool = False) -> None:
-        """Push recorded data into the curves: the last ``window_s`` seconds, or all of it."""
+        """Push recorded data into every curve: the last ``window_s`` seconds, or all of it."""
         s = self.session
         if s is None or not self.scopes:
             return

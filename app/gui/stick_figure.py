@@ -15,6 +15,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.gui.axes import use_opaque_grid
 from models.biped import FiveLinkBiped
 from models.params import BipedParams
 
@@ -64,6 +65,7 @@ class StickFigure(QtWidgets.QWidget):
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
         pi = self.plot.getPlotItem()
+        use_opaque_grid(pi)
         pi.setLabel("bottom", "x (walking direction)", units="m")
         pi.setLabel("left", "height", units="m")
         pi.showGrid(x=True, y=True, alpha=0.15)
@@ -96,6 +98,13 @@ class StickFigure(QtWidgets.QWidget):
         p.addItem(self.head)
         p.addItem(self.legs["l"])
         self.feet = pg.ScatterPlotItem(size=12, symbol="t1")
+        # per-stance styles, made once; re-applied only when a foot's stance flag changes
+        self._leg_pens = {(side, st): _pen(col, 7 if st else 3.5, dashed=not st)
+                          for side, col in (("l", LEFT), ("r", RIGHT)) for st in (True, False)}
+        self._foot_brushes = {(col, st): pg.mkBrush(col) if st else pg.mkBrush("w") for col in (LEFT, RIGHT)
+                              for st in (True, False)}
+        self._foot_pens = [_pen(LEFT, 2), _pen(RIGHT, 2)]
+        self._stance_drawn: tuple[bool, bool] | None = None
         p.addItem(self.feet)
         self.com = pg.ScatterPlotItem(size=14, symbol="o", brush=pg.mkBrush("#2ca02c"), pen=_pen("w", 2))
         p.addItem(self.com)
@@ -136,15 +145,17 @@ class StickFigure(QtWidgets.QWidget):
         r_head = 0.1
         hc = pts["head"] + r_head * np.array([math.sin(a), math.cos(a)])
         self.head.setData([hc[0]], [hc[1]])
-        brushes = []
-        for i, (side, col) in enumerate((("l", LEFT), ("r", RIGHT))):
+        restyle = st != self._stance_drawn
+        self._stance_drawn = st
+        for i, side in enumerate(("l", "r")):
             knee, foot = pts[f"knee_{side}"], pts[f"foot_{side}"]
+            if restyle:
+                self.legs[side].setPen(self._leg_pens[side, st[i]])
             self.legs[side].setData([hip[0], knee[0], foot[0]], [hip[1], knee[1], foot[1]])
-            self.legs[side].setPen(_pen(col, 7 if st[i] else 3.5, dashed=not st[i]))
-            brushes.append(pg.mkBrush(col) if st[i] else pg.mkBrush("w"))
             self._arrow(side, foot, None if grf is None else grf[2 * i: 2 * i + 2])
         self.feet.setData([pts["foot_l"][0], pts["foot_r"][0]], [pts["foot_l"][1], pts["foot_r"][1]],
-                          brush=brushes, pen=[_pen(LEFT, 2), _pen(RIGHT, 2)])
+                          brush=[self._foot_brushes[col, s] for col, s in zip((LEFT, RIGHT), st)],
+                          pen=self._foot_pens)
         com = pts["com"]
         self.com.setData([com[0]], [com[1]])
         if trail is not None and len(trail):
