@@ -169,7 +169,7 @@ class Scope:
                 item.setClipToView(False)
                 self.shades.append(item)
         self.legend = plot.addLegend(offset=(4, 2), labelTextSize="7pt", colCount=4, verSpacing=-6,
-                                     brush=pg.mkBrush(255, 255, 255, 200))
+                                     brush=None)
         self.curves: list[pg.PlotDataItem] = []
         for tr in spec.traces:
             self._add_curve(tr)
