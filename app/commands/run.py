@@ -222,6 +222,11 @@ def run(args: argparse.Namespace) -> int:
             f"{summary['wall_s']:.2f} s wall ({rtf:.1f}x real time), {len(results.events)} events -> {args.out}"
             if rtf else f"{summary['status']}: no steps taken -> {args.out}")
     print(line)
+    if "rms_deg" in summary:
+        rms, fell = summary["rms_deg"], summary.get("fell_at_s")
+        print(f"walking: RMS tracking hip {max(rms['hip_l'], rms['hip_r']):.2f} deg, knee "
+              f"{max(rms['knee_l'], rms['knee_r']):.2f} deg, trunk {rms['trunk']:.2f} deg; "
+              f"{summary['cycles_completed']} cycles; " + (f"fell at {fell:.2f} s" if fell is not None else "no fall"))
     if results.status != "ok":
         import sys
 
