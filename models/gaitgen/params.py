@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-GENERATOR_VERSION = "1.0.0"
+GENERATOR_VERSION = "2.0.0"
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,8 @@ class GaitParams:
     peak1_bw, peak1_at, peak2_bw, peak2_at, valley_at : float
         Per-foot vertical GRF design [BW] and phases [share of stance]; the valley value is
         solved so that the cycle mean of the total vertical force is exactly body weight.
+    braking_bw, braking_at : float
+        Designed braking peak [BW] and its stance phase; the propulsion bump mirrors it with equal area.
     onset_curvature : float
         Curvature of the vertical force at contact and toe-off [BW per stance^2].
     trunk_lean_deg : float
@@ -70,7 +72,7 @@ class GaitParams:
     clearance_m: float = 0.07
     clearance_at: float = 0.35
     landing_lift_m: float = 0.08
-    harmonics: int = 8
+    harmonics: int = 16
     lean_weight: float = 1.0
     rate_hz: float = 500.0
     min_duration_s: float = 10.0

@@ -57,6 +57,7 @@ def test_mass_and_height_scale_dynamically_similar() -> None:
     big = registry.load_dataset("sneakers", mass=2 * 55.33, height=1.66 * 1.21)
     assert np.allclose(big.grf, 2 * base.grf)
     assert np.allclose(big.t, 1.1 * base.t)
+    assert big.q is not None and base.q is not None
     assert np.allclose(big.q[:, 1], 1.21 * base.q[:, 1]) and np.allclose(big.q[:, 2:], base.q[:, 2:])
     assert big.meta.body_mass_kg == pytest.approx(110.66)
 
@@ -64,7 +65,7 @@ def test_mass_and_height_scale_dynamically_similar() -> None:
 def test_file_paths_go_to_the_lab_importer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from models import gaitdata
 
-    seen = {}
+    seen: dict[str, object] = {}
 
     def fake(path: Path, kinematics: object = None, mass: float | None = None,
              height: float | None = None) -> GaitDataset:

@@ -58,19 +58,12 @@ def test_feet_stay_planted_and_com_does_not_drift(default_runs: dict[str, dict[s
     assert s["contact_corr_bw_rms"]["x"] <= 0.15 and s["contact_corr_bw_rms"]["y"] <= 0.15
 
 
-@pytest.mark.parametrize("ds", [
-    "sneakers", "high_heels",
-    pytest.param("barefoot", marks=pytest.mark.xfail(strict=True, reason="measured 1.32 cm slip per stance")),
-])
+@pytest.mark.parametrize("ds", BUNDLED)
 def test_stance_slip_within_1cm(default_runs: dict[str, dict[str, Any]], ds: str) -> None:
     assert default_runs[ds]["stance_slip_m_max"] <= 0.01
 
 
-@pytest.mark.parametrize("ds", [
-    "sneakers", "high_heels",
-    pytest.param("barefoot", marks=pytest.mark.xfail(
-        strict=True, reason="the barefoot reference itself spans -10 to 16 deg (generator trunk-row fit)")),
-])
+@pytest.mark.parametrize("ds", BUNDLED)
 def test_trunk_angle_range(default_runs: dict[str, dict[str, Any]], ds: str) -> None:
     t = default_runs[ds]["trunk_deg"]
     assert -5.0 <= t["min"] and t["max"] <= 12.0
@@ -78,7 +71,7 @@ def test_trunk_angle_range(default_runs: dict[str, dict[str, Any]], ds: str) -> 
 
 @pytest.mark.parametrize("ds", [
     pytest.param(ds, marks=pytest.mark.xfail(
-        strict=True, reason="the bundled references need 1.9-2.8 N m/kg (crouched point-foot stance)"))
+        strict=True, reason="the bundled references need 1.5-2.3 N m/kg (crouched point-foot stance)"))
     for ds in BUNDLED])
 def test_peak_torques_within_1p5_nm_per_kg(default_runs: dict[str, dict[str, Any]], ds: str) -> None:
     pk = default_runs[ds]["peak_torque_nm_per_kg"]
