@@ -1,6 +1,8 @@
 """Walking metrics of a finished run, for ``summary.json`` and ``gaitblocks compare``.
 
-``fell_at_s`` is the first time the trunk tilts beyond 60 deg (None if it never does).
+``fell_at_s`` is the first time the trunk tilts beyond 60 deg or the hip drops below half the
+leg length (None if neither happens): a walker whose legs fold or spin has fallen even with an
+upright trunk.
 Reads the default diagram's signals (``body.q``, ``ref.angles``, ``phase.stance``,
 ``kin.feet``, ``kin.com``, ``switch.tau``, ``contact.corr``, ``est.tau``) and computes the
 metrics of :mod:`models.gait_metrics`. Diagrams without those signals get no walking keys.
@@ -16,10 +18,11 @@ from blocks import Results
 from models.gait_metrics import walking_metrics
 
 FALL_ALPHA_RAD = np.radians(60.0)  # a trunk tilted beyond 60 deg has fallen
+FALL_HIP_FRACTION = 0.5  # ... and so has a hip below half the leg length
 REQUIRED = ("body.q", "phase.stance", "kin.feet", "kin.com", "switch.tau")
 
 
-def walking_summary_from(results: Results, mass: float) -> dict[str, Any]:
+def walking_summary_from(results: Results, mass: float, leg_length: float | None = None) -> dict[str, Any]:
     """Walking metrics (module doc) from recorded signals; ``{}`` if the signals are missing."""
     if any(name not in results.signals for name in REQUIRED) or results.t.size < 2:
         return {}
@@ -29,7 +32,10 @@ def walking_summary_from(results: Results, mass: float) -> dict[str, Any]:
         q_ref = np.concatenate([q[:, :2], results["ref.angles"]], axis=1)
     out = walking_metrics(results.t, q, q_ref, results["phase.stance"] > 0.5, results["kin.feet"],
                           results["kin.com"], results["switch.tau"], mass)
-    fallen = np.flatnonzero(np.abs(q[:, 2]) > FALL_ALPHA_RAD)
+    down = np.abs(q[:, 2]) > FALL_ALPHA_RAD
+    if leg_length is not None and "kin.hip" in results.signals:
+        down |= results["kin.hip"][:, 1] < FALL_HIP_FRACTION * leg_length
+    fallen = np.flatnonzero(down)
     out["fell_at_s"] = float(results.t[fallen[0]]) if fallen.size else None
     weight = mass * 9.81
     if "contact.corr" in results.signals:
@@ -43,7 +49,8 @@ def walking_summary_from(results: Results, mass: float) -> dict[str, Any]:
 
 def walking_summary(results: Results, ctx: Any) -> dict[str, Any]:
     """``register_metric`` hook of ``gaitblocks run``."""
-    out = walking_summary_from(results, ctx.model.ctx.biped_params.total_mass)
+    bp = ctx.model.ctx.biped_params
+    out = walking_summary_from(results, bp.total_mass, bp.leg_length)
     preset = getattr(ctx.args, "preset", None)
     if out and preset:
         out["preset"] = preset

@@ -97,7 +97,7 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
     row.update(flatten(summary))
     if row["status"] == "ok" and isinstance(summary.get("fell_at_s"), (int, float)):
         row["status"] = "fell"
-        row["message"] = f"fell at t = {summary['fell_at_s']:.3f} s (trunk beyond 60 deg)"
+        row["message"] = f"fell at t = {summary['fell_at_s']:.3f} s (trunk beyond 60 deg or hip below half a leg)"
     row["n_events"] = len(summary.get("events", []))
     row["objective"] = spec.objective(row)
     row["job_wall_s"] = time.perf_counter() - start
