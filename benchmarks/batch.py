@@ -30,30 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.tuning.executors import ProcessExecutor  # noqa: E402
 from app.tuning.sweep import run_sweep  # noqa: E402
 from app.tuning.worker import RunSpec, run_one  # noqa: E402
-from blocks import Diagram  # noqa: E402
 
 
 def per_minute(cycles: float, wall: float) -> float:
     return 60.0 * cycles / wall
-
-
-def pd_biped(t_end: float) -> Diagram:
-    from blocks.diagram import SolverSettings
-    from models.params import BipedParams
-
-    d = Diagram("pd_biped", solver=SolverSettings(dt=1e-3, t_end=t_end))
-    w = BipedParams.paper().total_mass * 9.81 / 2
-    d.add("body", "FiveLinkDynamics", init="params", q0=(0.0, 0.8735, 0.05, 0.2, -0.1, 0.3, 0.1))
-    d.add("feet", "Constant", value=(0.0, w, 0.0, w))
-    d.add("jq", "Selector", n=7, indices=(3.0, 4.0, 5.0, 6.0))
-    d.add("jqd", "Selector", n=7, indices=(3.0, 4.0, 5.0, 6.0))
-    d.add("kp", "Gain", k=-300.0, n=4)
-    d.add("kd", "Gain", k=-20.0, n=4)
-    d.add("pd", "Sum", signs="++", n=4)
-    for a, b in (("body.q", "jq.u"), ("body.qd", "jqd.u"), ("jq.y", "kp.u"), ("jqd.y", "kd.u"), ("kp.y", "pd.u1"),
-                 ("kd.y", "pd.u2"), ("pd.y", "body.tau"), ("feet.y", "body.grf")):
-        d.connect(a, b)
-    return d
 
 
 def main() -> None:
@@ -93,9 +73,9 @@ def main() -> None:
 
     print("\n2) fully vectorisable diagram (five-link dynamics + PD joints), same dt and RK4")
     from blocks import Runner, compile_diagram
-    from blocks.batch import BatchRunner
+    from blocks.batch import BatchRunner, pd_biped_diagram
 
-    d2 = pd_biped(dur)
+    d2 = pd_biped_diagram(dur)
     t = time.perf_counter()
     for i in range(4):
         dd = d2.copy()

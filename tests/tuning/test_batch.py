@@ -5,33 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from blocks import Diagram, Runner, compile_diagram
-from blocks.batch import BatchRunner, blockers, run_batch
-from blocks.diagram import SolverSettings
-from models.params import BipedParams
+from blocks.batch import BatchRunner, blockers, pd_biped_diagram, run_batch
 
 KPS = (150.0, 400.0, 900.0)
 
 
 def _pd_biped() -> Diagram:
-    """The five-link body, joints held by PD gains toward zero, feet carried by constant forces."""
-    d = Diagram("pd_biped", solver=SolverSettings(dt=1e-3, t_end=0.4))
-    w = BipedParams.paper().total_mass * 9.81 / 2
-    d.add("body", "FiveLinkDynamics", init="params", q0=(0.0, 0.8735, 0.05, 0.2, -0.1, 0.3, 0.1))
-    d.add("feet", "Constant", value=(0.0, w, 0.0, w))
-    d.add("jq", "Selector", n=7, indices=(3.0, 4.0, 5.0, 6.0))
-    d.add("jqd", "Selector", n=7, indices=(3.0, 4.0, 5.0, 6.0))
-    d.add("kp", "Gain", k=-300.0, n=4)
-    d.add("kd", "Gain", k=-20.0, n=4)
-    d.add("pd", "Sum", signs="++", n=4)
-    d.connect("body.q", "jq.u")
-    d.connect("body.qd", "jqd.u")
-    d.connect("jq.y", "kp.u")
-    d.connect("jqd.y", "kd.u")
-    d.connect("kp.y", "pd.u1")
-    d.connect("kd.y", "pd.u2")
-    d.connect("pd.y", "body.tau")
-    d.connect("feet.y", "body.grf")
-    return d
+    return pd_biped_diagram(t_end=0.4)
 
 
 def test_batch_copies_equal_single_runs() -> None:
