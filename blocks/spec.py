@@ -1,0 +1,216 @@
+"""Declarations shared by blocks, diagrams and the GUI: parameter and port specs, run-time
+parameter values, and the engine's error types.
+
+:class:`ParamSpec` is the single source of truth for a parameter (default, range, unit,
+tunable or structural, description): the engine checks values with it, the GUI builds its
+spin boxes and sliders from it, diagram files are validated against it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from models.errors import UserError
+
+__all__ = [
+    "AlgebraicLoopError", "BlockError", "DiagramError", "KINDS", "NAME_RE", "ParamSpec", "ParameterValueError",
+    "Params", "PortSpec", "SimulationError", "UnknownParameterError",
+]
+
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+KINDS = ("float", "int", "bool", "str", "vector", "callable")
+
+
+class BlockError(UserError):
+    """A block is declared or configured wrongly (bad parameter, bad name)."""
+
+
+class UnknownParameterError(BlockError, TypeError):
+    """A block was given a keyword argument it does not declare."""
+
+
+class ParameterValueError(BlockError, ValueError):
+    """A parameter value has the wrong type or lies outside its ``ParamSpec`` range."""
+
+
+class DiagramError(UserError):
+    """A diagram is malformed: unknown block type, bad wiring, unconnected input, ..."""
+
+
+class AlgebraicLoopError(DiagramError):
+    """The direct-feedthrough graph has a cycle; the message names it port by port."""
+
+
+class SimulationError(RuntimeError):
+    """A run stopped: non-finite value or a block raised. Names block, port and time."""
+
+    def __init__(self, message: str, *, block: str | None = None, port: str | None = None,
+                 t: float | None = None, value: Any = None) -> None:
+        super().__init__(message)
+        self.block, self.port, self.t, self.value = block, port, t, value
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter of a block: the single source of truth for engine, files and GUI.
+
+    Parameters
+    ----------
+    default : Any
+        Default value; its type fixes ``kind`` unless given.
+    min, max : float, optional
+        Inclusive range (element-wise for vectors).
+    unit : str
+        Unit shown in the GUI and docs, e.g. ``"N*m/rad"``.
+    tunable : bool
+        True: may change while running (registry, sliders). False: structural, needs a
+        recompile (sizes, datasets, modes).
+    description : str
+        One line for tooltips and docs.
+    kind : {"float", "int", "bool", "str", "vector", "callable"}
+        Inferred from ``default`` when empty.
+    choices : tuple of str
+        Allowed values of a ``str`` parameter (empty = free text).
+    """
+
+    default: Any
+    min: float | None = None
+    max: float | None = None
+    unit: str = ""
+    tunable: bool = True
+    description: str = ""
+    kind: str = ""
+    choices: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        kind = self.kind or _infer_kind(self.default)
+        if kind not in KINDS:
+            raise TypeError(f"ParamSpec kind must be one of {KINDS}, got {kind!r}")
+        object.__setattr__(self, "kind", kind)
+        if kind == "vector":
+            object.__setattr__(self, "default", tuple(float(v) for v in self.default))
+        self.validate(self.default, "ParamSpec default")
+
+    def validate(self, value: Any, where: str) -> Any:
+        """Return ``value`` normalised to this kind, or raise :class:`ParameterValueError`."""
+        kind = self.kind
+        if kind == "callable":
+            if callable(value) or isinstance(value, str):
+                return value
+            raise ParameterValueError(f"{where}: expected a function or a registered function name, got {value!r}")
+        if kind == "bool":
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            raise ParameterValueError(f"{where}: expected true or false, got {value!r}")
+        if kind == "str":
+            if not isinstance(value, str):
+                raise ParameterValueError(f"{where}: expected text, got {value!r}")
+            if self.choices and value not in self.choices:
+                raise ParameterValueError(f"{where}: {value!r} is not one of {', '.join(self.choices)}")
+            return value
+        if kind == "vector":
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+                raise ParameterValueError(f"{where}: expected a list of numbers, got {value!r}")
+            items = tuple(self._number(v, where, float) for v in value)
+            return items
+        return self._number(value, where, int if kind == "int" else float)
+
+    def _number(self, value: Any, where: str, typ: type) -> Any:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise ParameterValueError(f"{where}: expected a number, got {value!r}")
+        v = float(value)
+        if not math.isfinite(v):
+            raise ParameterValueError(f"{where}: must be finite, got {value!r}")
+        if typ is int:
+            if v != int(v):
+                raise ParameterValueError(f"{where}: expected a whole number, got {value!r}")
+        if self.min is not None and v < self.min:
+            raise ParameterValueError(f"{where}: {value!r} is below the minimum {self.min!r} {self.unit}".rstrip())
+        if self.max is not None and v > self.max:
+            raise ParameterValueError(f"{where}: {value!r} is above the maximum {self.max!r} {self.unit}".rstrip())
+        return int(v) if typ is int else v
+
+    def parse(self, text: str, where: str) -> Any:
+        """Parse command-line text (``--set b.p=TEXT``) into a value of this kind (no eval)."""
+        text = text.strip()
+        try:
+            if self.kind == "bool":
+                low = text.lower()
+                if low not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                    raise ValueError(text)
+                return self.validate(low in ("true", "1", "yes", "on"), where)
+            if self.kind in ("str", "callable"):
+                return self.validate(text, where)
+            if self.kind == "vector":
+                parts = [s for s in text.strip("[]()").replace(",", " ").split() if s]
+                return self.validate([float(s) for s in parts], where)
+            return self.validate(float(text), where)
+        except ValueError as exc:
+            if isinstance(exc, ParameterValueError):
+                raise
+            raise ParameterValueError(f"{where}: cannot read {text!r} as {self.kind}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        default = list(self.default) if self.kind == "vector" else self.default
+        return {"default": default, "min": self.min, "max": self.max, "unit": self.unit, "tunable": self.tunable,
+                "description": self.description, "kind": self.kind, "choices": list(self.choices)}
+
+
+def _infer_kind(default: Any) -> str:
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, int):
+        return "int"
+    if isinstance(default, float):
+        return "float"
+    if isinstance(default, str):
+        return "str"
+    if isinstance(default, (tuple, list)):
+        return "vector"
+    if callable(default):
+        return "callable"
+    raise TypeError(f"cannot infer a ParamSpec kind from default {default!r}")
+
+
+@dataclass(frozen=True)
+class PortSpec:
+    """An input or output port: ``size`` elements (int, or the name of an int parameter)."""
+
+    name: str
+    size: int | str = 1
+    unit: str = ""
+    description: str = ""
+    labels: tuple[str, ...] = ()
+
+
+class Params:
+    """Run-time values of one block's parameters (attribute access), plus derived constants.
+
+    Vector parameters are read-only float arrays. :meth:`Block.derive` may add constants
+    (names starting with ``_`` by convention); they are recomputed after every change.
+    """
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        for key, value in values.items():
+            self.set(key, value)
+
+    def set(self, key: str, value: Any) -> None:
+        if isinstance(value, tuple):
+            arr = np.array(value, dtype=np.float64)
+            arr.setflags(write=False)
+            value = arr
+        self.__dict__[key] = value
+
+    def copy(self) -> Params:
+        new = Params({})
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __getattr__(self, name: str) -> Any:  # only called for missing attributes
+        raise AttributeError(f"no parameter or derived constant {name!r}")
