@@ -1,4 +1,4 @@
-"""The block contract: ports, parameters, states and pure callbacks (DESIGN.md section 5).
+"""The block contract: ports, parameters, states and pure callbacks (the engine principles (README)).
 
 A block *class* declares, at class level:
 

@@ -1,4 +1,4 @@
-r"""Planar five-link biped: kinematics and Lagrangian dynamics (DESIGN.md section 3).
+r"""Planar five-link biped: kinematics and Lagrangian dynamics (the models.biped conventions).
 
 Conventions
 -----------
@@ -94,7 +94,7 @@ def _batch(x: np.ndarray | None, width: int) -> np.ndarray:
 
 
 class FiveLinkBiped:
-    """The five-link biped of DESIGN.md section 3.
+    """The five-link biped of the models.biped conventions.
 
     Parameters
     ----------

@@ -15,7 +15,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from app.gui.scopes import PALETTE
+from app.gui.scope_specs import PALETTE
 from app.gui.session import available_datasets, available_presets
 
 __all__ = ["CompareView", "CompareWorker", "load_compare"]

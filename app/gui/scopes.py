@@ -1,6 +1,6 @@
 """Scopes: stacked pyqtgraph plots on one shared time axis.
 
-Each :class:`Scope` plots traces ``(signal, column, scale)`` of logged signals; angles are
+Each :class:`Scope` plots the traces of a :class:`~app.gui.scope_specs.ScopeSpec`; angles are
 shown in degrees (``scale = 180/pi``). The curves are created once per compiled model and
 updated with ``setData`` on views of the recorder. A shared cursor (``InfiniteLine``) reads
 out every trace at its time; each scope's title carries min / max / mean / RMS of its traces
@@ -14,135 +14,27 @@ Two refresh modes keep the display cheap (measured with ``benchmarks/gui_fps.py`
   the x links are cut and the scopes are refreshed round-robin, at most ``per_frame`` per GUI
   frame and at about ``live_hz`` each, so one frame repaints one plot rather than seven. Each
   refresh plots the last ``window_s`` seconds peak-decimated to two samples per pixel column
-  (:func:`peak_decimate`), keeps a sticky y range (changed only when the data leave it or
-  fill less than 40 % of it, so the axis is not re-laid out every frame) and rewrites the
-  statistics title at most ``stats_hz`` times a second.
+  (:func:`~app.gui.scope_math.peak_decimate`), keeps a sticky y range (changed only when the
+  data leave it or fill less than 40 % of it, so the axis is not re-laid out every frame) and
+  rewrites the statistics title at most ``stats_hz`` times a second.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.axes import use_opaque_grid
+from app.gui.scope_math import peak_decimate, trace_stats
+from app.gui.scope_specs import DEG, PALETTE, ScopeSpec, Trace, default_scopes
 from app.gui.session import SimSession
 from app.gui.stick_figure import LEFT, RIGHT
 
 __all__ = ["Scope", "ScopeStack", "Trace", "default_scopes", "peak_decimate", "trace_stats"]
-
-DEG = 180.0 / math.pi
-PALETTE = ("#1f77b4", "#e8710a", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-
-
-@dataclass
-class Trace:
-    """One curve: column ``col`` of logged signal ``signal`` times ``scale``."""
-
-    label: str
-    signal: str
-    col: int | None
-    scale: float = 1.0
-    color: str = "#1f77b4"
-    dashed: bool = False
-    width: float = 1.6
-
-
-@dataclass
-class ScopeSpec:
-    title: str
-    unit: str
-    traces: list[Trace]
-    shade_stance: bool = False
-    extra: dict[str, float] = field(default_factory=dict)
-
-
-def trace_stats(y: np.ndarray) -> tuple[float, float, float, float]:
-    """(min, max, mean, RMS) of finite samples; NaNs if there are none."""
-    y = y[np.isfinite(y)]
-    if y.size == 0:
-        return (math.nan,) * 4
-    return float(y.min()), float(y.max()), float(y.mean()), float(math.sqrt(float(np.mean(y * y))))
-
-
-def peak_decimate(t: np.ndarray, y: np.ndarray, bins: int, origin: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Min/max ("peak") decimation of a uniformly sampled curve to about ``2 * bins`` samples.
-
-    Samples are grouped in blocks of ``ds = len(y) // bins`` (nothing is done when ``ds < 2``);
-    each block is replaced by its smallest and its largest sample (NaNs ignored; an all-NaN
-    block keeps a NaN, i.e. its gap), both kept at their own times and in time order, so the
-    result is a subset of the samples that keeps every extremum at screen resolution and
-    draws a smooth line rather than a staircase. Blocks start at sample indices that are
-    multiples of ``ds`` counted from ``origin`` (the index of ``t[0]`` in the record), so a
-    sliding window does not make the peaks shimmer; the samples before the first and after
-    the last whole block are kept as they are (the curve ends at the newest sample).
-    """
-    n = y.size
-    ds = n // max(bins, 1)
-    if ds < 2:
-        return t, y
-    a = (-origin) % ds
-    m = a + (n - a) // ds * ds
-    yb = y[a:m].reshape(-1, ds)
-    finite = np.isfinite(yb)
-    if finite.all():
-        i_min, i_max = yb.argmin(axis=1), yb.argmax(axis=1)
-    else:
-        i_min = np.where(finite, yb, np.inf).argmin(axis=1)
-        i_max = np.where(finite, yb, -np.inf).argmax(axis=1)
-    base = a + ds * np.arange(yb.shape[0])
-    idx = np.empty(2 * yb.shape[0], dtype=np.intp)
-    idx[0::2] = base + np.minimum(i_min, i_max)
-    idx[1::2] = base + np.maximum(i_min, i_max)
-    return np.concatenate((t[:a], t[idx], t[m:])), np.concatenate((y[:a], y[idx], y[m:]))
-
-
-def default_scopes(s: SimSession) -> list[ScopeSpec]:
-    """The default scopes, located by block type so presets may rename blocks."""
-    q = s.find("FiveLinkDynamics", "q")
-    ref = s.find("ReferenceSource", "angles")
-    est = s.find("NetTorqueEstimator", "tau")
-    sw = s.find("TorqueSwitch", "tau")
-    grf = s.find("GrfSource", "F")
-    pids = {n: f"{n}.u" for n in s.blocks_of_type("PID") if f"{n}.u" in s.signal_names()}
-    pid_hip = next((v for k, v in pids.items() if "hip" in k), None)
-    pid_knee = next((v for k, v in pids.items() if "knee" in k), None)
-    out: list[ScopeSpec] = []
-
-    def angle_scope(title: str, qcols: tuple[int, int], rcols: tuple[int, int]) -> None:
-        tr = []
-        for side, qc, rc, col in (("L", qcols[0], rcols[0], LEFT), ("R", qcols[1], rcols[1], RIGHT)):
-            if q:
-                tr.append(Trace(side, q, qc, DEG, col))
-            if ref:
-                tr.append(Trace(f"{side} ref", ref, rc, DEG, col, dashed=True, width=1.0))
-        out.append(ScopeSpec(title, "deg", tr))
-
-    angle_scope("Hip flexion β", (3, 4), (1, 2))
-    angle_scope("Knee flexion γ", (5, 6), (3, 4))
-    for title, joint, pid in (("Left hip torque", 0, pid_hip), ("Left knee torque", 2, pid_knee)):
-        tr = []
-        if est:
-            tr.append(Trace("estimator", est, joint, 1.0, "#9467bd", dashed=True, width=1.0))
-        if pid:
-            tr.append(Trace("PID", pid, 0, 1.0, "#2ca02c", dashed=True, width=1.0))
-        if sw:
-            tr.append(Trace("applied", sw, joint, 1.0, "#222222", width=2.0))
-        out.append(ScopeSpec(title, "N*m", tr))
-    if grf:
-        out.append(ScopeSpec("Vertical GRF", "N", [Trace("L", grf, 1, 1.0, LEFT), Trace("R", grf, 3, 1.0, RIGHT)],
-                             shade_stance=True))
-        out.append(ScopeSpec("Fore-aft GRF", "N", [Trace("L", grf, 0, 1.0, LEFT), Trace("R", grf, 2, 1.0, RIGHT)],
-                             shade_stance=True))
-    tr = [Trace("α", q, 2, DEG, "#222222", width=2.0)] if q else []
-    if ref:
-        tr.append(Trace("α ref", ref, 0, DEG, "#222222", dashed=True, width=1.0))
-    out.append(ScopeSpec("Trunk angle α", "deg", tr))
-    return out
 
 
 class Scope:
@@ -206,7 +98,7 @@ class Scope:
     def update(self, s: SimSession, t: np.ndarray, lo: int, hi: int, stance: np.ndarray | None,
                bins: int = 0) -> None:
         """Push samples ``lo:hi`` into the curves (``setData``); ``bins > 0`` peak-decimates them
-        to ``bins`` pixel columns (:func:`peak_decimate`)."""
+        to ``bins`` pixel columns (:func:`~app.gui.scope_math.peak_decimate`)."""
         for tr, curve in zip(self.spec.traces, self.curves):
             y = self.trace_data(s, tr, lo, hi)
             curve.setData(*(peak_decimate(t, y, bins, lo) if bins else (t, y)))

@@ -1,7 +1,10 @@
 """The one adapter between the GUI and the block-diagram engine (no Qt in this module).
 
 Every call the GUI makes into ``blocks`` goes through :class:`SimSession`, so only this
-module follows engine changes. A session holds:
+module and its two helpers follow engine changes: :mod:`app.gui.session_catalog` (bundled
+datasets, presets, diagram parameter values) and :mod:`app.gui.session_files` (session files,
+``*.gbsession.json``, behind :meth:`SimSession.save` and :meth:`SimSession.load`). A session
+holds:
 
 * the diagram as displayed and run (the loaded file with the preset applied; the UI fields
   carry the block positions of the canvas);
@@ -12,17 +15,10 @@ module follows engine changes. A session holds:
   (:meth:`SimSession.rewind`);
 * the failure, if the run blew up (``error``: block, port, time, value), with the results
   recorded up to it kept.
-
-Session files (``*.gbsession.json``)::
-
-    {"format": "gaitblocks-session", "version": 1, "diagram": {<diagram file>},
-     "dataset": str, "preset": str, "gains": {"block.param": value}, "view": {...}}
 """
 
 from __future__ import annotations
 
-import json
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,71 +26,24 @@ from typing import Any
 
 import numpy as np
 
+from app.gui.session_catalog import (
+    GAIN_NAMES,
+    apply_preset,
+    available_datasets,
+    available_presets,
+    default_dataset,
+    diagram_value,
+)
+from app.gui.session_files import SESSION_FORMAT, load_session, save_session, session_dict
 from blocks import Diagram, ParamSpec, Runner, SimulationError, Snapshot, compile_diagram
 from blocks.core import BlockError, DiagramError
-from models.errors import DataFormatError, UserError
+from models.errors import UserError
 from models.params import G_EARTH
 
 __all__ = ["DEFAULT_DIAGRAM", "GAIN_NAMES", "SESSION_FORMAT", "SimSession", "available_datasets", "available_presets",
            "default_dataset"]
 
 DEFAULT_DIAGRAM = Path(__file__).resolve().parents[2] / "assets" / "diagrams" / "grf_walk.json"
-SESSION_FORMAT = "gaitblocks-session"
-SESSION_VERSION = 1
-GAIN_NAMES = ("kp", "ki", "kd")
-
-
-def diagram_value(diagram: Diagram, ref: str) -> Any:
-    """Value of ``block.param`` in the diagram: explicit, else the ``ParamSpec`` default."""
-    block, param = ref.split(".")
-    return diagram.blocks[block].params.get(param, diagram.param_spec(ref).default)
-
-
-def _registry() -> Any:
-    from blocks.datasets import dataset_registry
-
-    return dataset_registry()
-
-
-def available_datasets() -> list[str]:
-    """Bundled dataset names (``grf_data.registry.list_datasets``), or the built-in demo."""
-    reg = _registry()
-    if reg is None:
-        return ["demo"]
-    try:
-        names = [str(d["name"]) for d in reg.list_datasets()]
-    except (AttributeError, KeyError, TypeError):
-        names = []
-    return names or ["demo"]
-
-
-def default_dataset() -> str:
-    from blocks.datasets import default_dataset_name
-
-    return default_dataset_name()
-
-
-def available_presets() -> tuple[str, ...]:
-    try:
-        from blocks.presets import PRESETS
-    except ImportError:
-        return ("default", "paper")
-    return tuple(PRESETS)
-
-
-def apply_preset(diagram: Diagram, name: str) -> Diagram:
-    """``blocks.presets.apply_preset`` when it exists; without it, or for ``name = ""``, the
-    diagram is used as is."""
-    if not name:
-        return diagram.copy()
-    try:
-        from blocks.presets import apply_preset as _apply
-    except ImportError:
-        if name not in available_presets():
-            raise UserError(f"unknown preset {name!r}; known: {', '.join(available_presets())}") from None
-        return diagram.copy()
-    result: Diagram = _apply(diagram, name)
-    return result
 
 
 @dataclass(frozen=True)
@@ -396,41 +345,15 @@ class SimSession:
         self.diagram.save(path)
 
     def to_dict(self, view: dict[str, Any] | None = None) -> dict[str, Any]:
-        gains = {f"{b}.{p}": diagram_value(self.diagram, f"{b}.{p}") for b in self.blocks_of_type("PID")
-                 for p in GAIN_NAMES}
-        return {"format": SESSION_FORMAT, "version": SESSION_VERSION, "diagram": self.diagram.to_dict(),
-                "dataset": self.dataset, "preset": self.preset, "t_end": self.t_end, "gains": gains,
-                "view": dict(view or {})}
+        """Session file contents (:func:`~app.gui.session_files.session_dict`)."""
+        return session_dict(self, view)
 
     def save(self, path: str | Path, view: dict[str, Any] | None = None) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(view), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        """Write a session file (:func:`~app.gui.session_files.save_session`)."""
+        save_session(self, path, view)
 
     @classmethod
     def load(cls, path: str | Path) -> tuple[SimSession, dict[str, Any]]:
-        """Read a session file; returns the session and its ``view`` dict."""
-        path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise DataFormatError(f"cannot read session: {exc.strerror}", path=path) from None
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
-        if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
-            raise DataFormatError(f"not a gaitblocks session file (format must be {SESSION_FORMAT!r})", path=path)
-        if data.get("version") != SESSION_VERSION:
-            raise DataFormatError(f"session version {data.get('version')!r} is not supported", path=path)
-        try:
-            diagram = Diagram.from_dict(data["diagram"])
-            for ref, value in dict(data.get("gains", {})).items():
-                if diagram_value(diagram, ref) != value:
-                    diagram.set_param(ref, value)
-            t_end = data.get("t_end")
-            s = cls(diagram, str(data.get("dataset", "")), str(data.get("preset", "default")),
-                    t_end=float(t_end) if isinstance(t_end, (int, float)) and math.isfinite(t_end) else None,
-                    apply=False)
-        except KeyError as exc:
-            raise DataFormatError(f"session file lacks field {exc}", path=path) from None
-        except (DiagramError, BlockError) as exc:
-            raise DataFormatError(str(exc), path=path) from None
-        view = data.get("view", {})
-        return s, view if isinstance(view, dict) else {}
+        """Read a session file; returns the session and its ``view`` dict (bad files raise
+        ``DataFormatError``, :func:`~app.gui.session_files.load_session`)."""
+        return load_session(path, cls)

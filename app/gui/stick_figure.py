@@ -1,6 +1,6 @@
 """Stick-figure animation of the five-link biped (pyqtgraph).
 
-Drawn from ``q`` (DESIGN.md section 3 geometry, :meth:`models.biped.FiveLinkBiped.points`):
+Drawn from ``q`` (the models.biped conventions geometry, :meth:`models.biped.FiveLinkBiped.points`):
 trunk with head, thighs and shanks (left blue, right orange; a stance leg solid and thick,
 a swing leg dashed and thin), the ground line ``y = 0`` with hatching, GRF arrows at the
 feet scaled to body weight (``arrow_m_per_bw`` metres per BW), the whole-body CoM marker and

@@ -1,6 +1,6 @@
 r"""The five-link biped as blocks: dynamics (continuous state) and kinematics (read-outs).
 
-Dynamics (:mod:`models.biped`, DESIGN.md section 3)::
+Dynamics (:mod:`models.biped`, the models.biped conventions)::
 
     d/dt [q, qd] = [qd, M(q)^-1 rhs(q, qd, tau, F)]
 
@@ -91,7 +91,7 @@ class FiveLinkDynamics(Block):
 
 
 class BipedKinematics(Block):
-    """Point positions of the biped (DESIGN.md section 3 formulas).
+    """Point positions of the biped (the models.biped conventions formulas).
 
     Inputs: ``q`` (7). Outputs (m, world frame): ``feet`` (4) ``[x_l, y_l, x_r, y_r]``,
     ``com`` (2) whole-body CoM, ``hip`` (2), ``knees`` (4) ``[x_l, y_l, x_r, y_r]``, ``head`` (2).

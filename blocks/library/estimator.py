@@ -1,4 +1,4 @@
-r"""Support-phase net-torque estimator (DESIGN.md section 7; the paper's Appendix 2).
+r"""Support-phase net-torque estimator: the paper's method (its Appendix 2).
 
 Per leg, with foot force ``F = (F_x, F_y)`` [N], thigh angle ``th1 = alpha - beta`` and shank
 angle ``th2 = th1 + gamma`` (from the downward vertical, clockwise +), ``s_i = sin th_i``,

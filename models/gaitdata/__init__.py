@@ -1,7 +1,7 @@
 """Gait data: importers for lab formats, preprocessing and gait events.
 
 The entry point is :func:`load_trial`, which turns a GRF file (and optionally a kinematics
-file of the same trial) into a :class:`models.dataset.GaitDataset` in the DESIGN.md
+file of the same trial) into a :class:`models.dataset.GaitDataset` in the models.biped
 convention. The modules:
 
 * ``opensim`` (.mot/.sto), ``trc`` (markers), ``cortex`` (.forces), ``c3d`` (ezc3d, optional),

@@ -1,4 +1,4 @@
-"""Sagittal joint angles from markers, in the DESIGN.md convention.
+"""Sagittal joint angles from markers, in the models.biped convention.
 
 Landmarks (names matched case-insensitively after dropping ``.``, ``_``, ``-`` and spaces;
 side prefix ``R``/``L``/``Right``/``Left``):
@@ -23,7 +23,7 @@ lie furthest ahead of the heels (works on treadmills too). Points are projected 
 Sign table (φ = segment angle from the downward vertical, positive = distal end forward):
 
 ===================  ===============================================================
-DESIGN angle         from the projected landmarks
+model angle          from the projected landmarks
 ===================  ===============================================================
 alpha (trunk fwd +)  atan2(x_sh − x_hip, y_sh − y_hip), hip = mid of both hips
                      (0 with a warning when no shoulder marker exists)
@@ -31,7 +31,7 @@ beta (thigh/trunk)   φ_thigh + alpha,  φ_thigh = atan2(x_knee − x_hip, y_hip
 gamma (knee flex +)  φ_thigh − φ_shank, φ_shank = atan2(x_ankle − x_knee, y_knee − y_ankle)
 ===================  ===============================================================
 
-These follow from DESIGN.md: thigh θ1 = alpha − beta = −φ_thigh, shank θ2 = alpha − beta +
+These follow from the models.biped conventions: thigh θ1 = alpha − beta = −φ_thigh, shank θ2 = alpha − beta +
 gamma = −φ_shank. The marker lines are not the joint axes of a calibrated model, so the
 angles carry an offset of a few degrees (the knee marker sits on the lateral epicondyle).
 """

@@ -15,7 +15,7 @@
 Plug-in-Gait sign table (component 1 of each ``…Angles`` point, degrees):
 
 =====================  ===============================================================
-DESIGN angle           from Plug-in-Gait
+model angle            from Plug-in-Gait
 =====================  ===============================================================
 alpha (trunk fwd +)    shoulder-marker line (angles module) if present, else 0
 beta_s                 ``sHipAngles[0] − sPelvisAngles[0] + alpha``: hip flexion is

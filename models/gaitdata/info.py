@@ -1,7 +1,7 @@
 """The summary of a gait data file printed by ``gaitblocks data info`` (a JSON-ready dict).
 
 Keys: ``file``, ``format``, ``rate_hz`` (grid), ``rate_hz_source`` (over the whole file),
-``samples``, ``duration_s``, ``channels`` (DESIGN channel → source column), ``kinematics``,
+``samples``, ``duration_s``, ``channels`` (model channel → source column), ``kinematics``,
 ``body_mass_kg``, ``mass_source``, ``bw_estimate_n``, ``stance_windows`` (per foot, list of
 ``[on, off]`` s; ``complete`` false when cut by the record), ``heel_strikes`` (count per foot),
 ``stride_s``, ``stance_s``, ``cadence_steps_per_min`` (= 120 / stride time), ``warnings``.

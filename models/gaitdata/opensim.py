@@ -20,12 +20,12 @@ set standing at larger z is the right foot. (In ``subject01_walk1_grf.mot`` the 
 set stands at z ≈ +0.13 m and ``1_`` at z ≈ −0.05 m, so un-prefixed = right, which matches the
 stance windows R 0.618–1.410 s, L 1.247–2.018 s of the data README.)
 
-Sign table, IK coordinates → DESIGN.md angles (all OpenSim rotations are about the
+Sign table, IK coordinates → model angles (all OpenSim rotations are about the
 ground/pelvis z axis, which points to the subject's right, so a positive rotation turns the
 forward axis upward: it is a *backward* rotation in the sagittal plane):
 
 =====================  =========================================================
-DESIGN angle           from OpenSim coordinates
+model angle            from OpenSim coordinates
 =====================  =========================================================
 alpha (trunk, fwd +)   lean of the hip → HAT-CoM line (below, :func:`hat_lean`)
 beta (thigh vs trunk)  pelvis_tilt + hip_flexion + alpha
@@ -41,7 +41,7 @@ frame; masses 11.777 and 34.2366 kg) the HAT CoM is found with the torso turned 
 the hip → HAT-CoM vector ``v``. At zero angles that line leans 7.0° back from the torso frame's
 y axis; a subject's scaled model is assumed to keep these proportions. The thigh's absolute
 forward swing is ``pelvis_tilt + hip_flexion``; beta is the thigh relative to the trunk line,
-``beta = thigh_forward + alpha`` (DESIGN: thigh angle from the downward vertical
+``beta = thigh_forward + alpha`` (models.biped: thigh angle from the downward vertical
 ``θ1 = alpha − beta``).
 Checked on ``subject01_walk_IK.mot`` against the markers of ``subject01_walk1.trc``:
 with ``+pelvis_tilt`` in the thigh angle the predicted heel-to-pelvis distance fits the
@@ -227,7 +227,7 @@ def has_coordinates(table: StoTable) -> bool:
 
 
 def angles_from_table(table: StoTable) -> KinematicsRecord:
-    """DESIGN angles from OpenSim IK coordinates (sign table in the module doc)."""
+    """model angles from OpenSim IK coordinates (sign table in the module doc)."""
     path = table.path
     warnings: list[str] = []
     deg = table.in_degrees

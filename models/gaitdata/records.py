@@ -1,6 +1,6 @@
 """What each importer returns before the trial is put on one time base.
 
-``ForceRecord`` carries both feet's GRF already in the DESIGN.md convention (x forward,
+``ForceRecord`` carries both feet's GRF already in the models.biped convention (x forward,
 y up, the force of the ground *on* the foot, N); ``KinematicsRecord`` carries the reference
 angles ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` in rad. Both keep the source rate, the
 columns they came from and the warnings raised on the way, for ``gaitblocks data info``.
@@ -21,7 +21,7 @@ class ForceRecord:
     Attributes
     ----------
     t : (N,) s, strictly increasing.
-    grf : (N, 4) N, ``[F_lx, F_ly, F_rx, F_ry]``, DESIGN convention.
+    grf : (N, 4) N, ``[F_lx, F_ly, F_rx, F_ry]``, models.biped convention.
     cop_x : (N, 2) m along the walking direction ``[left, right]`` (NaN off the ground), or None.
     units : force unit declared by the file (``N``, ``BW`` or ``N/kg``); ``N`` when undeclared.
     footfalls : plate files only: ``{"plate", "foot", "first", "last"}`` per contact (0-based samples).
@@ -46,7 +46,7 @@ class KinematicsRecord:
     Attributes
     ----------
     t : (N,) s.
-    angles : (N, 5) rad ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` (DESIGN convention).
+    angles : (N, 5) rad ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` (models.biped convention).
     heels : optional ``{"l": (N, 3), "r": (N, 3)}`` heel (or ankle) marker positions in m,
         in the lab frame of the file, used to tell which foot stood on which force plate.
     """

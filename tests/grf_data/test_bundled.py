@@ -98,13 +98,13 @@ def test_stance_and_double_support_share(sets: dict[str, GaitDataset]) -> None:
 def test_knee_peak_in_swing(sets: dict[str, GaitDataset]) -> None:
     for ds in sets.values():
         knee = np.rad2deg(kin(ds)[one_cycle(ds), 6])
-        # DESIGN.md section 4: 55-65 deg at ~72 % of the cycle; generator 2.0.0 peaks at 63-69 deg
+        # published gait norms (grf_data/README.md): 55-65 deg at ~72 % of the cycle; generator 2.0.0 peaks at 63-69 deg
         # at 80-81 % (known limitation, grf_data/README.md), so only the swing timing is held here
         assert np.argmax(knee) / len(knee) == pytest.approx(0.8, abs=0.05)
 
 
 def test_trunk_angle_is_human_like(sets: dict[str, GaitDataset]) -> None:
-    """Issue 5's band [-5, 12] deg for the reference trunk angle; DESIGN.md: oscillation about +/-3 deg."""
+    """Issue 5's band [-5, 12] deg for the reference trunk angle; published norms: oscillation about +/-3 deg."""
     for ds in sets.values():
         alpha = np.rad2deg(kin(ds)[:, 2])
         assert -5.0 <= alpha.min() and alpha.max() <= 12.0

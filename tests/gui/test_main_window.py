@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from app.gui.main_window import MainWindow
-from app.gui.scopes import DEG
+from app.gui.scope_specs import DEG
 from app.gui.session import SimSession
 from models.biped import FiveLinkBiped
 from tests.gui.conftest import run_until

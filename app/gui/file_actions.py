@@ -1,0 +1,216 @@
+"""File actions of the main window: open (dataset, diagram or session, judged by content),
+save, recent files, window view state in session files, and export (CSV, PNG, MP4, GIF).
+
+Every action that can fail on the user's input reports the error in a dialog (a bad file is
+named with its line and column) and leaves the session as it was.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6 import QtCore, QtWidgets
+
+from app.gui import export
+from app.gui.controls import SPEEDS, ControlBar
+from app.gui.errors import ErrorReporter
+from app.gui.param_panel import ParamPanel
+from app.gui.scopes import ScopeStack
+from app.gui.session import SimSession, available_datasets
+from models.errors import DataFormatError, UserError
+
+__all__ = ["DATA_FILTER", "FileActions"]
+
+DATA_FILTER = "Gait data (*.csv *.mot *.trc *.c3d *.txt *.tsv);;Sessions (*.gbsession.json *.json);;All files (*)"
+
+if TYPE_CHECKING:
+    _Window = QtWidgets.QMainWindow
+else:
+    _Window = object
+
+
+class FileActions(_Window):
+    """Open, save and export for :class:`~app.gui.main_window.MainWindow` (a mixin: it uses the
+    window's session, settings and widgets, and replaces ``session`` on opening a session file)."""
+
+    session: SimSession
+    session_path: Path | None
+    settings: QtCore.QSettings
+    errors: ErrorReporter
+    controls: ControlBar
+    scopes: ScopeStack
+    params: ParamPanel
+    tabs: QtWidgets.QTabWidget
+    side: QtWidgets.QTabWidget
+    main_split: QtWidgets.QSplitter
+    recent_menu: QtWidgets.QMenu
+    status_state: QtWidgets.QLabel
+    set_running: Callable[[bool], None]
+    bind_session: Callable[[], None]
+    show_block: Callable[[str], None]
+
+    def _replace(self, action: Any, title: str) -> bool:
+        """Run ``action`` (which may raise a user error and leave the session as it was)."""
+        self.set_running(False)
+        try:
+            action()
+        except UserError as exc:
+            self.errors.report(title, exc)
+            return False
+        self.bind_session()
+        return True
+
+    def open_dataset(self, spec: str) -> bool:
+        ok = self._replace(lambda: self.session.set_dataset(spec), "Cannot open dataset")
+        if ok and Path(spec).is_file():
+            self._add_recent(spec)
+        if not ok:
+            self.controls.set_datasets(available_datasets(), self.session.dataset)
+        return ok
+
+    def set_preset(self, name: str) -> bool:
+        return self._replace(lambda: self.session.set_preset(name), "Cannot apply preset")
+
+    def open_path(self, path: str | Path) -> bool:
+        """Open a session, diagram or dataset file (judged by content); errors leave all as it was."""
+        path = Path(path)
+        try:
+            kind = _json_format(path)
+        except UserError as exc:
+            self.errors.report("Cannot open file", exc)
+            return False
+        if kind == "gaitblocks-session":
+            try:
+                s, view = SimSession.load(path)
+            except UserError as exc:
+                self.errors.report("Cannot open session", exc)
+                return False
+            self.set_running(False)
+            self.session, self.session_path = s, path
+            self.bind_session()
+            self.apply_view(view)
+            self._add_recent(str(path))
+            return True
+        if kind == "gaitblocks-diagram":
+            ok = self._replace(lambda: self.session.load_diagram(path), "Cannot open diagram")
+            if ok:
+                self._add_recent(str(path))
+            return ok
+        return self.open_dataset(str(path))
+
+    def ask_open(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open", "", DATA_FILTER)
+        if path:
+            self.open_path(path)
+        else:
+            self.controls.set_datasets(available_datasets(), self.session.dataset)
+
+    def ask_open_diagram(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open diagram", "", "Diagrams (*.json)")
+        if path:
+            self.open_path(path)
+
+    def view_state(self) -> dict[str, Any]:
+        return {"speed": self.controls.speed.currentText(), "window_s": self.scopes.window_s,
+                "tab": self.tabs.currentIndex(), "side_tab": self.side.currentIndex(),
+                "selected_block": self.params.block, "splitter": self.main_split.sizes()}
+
+    def apply_view(self, view: dict[str, Any]) -> None:
+        labels = [lab for lab, _ in SPEEDS]
+        if view.get("speed") in labels:
+            self.controls.speed.setCurrentIndex(labels.index(view["speed"]))
+        self.scopes.window_s = float(view.get("window_s", self.scopes.window_s))
+        self.tabs.setCurrentIndex(int(view.get("tab", 0)))
+        self.side.setCurrentIndex(int(view.get("side_tab", 0)))
+        if view.get("selected_block") in self.session.diagram.blocks:
+            self.show_block(str(view["selected_block"]))
+            self.side.setCurrentIndex(int(view.get("side_tab", 0)))
+        if isinstance(view.get("splitter"), list):
+            self.main_split.setSizes([int(v) for v in view["splitter"]])
+
+    def save_session(self, path: str | Path) -> None:
+        self.session.save(path, self.view_state())
+        self.session_path = Path(path)
+        self._add_recent(str(path))
+        self.status_state.setText(f"session saved to {path}")
+
+    def save(self) -> None:
+        if self.session_path is None:
+            self.ask_save_session()
+        else:
+            self.save_session(self.session_path)
+
+    def ask_save_session(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save session", "session.gbsession.json",
+                                                        "Sessions (*.gbsession.json)")
+        if path:
+            self.save_session(path)
+
+    def ask_save_diagram(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save diagram", "diagram.json", "Diagrams (*.json)")
+        if path:
+            self.session.save_diagram(path)
+
+    def _add_recent(self, path: str) -> None:
+        recent = [p for p in self.recent_files() if p != path]
+        self.settings.setValue("recent", [path, *recent][:8])
+        self._refresh_recent()
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            return [value]
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+    def _refresh_recent(self) -> None:
+        self.recent_menu.clear()
+        for p in self.recent_files():
+            self.recent_menu.addAction(str(p)).triggered.connect(lambda _=False, pp=str(p): self.open_path(pp))
+
+
+    def _ask_export(self, kind: str) -> None:
+        filters = {"csv": "CSV (*.csv)", "png": "PNG image (*.png)", "mp4": "MP4 video (*.mp4)", "gif": "GIF (*.gif)"}
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export", f"gaitblocks.{kind}", filters[kind])
+        if path:
+            self.export(kind, path)
+
+    def export(self, kind: str, path: str | Path) -> Path | None:
+        """Export ``kind`` (csv, png, mp4, gif) to ``path``; animations show a cancellable progress dialog."""
+        self.set_running(False)
+        try:
+            if kind == "csv":
+                return export.export_csv(self.session, path)
+            if kind == "png":
+                return export.export_png(self.scopes, path)
+            dlg = QtWidgets.QProgressDialog("Rendering animation…", "Cancel", 0, 100, self)
+            dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
+            dlg.setMinimumDuration(300)
+
+            def progress(i: int, n: int) -> None:
+                dlg.setMaximum(n)
+                dlg.setValue(i)
+                QtWidgets.QApplication.processEvents()
+
+            try:
+                return export.export_animation(self.session, path, progress=progress, cancel=dlg.wasCanceled)
+            finally:
+                dlg.close()
+        except UserError as exc:
+            self.errors.report("Export failed", exc)
+            return None
+
+
+def _json_format(path: Path) -> str:
+    """The ``format`` field of a ``.json`` file ("" for other files); bad JSON raises ``DataFormatError``."""
+    if path.suffix.lower() != ".json":
+        return ""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+    return str(data.get("format", "")) if isinstance(data, dict) else ""

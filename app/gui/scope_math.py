@@ -1,0 +1,49 @@
+"""Numerics of the scope curves: peak decimation for live display and trace statistics."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["peak_decimate", "trace_stats"]
+
+
+def trace_stats(y: np.ndarray) -> tuple[float, float, float, float]:
+    """(min, max, mean, RMS) of finite samples; NaNs if there are none."""
+    y = y[np.isfinite(y)]
+    if y.size == 0:
+        return (math.nan,) * 4
+    return float(y.min()), float(y.max()), float(y.mean()), float(math.sqrt(float(np.mean(y * y))))
+
+
+def peak_decimate(t: np.ndarray, y: np.ndarray, bins: int, origin: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Min/max ("peak") decimation of a uniformly sampled curve to about ``2 * bins`` samples.
+
+    Samples are grouped in blocks of ``ds = len(y) // bins`` (nothing is done when ``ds < 2``);
+    each block is replaced by its smallest and its largest sample (NaNs ignored; an all-NaN
+    block keeps a NaN, i.e. its gap), both kept at their own times and in time order, so the
+    result is a subset of the samples that keeps every extremum at screen resolution and
+    draws a smooth line rather than a staircase. Blocks start at sample indices that are
+    multiples of ``ds`` counted from ``origin`` (the index of ``t[0]`` in the record), so a
+    sliding window does not make the peaks shimmer; the samples before the first and after
+    the last whole block are kept as they are (the curve ends at the newest sample).
+    """
+    n = y.size
+    ds = n // max(bins, 1)
+    if ds < 2:
+        return t, y
+    a = (-origin) % ds
+    m = a + (n - a) // ds * ds
+    yb = y[a:m].reshape(-1, ds)
+    finite = np.isfinite(yb)
+    if finite.all():
+        i_min, i_max = yb.argmin(axis=1), yb.argmax(axis=1)
+    else:
+        i_min = np.where(finite, yb, np.inf).argmin(axis=1)
+        i_max = np.where(finite, yb, -np.inf).argmax(axis=1)
+    base = a + ds * np.arange(yb.shape[0])
+    idx = np.empty(2 * yb.shape[0], dtype=np.intp)
+    idx[0::2] = base + np.minimum(i_min, i_max)
+    idx[1::2] = base + np.maximum(i_min, i_max)
+    return np.concatenate((t[:a], t[idx], t[m:])), np.concatenate((y[:a], y[idx], y[m:]))

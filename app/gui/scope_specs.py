@@ -1,0 +1,85 @@
+"""What the scopes show: traces, scope specs and the default scope set.
+
+A :class:`ScopeSpec` lists the traces ``(signal, column, scale)`` of one plot; angles are shown
+in degrees (``scale = DEG = 180/pi``). :func:`default_scopes` locates the signals by block type,
+so presets may rename blocks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from app.gui.session import SimSession
+from app.gui.stick_figure import LEFT, RIGHT
+
+__all__ = ["DEG", "PALETTE", "ScopeSpec", "Trace", "default_scopes"]
+
+DEG = 180.0 / math.pi
+PALETTE = ("#1f77b4", "#e8710a", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+
+
+@dataclass
+class Trace:
+    """One curve: column ``col`` of logged signal ``signal`` times ``scale``."""
+
+    label: str
+    signal: str
+    col: int | None
+    scale: float = 1.0
+    color: str = "#1f77b4"
+    dashed: bool = False
+    width: float = 1.6
+
+
+@dataclass
+class ScopeSpec:
+    title: str
+    unit: str
+    traces: list[Trace]
+    shade_stance: bool = False
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def default_scopes(s: SimSession) -> list[ScopeSpec]:
+    """The default scopes, located by block type so presets may rename blocks."""
+    q = s.find("FiveLinkDynamics", "q")
+    ref = s.find("ReferenceSource", "angles")
+    est = s.find("NetTorqueEstimator", "tau")
+    sw = s.find("TorqueSwitch", "tau")
+    grf = s.find("GrfSource", "F")
+    pids = {n: f"{n}.u" for n in s.blocks_of_type("PID") if f"{n}.u" in s.signal_names()}
+    pid_hip = next((v for k, v in pids.items() if "hip" in k), None)
+    pid_knee = next((v for k, v in pids.items() if "knee" in k), None)
+    out: list[ScopeSpec] = []
+
+    def angle_scope(title: str, qcols: tuple[int, int], rcols: tuple[int, int]) -> None:
+        tr = []
+        for side, qc, rc, col in (("L", qcols[0], rcols[0], LEFT), ("R", qcols[1], rcols[1], RIGHT)):
+            if q:
+                tr.append(Trace(side, q, qc, DEG, col))
+            if ref:
+                tr.append(Trace(f"{side} ref", ref, rc, DEG, col, dashed=True, width=1.0))
+        out.append(ScopeSpec(title, "deg", tr))
+
+    angle_scope("Hip flexion β", (3, 4), (1, 2))
+    angle_scope("Knee flexion γ", (5, 6), (3, 4))
+    for title, joint, pid in (("Left hip torque", 0, pid_hip), ("Left knee torque", 2, pid_knee)):
+        tr = []
+        if est:
+            tr.append(Trace("estimator", est, joint, 1.0, "#9467bd", dashed=True, width=1.0))
+        if pid:
+            tr.append(Trace("PID", pid, 0, 1.0, "#2ca02c", dashed=True, width=1.0))
+        if sw:
+            tr.append(Trace("applied", sw, joint, 1.0, "#222222", width=2.0))
+        out.append(ScopeSpec(title, "N*m", tr))
+    if grf:
+        out.append(ScopeSpec("Vertical GRF", "N", [Trace("L", grf, 1, 1.0, LEFT), Trace("R", grf, 3, 1.0, RIGHT)],
+                             shade_stance=True))
+        out.append(ScopeSpec("Fore-aft GRF", "N", [Trace("L", grf, 0, 1.0, LEFT), Trace("R", grf, 2, 1.0, RIGHT)],
+                             shade_stance=True))
+    tr = [Trace("α", q, 2, DEG, "#222222", width=2.0)] if q else []
+    if ref:
+        tr.append(Trace("α ref", ref, 0, DEG, "#222222", dashed=True, width=1.0))
+    out.append(ScopeSpec("Trunk angle α", "deg", tr))
+    return out
