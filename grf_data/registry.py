@@ -23,6 +23,7 @@ import numpy as np
 
 from models.dataset import DatasetMeta, GaitDataset
 from models.errors import DataFormatError, UserError
+from models.userdirs import user_dir
 
 DEFAULT_DATASET = "sneakers"
 BUNDLED = ("barefoot", "sneakers", "high_heels")
@@ -34,12 +35,8 @@ __all__ = ["DEFAULT_DATASET", "BUNDLED", "config_dir", "list_datasets", "load_da
 
 
 def config_dir() -> Path:
-    """The user configuration folder of gaitblocks (not created here)."""
-    env = os.environ.get("GAITBLOCKS_CONFIG_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".config") / "gaitblocks"
+    """The user configuration folder of gaitblocks (not created here; :func:`models.userdirs.user_dir`)."""
+    return user_dir("config")
 
 
 def _registry_file() -> Path:

@@ -7,7 +7,6 @@ named with its line and column) and leaves the session as it was.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +19,8 @@ from app.gui.errors import ErrorReporter
 from app.gui.param_panel import ParamPanel
 from app.gui.scopes import ScopeStack
 from app.gui.session import SimSession, available_datasets
-from models.errors import DataFormatError, UserError
+from app.gui.session_files import read_json
+from models.errors import UserError
 
 __all__ = ["DATA_FILTER", "FileActions"]
 
@@ -207,10 +207,5 @@ def _json_format(path: Path) -> str:
     """The ``format`` field of a ``.json`` file ("" for other files); bad JSON raises ``DataFormatError``."""
     if path.suffix.lower() != ".json":
         return ""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+    data = read_json(path)
     return str(data.get("format", "")) if isinstance(data, dict) else ""

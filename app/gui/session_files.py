@@ -52,12 +52,7 @@ def load_session(path: str | Path, cls: type[SimSession]) -> tuple[SimSession, d
     that does not compile) raises ``DataFormatError`` naming the file.
     """
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataFormatError(f"cannot read session: {exc.strerror}", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+    data = read_json(path)
     if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
         raise DataFormatError(f"not a gaitblocks session file (format must be {SESSION_FORMAT!r})", path=path)
     if data.get("version") != SESSION_VERSION:
@@ -77,3 +72,13 @@ def load_session(path: str | Path, cls: type[SimSession]) -> tuple[SimSession, d
         raise DataFormatError(str(exc), path=path) from None
     view = data.get("view", {})
     return s, view if isinstance(view, dict) else {}
+
+
+def read_json(path: Path) -> Any:
+    """Parsed JSON of ``path``; an unreadable file or bad JSON raises ``DataFormatError`` with line and column."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DataFormatError(f"cannot read file: {exc.strerror}", path=path) from None
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from models.errors import DataFormatError, UserError
+from models.userdirs import user_dir
 
 _OPENSIM = "https://raw.githubusercontent.com/opensim-org/opensim-core/0435b081dc383498e217f92ca63bb97616145c14/" \
            "Bindings/Python/tutorials/resources/"
@@ -70,11 +71,7 @@ TRIALS: dict[str, Trial] = {
 
 
 def cache_dir() -> Path:
-    env = os.environ.get("GAITBLOCKS_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME")
-    return (Path(base) if base else Path.home() / ".cache") / "gaitblocks"
+    return user_dir("cache")
 
 
 def _sha256(path: Path) -> str:
