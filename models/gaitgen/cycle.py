@@ -254,8 +254,9 @@ class CycleModel:
             return np.column_stack([np.where(double, 0.0, m_res), dv, double.astype(float), low])
         return forces(dv)
 
-    def _rows(self, coef: np.ndarray, n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """``(info, design)``: :meth:`_share` moment info ``(n, 3)`` for ``coef`` on ``n`` samples."""
+    def _rows(self, coef: np.ndarray, n: int) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+        """``(info, design, tau)``: :meth:`_share` moment info ``(n, 4)`` and the joint torques
+        ``(n, 4)`` [N m] for ``coef`` on ``n`` samples."""
         d = self.design(n, coef)
         t = np.asarray(d["t"])
         q, _ = pose_from_com(np.asarray(d["com"]), np.asarray(d["alpha"]), np.asarray(d["foot_l"]),
@@ -263,21 +264,26 @@ class CycleModel:
         trend = np.zeros(7)
         trend[0] = self.gait.speed_m_s
         qd_p, qdd = periodic_derivatives(q - np.outer(t, trend), self.gait.period_s)
-        _, r = self.biped.inverse_dynamics(q, qd_p + trend, qdd, np.zeros((n, 4)))
-        return self._share(q, r, d, moment_only=True), d
+        qd = qd_p + trend
+        _, r = self.biped.inverse_dynamics(q, qd, qdd, np.zeros((n, 4)))
+        tau, _ = self.biped.inverse_dynamics(q, qd, qdd, self._share(q, r, d))
+        return self._share(q, r, d, moment_only=True), d, tau
 
     def objective(self, coef: np.ndarray, n: int) -> np.ndarray:
         """Least-squares residual vector (module doc, step 6).
 
         ``[SS_WEIGHT * m_res (single support, N m), LOAD_SHIFT_WEIGHT * d / BW (double support),
-        trunk terms (lean_weight per deg, rising with the harmonic order), CORRECTION_WEIGHT * fore-aft
+        PULL_WEIGHT * unloading below the margin / BW, torque_weight * (|tau| / m - torque_limit)^+
+        (N m/kg, every joint and sample), trunk terms (lean_weight per deg, rising with the harmonic order), CORRECTION_WEIGHT * fore-aft
         correction terms (BW)]``; the sample rows are divided by ``sqrt(n)`` (RMS-like).
         """
-        info, _ = self._rows(coef, n)
+        info, _, tau = self._rows(coef, n)
         double = info[:, 2] > 0
         bw = self.params.total_mass * self.params.g
+        excess = np.maximum(np.abs(tau) / self.params.total_mass - self.gait.torque_limit, 0.0)
         rows = np.concatenate([SS_WEIGHT * info[:, 0], np.where(double, LOAD_SHIFT_WEIGHT * info[:, 1] / bw, 0.0),
-                               PULL_WEIGHT * np.minimum(info[:, 3], 0.0) / bw])
+                               PULL_WEIGHT * np.minimum(info[:, 3], 0.0) / bw,
+                               self.gait.torque_weight * excess.ravel()])
         rows = rows / np.sqrt(n)
         trunk = coef[1 + 2 * X_HARMONICS:]
         k = np.arange(1, trunk.shape[0] // 2 + 1, dtype=float)

@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-GENERATOR_VERSION = "2.0.0"
+GENERATOR_VERSION = "2.1.0"
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,10 @@ class GaitParams:
         fore-aft oscillation.
     lean_weight : float
         Weight of the trunk oscillation amplitude [per deg] against the moment residual [per N m].
+    torque_limit, torque_weight : float
+        Joint torques above ``torque_limit`` [N m/kg] are penalised with ``torque_weight`` [per N m/kg]
+        at every sample, so the free terms (trunk angle, fore-aft correction, CoM offset) keep the
+        references' torques within human norms where they can.
     rate_hz, min_duration_s : float
         Output sampling rate [Hz] and the least duration [s] (whole cycles are written).
     """
@@ -69,11 +73,13 @@ class GaitParams:
     braking_bw: float = 0.17
     braking_at: float = 0.12
     onset_curvature: float = 150.0
-    clearance_m: float = 0.07
-    clearance_at: float = 0.35
-    landing_lift_m: float = 0.08
+    clearance_m: float = 0.06
+    clearance_at: float = 0.3
+    landing_lift_m: float = 0.03
     harmonics: int = 16
-    lean_weight: float = 1.0
+    lean_weight: float = 4.0
+    torque_limit: float = 1.25
+    torque_weight: float = 200.0
     rate_hz: float = 500.0
     min_duration_s: float = 10.0
 
@@ -103,22 +109,23 @@ CONDITIONS: dict[str, GaitParams] = {
     "barefoot": GaitParams(
         name="barefoot", footwear="barefoot",
         description="synthetic steady walking, barefoot: shorter stride, higher cadence, softer loading peak",
-        cadence_spm=114.0, stride_m=0.86, stance_frac=0.60,
-        peak1_bw=1.08, peak1_at=0.23, peak2_bw=1.11, peak2_at=0.77,
-        trunk_lean_deg=2.0, knee_contact_deg=10.0, onset_curvature=250.0,
+        cadence_spm=110.0, stride_m=0.74, stance_frac=0.60,
+        peak1_bw=1.10, peak1_at=0.23, peak2_bw=1.10, peak2_at=0.77,
+        trunk_lean_deg=2.0, knee_contact_deg=8.0, onset_curvature=250.0,
     ),
     "sneakers": GaitParams(
         name="sneakers", footwear="sneakers",
         description="synthetic steady walking in cushioned sneakers (the default dataset)",
-        cadence_spm=108.0, stride_m=0.92, stance_frac=0.605,
-        peak1_bw=1.14, peak1_at=0.21, peak2_bw=1.12, peak2_at=0.77,
-        trunk_lean_deg=4.5, knee_contact_deg=12.0,
+        cadence_spm=108.0, stride_m=0.80, stance_frac=0.60,
+        peak1_bw=1.16, peak1_at=0.21, peak2_bw=1.10, peak2_at=0.77,
+        trunk_lean_deg=4.5, knee_contact_deg=10.0, braking_bw=0.13, lean_weight=6.0,
     ),
     "high_heels": GaitParams(
         name="high_heels", footwear="high heels",
         description="synthetic steady walking in high heels: earlier, higher loading peak, longer double support",
-        cadence_spm=102.0, stride_m=0.80, stance_frac=0.61,
-        peak1_bw=1.20, peak1_at=0.16, peak2_bw=1.08, peak2_at=0.77,
-        trunk_lean_deg=1.0, knee_contact_deg=18.0, onset_curvature=60.0,
+        cadence_spm=102.0, stride_m=0.72, stance_frac=0.61,
+        peak1_bw=1.22, peak1_at=0.16, peak2_bw=1.08, peak2_at=0.77,
+        trunk_lean_deg=1.0, knee_contact_deg=20.0, onset_curvature=60.0, braking_bw=0.13,
+        clearance_m=0.07,
     ),
 }

@@ -69,10 +69,7 @@ def test_trunk_angle_range(default_runs: dict[str, dict[str, Any]], ds: str) -> 
     assert -5.0 <= t["min"] and t["max"] <= 12.0
 
 
-@pytest.mark.parametrize("ds", [
-    pytest.param(ds, marks=pytest.mark.xfail(
-        strict=True, reason="the bundled references need 1.5-2.3 N m/kg (crouched point-foot stance)"))
-    for ds in BUNDLED])
+@pytest.mark.parametrize("ds", BUNDLED)
 def test_peak_torques_within_1p5_nm_per_kg(default_runs: dict[str, dict[str, Any]], ds: str) -> None:
     pk = default_runs[ds]["peak_torque_nm_per_kg"]
     assert pk["hip"] <= 1.5 and pk["knee"] <= 1.5
