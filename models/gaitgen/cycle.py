@@ -36,9 +36,10 @@ Recipe (all on ``n`` equally spaced samples of the stride period ``T``)
    ``(k / SMOOTH_ORDER)^2`` with the harmonic order ``k`` so the solution stays smooth), on the
    double-support load shift ``d`` (``LOAD_SHIFT_WEIGHT`` per BW), on a foot unloaded below half
    its designed share (``PULL_WEIGHT`` per BW, so that no contact flickers) and on the fore-aft
-   correction (``CORRECTION_WEIGHT`` per BW).
+   correction (``CORRECTION_WEIGHT`` per BW), and on every joint torque above
+   ``GaitParams.torque_limit`` [N m/kg] (``GaitParams.torque_weight`` per N m/kg, generator 2.1.0).
    The rest of ``m_res`` stays in the alpha row of the inverse-dynamics residual and is reported
-   in the sidecar (``derived``): about 1 N m RMS in single support (generator 1.0.0: 13-15 N m).
+   in the sidecar (``derived``): 1-2 N m RMS in single support (generator 1.0.0: 13-15 N m).
 """
 
 from __future__ import annotations
@@ -274,8 +275,9 @@ class CycleModel:
 
         ``[SS_WEIGHT * m_res (single support, N m), LOAD_SHIFT_WEIGHT * d / BW (double support),
         PULL_WEIGHT * unloading below the margin / BW, torque_weight * (|tau| / m - torque_limit)^+
-        (N m/kg, every joint and sample), trunk terms (lean_weight per deg, rising with the harmonic order), CORRECTION_WEIGHT * fore-aft
-        correction terms (BW)]``; the sample rows are divided by ``sqrt(n)`` (RMS-like).
+        (N m/kg, every joint and sample), trunk terms (lean_weight per deg, rising with the harmonic
+        order), CORRECTION_WEIGHT * fore-aft correction terms (BW)]``; the sample rows are divided by
+        ``sqrt(n)`` (RMS-like).
         """
         info, _, tau = self._rows(coef, n)
         double = info[:, 2] > 0

@@ -125,7 +125,7 @@ CONDITIONS: dict[str, GaitParams] = {
         description="synthetic steady walking in high heels: earlier, higher loading peak, longer double support",
         cadence_spm=102.0, stride_m=0.72, stance_frac=0.61,
         peak1_bw=1.22, peak1_at=0.16, peak2_bw=1.08, peak2_at=0.77,
-        trunk_lean_deg=1.0, knee_contact_deg=20.0, onset_curvature=60.0, braking_bw=0.13,
+        trunk_lean_deg=1.0, knee_contact_deg=20.0, onset_curvature=60.0, braking_bw=0.13, lean_weight=0.8,
         clearance_m=0.07,
     ),
 }

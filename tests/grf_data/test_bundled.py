@@ -179,7 +179,7 @@ def test_trunk_row_is_consistent_in_single_support(sets: dict[str, GaitDataset])
 
     ``qd``/``qdd`` of one stored cycle by band-limited spectral differentiation (the CSV keeps 6
     significant digits, so the rounding noise is cut above 60 harmonics). Generator 1.0.0 left
-    13-15 N m RMS there; 2.0.0 solves the trunk angle for it (measured 0.9-1.4 N m).
+    13-15 N m RMS there; 2.x solves the trunk angle for it (measured 1.2-2.0 N m with 2.1.0).
     """
     for ds in sets.values():
         cyc = one_cycle(ds)
