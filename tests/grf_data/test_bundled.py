@@ -105,7 +105,7 @@ def test_knee_peak_in_swing(sets: dict[str, GaitDataset]) -> None:
 
 
 def test_hip_flexion_range(sets: dict[str, GaitDataset]) -> None:
-    """DESIGN §4: hip flexion about -6 to 37 deg; generator 2.1.0 reaches 35-46 deg in late swing."""
+    """DESIGN §4: hip flexion about -6 to 37 deg; generator 2.1.0 reaches 37-46 deg in late swing."""
     for ds in sets.values():
         hip = np.rad2deg(kin(ds)[one_cycle(ds), 3:5])
         assert -6.0 <= hip.min() and hip.max() <= 47.0
