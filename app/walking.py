@@ -4,7 +4,7 @@
 leg length (None if neither happens): a walker whose legs fold or spin has fallen even with an
 upright trunk.
 Reads the default diagram's signals (``body.q``, ``ref.angles``, ``phase.stance``,
-``kin.feet``, ``kin.com``, ``switch.tau``, ``contact.corr``, ``est.tau``) and computes the
+``kin.feet`` or ``kin.contact``, ``kin.com``, ``switch.tau``, ``contact.corr``, ``est.tau``) and computes the
 metrics of :mod:`models.gait_metrics`. Diagrams without those signals get no walking keys.
 """
 
@@ -30,7 +30,9 @@ def walking_summary_from(results: Results, mass: float, leg_length: float | None
     q_ref = None
     if "ref.angles" in results.signals:
         q_ref = np.concatenate([q[:, :2], results["ref.angles"]], axis=1)
-    out = walking_metrics(results.t, q, q_ref, results["phase.stance"] > 0.5, results["kin.feet"],
+    # where the feet touch: the rolling contact coordinates (the foot points for point feet)
+    feet = results["kin.contact"] if "kin.contact" in results.signals else results["kin.feet"]
+    out = walking_metrics(results.t, q, q_ref, results["phase.stance"] > 0.5, feet,
                           results["kin.com"], results["switch.tau"], mass)
     down = np.abs(q[:, 2]) > FALL_ALPHA_RAD
     if leg_length is not None and "kin.hip" in results.signals:

@@ -92,9 +92,11 @@ def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
     solver = diagram.solver
     ctx = CompileContext(dt=solver.dt if dt is None else float(dt), t0=solver.t_start,
                          t_end=solver.t_end if t_end is None else float(t_end),
-                         dataset=diagram.dataset if dataset is None else dataset,
-                         resolver=resolver, biped_params=diagram.model.biped_params())
+                         dataset=diagram.dataset if dataset is None else dataset, resolver=resolver)
     blocks = {name: diagram.instantiate(name) for name in diagram.blocks}
+    reads_data = any("dataset" in b.params for b in blocks.values())
+    data = ctx.get_dataset() if reads_data and diagram.model.foot_radius_m is None else None
+    ctx.biped_params = diagram.model.biped_params(data)
     inputs: dict[str, tuple[PortSpec, ...]] = {}
     outputs: dict[str, tuple[PortSpec, ...]] = {}
     for name, b in blocks.items():

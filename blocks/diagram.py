@@ -13,7 +13,8 @@ File format (version 2; ``format`` is always ``"gaitblocks-diagram"``)::
 
     {"format": "gaitblocks-diagram", "version": 2, "name": str, "description": str,
      "dataset": str,                              # the run's dataset ("" = registry default)
-     "model": {"mass_kg": float|null, "height_m": float|null},   # null, null = paper Table 1
+     "model": {"mass_kg": float|null, "height_m": float|null,    # null, null = paper Table 1
+               "foot_radius_m": float|null},              # rolling foot; null = auto (ModelSettings)
      "solver": {"method": "rk4"|"solve_ivp", "dt": s, "t_start": s, "t_end": s},
      "blocks": [{"name": str, "type": str, "params": {name: literal}}],
      "connections": [{"from": "block.output", "to": "block.input"}],
@@ -37,7 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from blocks.core import BLOCK_TYPES, Block, BlockError, DiagramError, ParamSpec
+from models.dataset import GaitDataset
 from models.errors import DataFormatError
+from models.footfit import fit_foot_radius
 from models.params import BipedParams
 
 __all__ = ["Diagram", "BlockEntry", "ModelSettings", "SolverSettings", "FORMAT", "VERSION", "split_port"]
@@ -86,20 +89,37 @@ class SolverSettings:
 
 @dataclass(frozen=True)
 class ModelSettings:
-    """The biped every block uses: paper Table 1 (both None) or scaled to mass [kg] and height [m]."""
+    """The biped every block uses: paper Table 1 (both None) or scaled to mass [kg] and height [m].
+
+    ``foot_radius_m`` is the rolling foot's radius (:mod:`models.params`; 0 = the paper's point
+    foot). ``None`` = auto, fitted to the run's dataset by :meth:`biped_params`
+    (:func:`models.footfit.fit_foot_radius`: the radius that best keeps both feet of the
+    reference on the ground in double support). The bundled synthetic sets, generated for the
+    point-foot model, fit 0; human recordings, whose ankles rise in late stance, 0.4-0.5 m.
+    """
 
     mass_kg: float | None = None
     height_m: float | None = None
+    foot_radius_m: float | None = None
 
     def __post_init__(self) -> None:
         if (self.mass_kg is None) != (self.height_m is None):
             raise DiagramError("model: give both mass_kg and height_m, or neither (paper Table 1)")
+        r = self.foot_radius_m
+        if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float)) or not 0.0 <= r < 1.0):
+            raise DiagramError(f"model.foot_radius_m must be null (auto) or a number in [0, 1) m, got {r!r}")
 
-    def biped_params(self) -> BipedParams:
-        if self.mass_kg is None or self.height_m is None:
-            return BipedParams.paper()
+    def biped_params(self, dataset: GaitDataset | None = None) -> BipedParams:
+        """The segment parameters; ``dataset`` (the run's) resolves an auto foot radius."""
         try:
-            return BipedParams.scaled(mass=self.mass_kg, height=self.height_m)
+            if self.mass_kg is None or self.height_m is None:
+                params = BipedParams.paper()
+            else:
+                params = BipedParams.scaled(mass=self.mass_kg, height=self.height_m)
+            radius = self.foot_radius_m
+            if radius is None:
+                radius = fit_foot_radius(dataset, params).radius if dataset is not None else 0.0
+            return params.with_foot_radius(radius)
         except ValueError as exc:
             raise DiagramError(f"model: {exc}") from None
 
@@ -243,7 +263,7 @@ class Diagram:
         solver = data["solver"]
         _check_keys(solver, "solver", required={"dt", "t_end"}, optional={"method", "t_start", "rtol", "atol"})
         model = data.get("model", {})
-        _check_keys(model, "model", required=set(), optional={"mass_kg", "height_m"})
+        _check_keys(model, "model", required=set(), optional={"mass_kg", "height_m", "foot_radius_m"})
         d = cls(str(data["name"]), description=str(data.get("description", "")), dataset=str(data.get("dataset", "")),
                 solver=SolverSettings(**solver), model=ModelSettings(**model))
         if not isinstance(data["blocks"], list):

@@ -3,7 +3,8 @@
 Same equations as :mod:`models._eom_numpy` (see :mod:`models.biped` for the derivation),
 written as scalar loops so that one state costs about a microsecond:
 
-* ``_assemble`` fills ``M`` (7x7, kg / kg m / kg m^2) and ``b`` (7, N / N m), ``M qdd = b``;
+* ``_assemble`` fills ``M`` (7x7, kg / kg m / kg m^2) and ``b`` (7, N / N m), ``M qdd = b``
+  (with a rolling foot, ``p[13] > 0``, the foot force also turns the shank: ``models.biped``);
 * ``_cholesky_solve`` solves the SPD system in place (no pivoting needed: M is SPD).
 
 Compiled on first use and cached on disk (``cache=True``), so only the very first start
@@ -31,6 +32,7 @@ if AVAILABLE:
         l1, r1, m1, J1 = p[4], p[5], p[6], p[7]
         l2, r2, m2, J2 = p[8], p[9], p[10], p[11]
         g = p[12]
+        rf = p[13]
         for i in range(7):
             b[i] = 0.0
             for j in range(7):
@@ -87,6 +89,11 @@ if AVAILABLE:
                     fy = grf[2 * s + 1]
                     for i in range(5):
                         b[idx[i]] += jx[i] * fx + jy[i] * fy
+                    if rf > 0.0:  # rolling foot: the force acts at the contact point
+                        mz = rf * (s2 * fy - (c2 - 1.0) * fx)
+                        b[2] -= mz
+                        b[ib] += mz
+                        b[ig] -= mz
             jl = J1 + J2
             M[2, 2] += jl
             M[2, ib] -= jl
@@ -151,8 +158,12 @@ if AVAILABLE:
 
     @njit(cache=True)
     def feet_state_one(p, q, qd, out):
-        """``out = [x_l, y_l, vx_l, vy_l, x_r, y_r, vx_r, vy_r]`` of the point feet (m, m/s)."""
-        r0, l1, l2 = p[1], p[4], p[8]
+        """``out = [xi_l, eta_l, vx_l, vy_l, xi_r, eta_r, vx_r, vy_r]``: contact coordinates (m, m/s).
+
+        With a point foot (``R = p[13] = 0``) these are the foot point and its velocity; with a
+        rolling foot, the rolling coordinates of :meth:`FiveLinkBiped.contact_state`.
+        """
+        r0, l1, l2, rf = p[1], p[4], p[8], p[13]
         a, ad = q[2], qd[2]
         sa, ca = math.sin(a), math.cos(a)
         for s in range(2):
@@ -165,4 +176,9 @@ if AVAILABLE:
             out[4 * s + 1] = q[1] - r0 * ca - l1 * c1 - l2 * c2
             out[4 * s + 2] = qd[0] - r0 * ca * ad - l1 * c1 * w1 - l2 * c2 * w2
             out[4 * s + 3] = qd[1] + r0 * sa * ad + l1 * s1 * w1 + l2 * s2 * w2
+            if rf > 0.0:
+                out[4 * s] += rf * (s2 - th2)
+                out[4 * s + 1] += rf * (c2 - 1.0)
+                out[4 * s + 2] += rf * (c2 - 1.0) * w2
+                out[4 * s + 3] -= rf * s2 * w2
         return out

@@ -98,7 +98,7 @@ class EomTerms(NamedTuple):
 
 def eom_terms(p: np.ndarray, Q: np.ndarray, QD: np.ndarray, TAU: np.ndarray, GRF: np.ndarray) -> EomTerms:
     """Mass matrix and the generalised forces, split by origin, for a batch of states."""
-    l0, r0, m0, J0, l1, r1, m1, J1, l2, r2, m2, J2, g = p
+    l0, r0, m0, J0, l1, r1, m1, J1, l2, r2, m2, J2, g, rf = p
     n = Q.shape[0]
     M = np.zeros((n, N_DOF, N_DOF))
     cor = np.zeros((n, N_DOF))
@@ -123,7 +123,11 @@ def eom_terms(p: np.ndarray, Q: np.ndarray, QD: np.ndarray, TAU: np.ndarray, GRF
             grav[:, cols] -= mass * g * J[:, 1, :]
         M[:, sub[0], sub[1]] += J1 * np.outer(thigh_dir, thigh_dir) + J2 * np.outer(shank_dir, shank_dir)
         Jf = point_jacobian(r0, t, l1, l2)
-        foot[:, cols] += np.einsum("nki,nk->ni", Jf, GRF[:, 2 * side: 2 * side + 2])
+        F = GRF[:, 2 * side: 2 * side + 2]
+        foot[:, cols] += np.einsum("nki,nk->ni", Jf, F)
+        if rf > 0.0:  # rolling foot: the moment of F about the foot point turns the shank
+            mz = rf * (t.s2 * F[:, 1] - (t.c2 - 1.0) * F[:, 0])
+            foot[:, cols] -= mz[:, None] * shank_dir
         joint[:, BETA_L + side] = TAU[:, side]
         joint[:, GAMMA_L + side] = TAU[:, 2 + side]
     return EomTerms(M, cor, grav, joint, foot)

@@ -32,6 +32,20 @@ Each link i has mass ``m_i`` [kg], central inertia ``J_i`` [kg m^2], CoM positio
     the ``beta`` row alone; likewise the knee torque (clockwise on the shank) on ``gamma``;
   - ``Q_foot = J_foot^T F`` for each point foot, ``F`` the world-frame force on the foot.
 
+Rolling foot (``BipedParams.foot_radius = R > 0``): an arc of radius ``R`` fixed to the
+shank, centred ``c = foot + R (sin th2, cos th2)`` on the shank axis. On flat ground it
+touches at ``P = c - (0, R)``, and ``F`` acts there. The force at ``P`` is the force at the
+foot point plus the moment ``M_z = (P - foot) x F = R (sin th2 F_y - (cos th2 - 1) F_x)``
+[N m, ccw +] on the shank, whose virtual power ``-M_z th2_dot`` adds ``-M_z d(th2)/dq``:
+``-M_z`` on the alpha and gamma rows and ``+M_z`` on beta. The contact is described by the
+rolling coordinates (:meth:`FiveLinkBiped.contact_coordinates`)::
+
+    xi  = c_x - R th2     [m]   constant while the arc rolls without slipping
+    eta = c_y - R         [m]   height of the arc's lowest point (0 on the ground)
+
+whose rates are exactly the velocity of the shank's material point at ``P``. With
+``R = 0`` all of this is the point foot.
+
 The :class:`GeneralizedForces` split exposes these terms one by one (the later M/C/G/E
 torque decomposition is built on it).
 
@@ -61,7 +75,7 @@ Q_NAMES = ("x0", "y0", "alpha", "beta_l", "beta_r", "gamma_l", "gamma_r")
 TAU_NAMES = ("hip_l", "hip_r", "knee_l", "knee_r")
 GRF_NAMES = ("F_lx", "F_ly", "F_rx", "F_ry")
 
-POINT_NAMES = ("head", "hip", "knee_l", "knee_r", "foot_l", "foot_r", "com")
+POINT_NAMES = ("head", "hip", "knee_l", "knee_r", "foot_l", "foot_r", "contact_l", "contact_r", "com")
 
 
 def _backend_from_env() -> str:
@@ -159,15 +173,36 @@ class FiveLinkBiped:
         return self.forward_dynamics
 
     def feet_state(self, q: np.ndarray, qd: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """``[x_l, y_l, vx_l, vy_l, x_r, y_r, vx_r, vy_r]`` of the point feet [m, m/s]."""
+        """``[xi_l, eta_l, vx_l, vy_l, xi_r, eta_r, vx_r, vy_r]`` [m, m/s]: contact coordinates
+        (:meth:`contact_coordinates`) and the velocity of the shank's point in contact (the
+        point foot itself when ``foot_radius = 0``)."""
         out = np.empty(8) if out is None else out
         q_a, qd_a = np.asarray(q, dtype=np.float64), np.asarray(qd, dtype=np.float64)
         if self.backend == "numba":
             return _eom_numba.feet_state_one(self._p, q_a, qd_a, out)
-        pts = self.points(q_a)
-        jl, jr = self.foot_jacobians(q_a)
-        out[0:2], out[2:4] = pts["foot_l"], jl @ qd_a
-        out[4:6], out[6:8] = pts["foot_r"], jr @ qd_a
+        xi = self.contact_coordinates(q_a)[0]
+        radius = self.params.foot_radius
+        for side, jac in enumerate(self.foot_jacobians(q_a)):
+            th2 = q_a[2] - q_a[3 + side] + q_a[5 + side]
+            w2 = qd_a[2] - qd_a[3 + side] + qd_a[5 + side]
+            v = jac @ qd_a + radius * w2 * np.array([np.cos(th2) - 1.0, -np.sin(th2)])
+            out[4 * side: 4 * side + 2], out[4 * side + 2: 4 * side + 4] = xi[2 * side: 2 * side + 2], v
+        return out
+
+    def contact_coordinates(self, Q: np.ndarray) -> np.ndarray:
+        """``(N, 4)`` rolling coordinates ``[xi_l, eta_l, xi_r, eta_r]`` [m] (module doc).
+
+        ``eta`` is the height of the foot's lowest point, ``xi`` the ground position the
+        arc would touch with the shank vertical; both equal the foot point when
+        ``foot_radius = 0``.
+        """
+        Q = np.atleast_2d(np.asarray(Q, dtype=np.float64))
+        pts, radius = self.points_batch(Q), self.params.foot_radius
+        out = np.empty((Q.shape[0], 4))
+        for side, tag in ((0, "l"), (1, "r")):
+            th2 = Q[:, 2] - Q[:, 3 + side] + Q[:, 5 + side]
+            out[:, 2 * side] = pts[f"foot_{tag}"][:, 0] + radius * (np.sin(th2) - th2)
+            out[:, 2 * side + 1] = pts[f"foot_{tag}"][:, 1] + radius * (np.cos(th2) - 1.0)
         return out
 
     def forward_dynamics_batch(self, Q: np.ndarray, QD: np.ndarray, TAU: np.ndarray | None = None,
@@ -232,12 +267,14 @@ class FiveLinkBiped:
             knee = hip - l1 * d1
             out[f"knee_{tag}"] = knee
             out[f"foot_{tag}"] = knee - l2 * d2
+            out[f"contact_{tag}"] = out[f"foot_{tag}"] + pr.foot_radius * (d2 - np.array([0.0, 1.0]))
             com = com + pr.thigh.mass * (hip - r1 * d1) + pr.shank.mass * (knee - r2 * d2)
         out["com"] = com / pr.total_mass
         return out
 
     def points(self, q: np.ndarray) -> dict[str, np.ndarray]:
-        """head, hip, knee_l, knee_r, foot_l, foot_r and whole-body com, each (2,) in m."""
+        """head, hip, knee_l, knee_r, foot_l, foot_r, contact_l, contact_r (where a rolling foot
+        touches flat ground; the foot point when ``foot_radius = 0``) and com, each (2,) in m."""
         return {k: v[0] for k, v in self.points_batch(_batch(q, 7)).items()}
 
     def foot_jacobians(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -4,7 +4,10 @@ Inputs are sampled on one time base ``t`` (N,) [s]:
 
 * ``q``, ``q_ref`` (N, 7): simulated and reference generalised coordinates (angles in rad);
 * ``stance`` (N, 2) bool: stance flags of the left and right foot (from the phase detector);
-* ``feet`` (N, 4) [m]: simulated foot positions ``[x_l, y_l, x_r, y_r]``;
+* ``feet`` (N, 4) [m]: simulated foot positions ``[x_l, y_l, x_r, y_r]``; with a rolling
+  foot, its contact coordinates ``[xi, eta]`` (the arc's no-slip position and the height of
+  its lowest point, :meth:`models.biped.FiveLinkBiped.contact_coordinates`), so slip and
+  height measure the contact, not the rolling shank end;
 * ``com`` (N, 2) [m]: simulated whole-body CoM;
 * ``tau`` (N, 4) [N m]: applied joint torques ``[hip_l, hip_r, knee_l, knee_r]``;
 * ``mass`` [kg]: model body mass.

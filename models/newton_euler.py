@@ -133,7 +133,8 @@ def solve(params: BipedParams, q: np.ndarray, qd: np.ndarray, tau: np.ndarray, g
         row += 2
         K[row, eps(ishank)] = J2
         K[row, fk(s)] = -cross_row(knee - p2)
-        rhs[row] = cross_row(foot - p2) @ F_foot - t_knee
+        contact = foot + params.foot_radius * np.array([d2[0], d2[1] - 1.0])  # rolling foot: where F acts
+        rhs[row] = cross_row(contact - p2) @ F_foot - t_knee
         row += 1
         # joint constraints: hip seen from trunk and thigh, knee seen from thigh and shank
         for (i_a, p_a, w_a), (i_b, p_b, w_b), point in (

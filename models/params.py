@@ -20,6 +20,14 @@ Two sources are offered:
   (``shared/data/demotu-BMC/BSP_DempsterWinter.txt``); they add up to 1.  With the paper's
   subject (1.66 m) the lengths come out within 1 % of Table 1 (trunk 0.780 m vs 0.788 m).
 
+``foot_radius`` [m] gives each shank a massless *rolling foot*: a circular arc of radius
+``R`` rigidly fixed to the shank, its centre on the shank axis ``R`` above the shank's end
+(the model's foot point). ``R = 0`` is the paper's point foot. A rolling foot is the
+classical effective foot of walking models (McGeer 1990, *Int J Robot Res* 9:62; the human
+"roll-over shape" of Hansen, Childress & Knox 2004, *J Biomech* 37:1467);
+:mod:`models.footfit` fits its radius to a recording. The equations it changes are in
+:mod:`models.biped` (the foot force acts at the rolling contact point).
+
 Units: metres, kilograms, kg m**2, m s**-2.
 """
 
@@ -83,19 +91,24 @@ class LinkParams:
 class BipedParams:
     """Parameters of the five-link biped (both legs identical).
 
-    ``trunk.com`` is ``r0``, measured from the hip *up* to the trunk CoM.
+    ``trunk.com`` is ``r0``, measured from the hip *up* to the trunk CoM; ``foot_radius``
+    [m] is the rolling foot's radius (0 = point foot; module doc).
     """
 
     trunk: LinkParams
     thigh: LinkParams
     shank: LinkParams
     g: float = G_EARTH
+    foot_radius: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("trunk", "thigh", "shank"):
             getattr(self, name).validate(name)
         if not math.isfinite(self.g) or self.g < 0:
             raise ValueError(f"gravity g must be finite and >= 0 m/s^2, got {self.g!r}")
+        if not math.isfinite(self.foot_radius) or not 0.0 <= self.foot_radius <= self.shank.length:
+            raise ValueError(f"foot_radius must lie in [0, shank length {self.shank.length:.3f}] m, "
+                             f"got {self.foot_radius!r}")
 
     @classmethod
     def paper(cls) -> BipedParams:
@@ -125,6 +138,10 @@ class BipedParams:
     def with_gravity(self, g: float) -> BipedParams:
         return replace(self, g=g)
 
+    def with_foot_radius(self, radius: float) -> BipedParams:
+        """The same body with a rolling foot of ``radius`` [m] (0 = point foot)."""
+        return replace(self, foot_radius=float(radius))
+
     @property
     def total_mass(self) -> float:
         """Whole-body mass [kg]: trunk + 2 thighs + 2 shanks."""
@@ -136,11 +153,11 @@ class BipedParams:
         return self.thigh.length + self.shank.length
 
     def as_array(self) -> np.ndarray:
-        """Flat vector ``[l0, r0, m0, J0, l1, r1, m1, J1, l2, r2, m2, J2, g]`` used by the kernels."""
+        """Flat vector ``[l0, r0, m0, J0, l1, r1, m1, J1, l2, r2, m2, J2, g, R]`` used by the kernels."""
         values: list[float] = []
         for link in (self.trunk, self.thigh, self.shank):
             values += [link.length, link.com, link.mass, link.inertia]
-        values.append(self.g)
+        values += [self.g, self.foot_radius]
         return np.array(values, dtype=np.float64)
 
     def to_dict(self) -> dict[str, object]:
@@ -152,4 +169,4 @@ class BipedParams:
                 "inertia_kgm2": link.inertia,
             }
             for name, link in (("trunk", self.trunk), ("thigh", self.thigh), ("shank", self.shank))
-        } | {"g": self.g, "total_mass_kg": self.total_mass}
+        } | {"g": self.g, "foot_radius_m": self.foot_radius, "total_mass_kg": self.total_mass}

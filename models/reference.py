@@ -8,10 +8,12 @@ the trunk-CoM position ``(x0, y0)`` is known only for synthetic data (``GaitData
 * otherwise the base follows from the *anchor foot* -- the foot carrying the larger vertical
   force -- held where it was when it became the anchor, on the ground ``y = 0``::
 
-      (x0, y0) = footprint - p_foot(angles; x0 = y0 = 0)
+      (x0, y0) = footprint - p_contact(angles; x0 = y0 = 0)
 
-  (a point foot that does not slip; the footprint of a new anchor foot is where the current
-  reconstruction puts it at the switch, its height set to 0).
+  (a foot that does not slip: the point foot, or with a rolling foot the contact coordinates
+  ``(xi, eta)`` of :meth:`FiveLinkBiped.contact_coordinates`, so the arc rolls; the footprint
+  of a new anchor foot is where the current reconstruction puts it at the switch, its height
+  set to 0).
 
 Rates and accelerations are central differences (``numpy.gradient``) after an optional
 zero-lag Butterworth low-pass (``scipy.signal.sosfiltfilt``), in m/s, rad/s, m/s^2, rad/s^2.
@@ -43,8 +45,7 @@ def base_from_anchor_foot(angles: np.ndarray, grf: np.ndarray, biped: FiveLinkBi
     n = angles.shape[0]
     q0 = np.zeros((n, 7))
     q0[:, 2:] = angles
-    pts = biped.points_batch(q0)
-    rel = np.stack([pts["foot_l"], pts["foot_r"]], axis=1)  # (N, 2 feet, 2) foot relative to base
+    rel = biped.contact_coordinates(q0).reshape(n, 2, 2)  # (N, 2 feet, 2) contact relative to base
     base = np.zeros((n, 2))
     anchor = 0 if grf[0, 1] >= grf[0, 3] else 1
     footprint = np.array([0.0, 0.0])

@@ -12,14 +12,13 @@ import argparse
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from blocks import Diagram, Results, Runner, compile_diagram
 from blocks.compile import CompiledModel
 from blocks.datasets import default_dataset_name
-from blocks.diagram import ModelSettings
 from blocks.presets import PRESETS, apply_preset
 from models.dataset import GaitDataset
 from models.errors import UserError
@@ -78,6 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--end", type=float, default=None, metavar="S", help="crop the trial: last data time used")
     parser.add_argument("--duration", type=float, default=None, metavar="S",
                         help="simulated seconds (default: the diagram's t_end, at most the data length)")
+    parser.add_argument("--foot-radius", type=float, default=None, metavar="M",
+                        help="rolling-foot radius of the model; 0 = point foot (default: auto, point foot "
+                             "for synthetic data, 0.3 leg lengths for recordings)")
     parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
     parser.add_argument("--preset", default=None, choices=PRESETS,
                         help="parameter preset of the default diagram: default (recommended) or paper (as published)")
@@ -122,8 +124,12 @@ def prepare(args: argparse.Namespace) -> RunContext:
     t_end = diagram.solver.t_start + (args.duration if args.duration is not None
                                       else diagram.solver.t_end - diagram.solver.t_start)
     if args_has_subject(args):
-        diagram.model = ModelSettings(mass_kg=args.mass if args.mass is not None else PAPER_SUBJECT[0],
-                                      height_m=args.height if args.height is not None else PAPER_SUBJECT[1])
+        diagram.model = replace(diagram.model, mass_kg=args.mass if args.mass is not None else PAPER_SUBJECT[0],
+                                height_m=args.height if args.height is not None else PAPER_SUBJECT[1])
+    if getattr(args, "foot_radius", None) is not None:
+        if not (math.isfinite(args.foot_radius) and 0.0 <= args.foot_radius < 1.0):
+            raise UserError(f"--foot-radius must be a number of metres in [0, 1), got {args.foot_radius}")
+        diagram.model = replace(diagram.model, foot_radius_m=args.foot_radius)
     if _uses_dataset(diagram):
         from blocks.datasets import resolve_dataset
 

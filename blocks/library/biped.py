@@ -94,29 +94,37 @@ class BipedKinematics(Block):
     """Point positions of the biped (the models.biped conventions formulas).
 
     Inputs: ``q`` (7). Outputs (m, world frame): ``feet`` (4) ``[x_l, y_l, x_r, y_r]``,
-    ``com`` (2) whole-body CoM, ``hip`` (2), ``knees`` (4) ``[x_l, y_l, x_r, y_r]``, ``head`` (2).
+    ``com`` (2) whole-body CoM, ``hip`` (2), ``knees`` (4) ``[x_l, y_l, x_r, y_r]``, ``head`` (2),
+    ``contact`` (4) ``[xi_l, eta_l, xi_r, eta_r]``: the rolling-foot contact coordinates
+    ``xi = x_foot + R (sin th2 - th2)``, ``eta = y_foot + R (cos th2 - 1)`` (the feet when the
+    foot radius ``R`` is 0; :meth:`models.biped.FiveLinkBiped.contact_coordinates`).
     """
 
     inputs = (PortSpec("q", 7, "m, rad", "", Q_NAMES),)
     outputs = (PortSpec("feet", 4, "m", "foot points", ("x_l", "y_l", "x_r", "y_r")),
                PortSpec("com", 2, "m", "whole-body CoM", ("x", "y")), PortSpec("hip", 2, "m", "", ("x", "y")),
-               PortSpec("knees", 4, "m", "", ("x_l", "y_l", "x_r", "y_r")), PortSpec("head", 2, "m", "", ("x", "y")))
+               PortSpec("knees", 4, "m", "", ("x_l", "y_l", "x_r", "y_r")), PortSpec("head", 2, "m", "", ("x", "y")),
+               PortSpec("contact", 4, "m", "rolling contact coordinates", ("xi_l", "eta_l", "xi_r", "eta_r")))
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         b = ctx.biped_params
         p.set("_geom", (b.trunk.length, b.trunk.com, b.thigh.length, b.thigh.com, b.shank.length, b.shank.com,
-                        b.trunk.mass, b.thigh.mass, b.shank.mass, b.total_mass))
+                        b.trunk.mass, b.thigh.mass, b.shank.mass, b.total_mass, b.foot_radius))
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         x0, y0, a, bl, br, gl, gr = u[0].tolist()
-        l0, r0, l1, r1, l2, r2, m0, m1, m2, mt = p._geom
+        l0, r0, l1, r1, l2, r2, m0, m1, m2, mt, rf = p._geom
         sa, ca = math.sin(a), math.cos(a)
         hx, hy = x0 - r0 * sa, y0 - r0 * ca
         s1l, c1l, s2l, c2l = math.sin(a - bl), math.cos(a - bl), math.sin(a - bl + gl), math.cos(a - bl + gl)
         s1r, c1r, s2r, c2r = math.sin(a - br), math.cos(a - br), math.sin(a - br + gr), math.cos(a - br + gr)
         kxl, kyl, kxr, kyr = hx - l1 * s1l, hy - l1 * c1l, hx - l1 * s1r, hy - l1 * c1r
-        feet, com, hip, knees, head = y
+        feet, com, hip, knees, head, contact = y
         feet[0], feet[1], feet[2], feet[3] = kxl - l2 * s2l, kyl - l2 * c2l, kxr - l2 * s2r, kyr - l2 * c2r
+        contact[0] = feet[0] + rf * (s2l - (a - bl + gl))
+        contact[1] = feet[1] + rf * (c2l - 1.0)
+        contact[2] = feet[2] + rf * (s2r - (a - br + gr))
+        contact[3] = feet[3] + rf * (c2r - 1.0)
         knees[0], knees[1], knees[2], knees[3] = kxl, kyl, kxr, kyr
         com[0] = (m0 * x0 + m1 * (2 * hx - r1 * (s1l + s1r)) + m2 * (kxl + kxr - r2 * (s2l + s2r))) / mt
         com[1] = (m0 * y0 + m1 * (2 * hy - r1 * (c1l + c1r)) + m2 * (kyl + kyr - r2 * (c2l + c2r))) / mt

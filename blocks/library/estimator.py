@@ -18,7 +18,9 @@ with, in closed form (checked against :meth:`FiveLinkBiped.foot_jacobians` and
     Q_g,beta  =  g (m1 r1 s1 + m2 (l1 s1 + r2 s2))
     Q_g,gamma = -g m2 r2 s2
 
-where ``T_net,J = (P - J) x F`` is the moment of the GRF about joint J. So
+where ``T_net,J = (P - J) x F`` is the moment of the GRF about joint J. With a rolling foot
+of radius ``R`` (model ``foot_radius_m``) the force acts at the contact point, ``R (s2, c2 - 1)``
+from the foot point, and both moments gain ``M_roll = R (s2 F_y - (c2 - 1) F_x)``. So
 ``tau_hip = -T_net,hip - Q_g,beta`` (a positive hip torque turns the thigh counter-clockwise)
 and ``tau_knee = T_net,knee + g m2 r2 s2`` (a positive knee torque turns the shank clockwise).
 
@@ -56,12 +58,14 @@ __all__ = ["NetTorqueEstimator", "leg_torque_jacobian", "leg_torque_paper"]
 
 
 def leg_torque_jacobian(th1: float, gamma: float, fx: float, fy: float, l1: float, l2: float, r1: float,
-                        r2: float, m1: float, m2: float, g: float) -> tuple[float, float, float, float]:
+                        r2: float, m1: float, m2: float, g: float, rf: float = 0.0
+                        ) -> tuple[float, float, float, float]:
     """``(tau_hip, tau_knee, T_net_hip, T_net_knee)`` of the Jacobian-transpose form (module doc)."""
     th2 = th1 + gamma
     s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
-    t_hip = fx * (l1 * c1 + l2 * c2) - fy * (l1 * s1 + l2 * s2)
-    t_knee = l2 * (fx * c2 - fy * s2)
+    m_roll = rf * (s2 * fy - (c2 - 1.0) * fx)
+    t_hip = fx * (l1 * c1 + l2 * c2) - fy * (l1 * s1 + l2 * s2) + m_roll
+    t_knee = l2 * (fx * c2 - fy * s2) + m_roll
     qg_b = g * (m1 * r1 * s1 + m2 * (l1 * s1 + r2 * s2))
     qg_g = -g * m2 * r2 * s2
     return -t_hip - qg_b, t_knee - qg_g, t_hip, t_knee
@@ -97,13 +101,13 @@ class NetTorqueEstimator(Block):
     def derive(self, p: Params, ctx: CompileContext) -> None:
         bp = ctx.biped_params
         p.set("_geom", (bp.thigh.length, bp.shank.length, bp.thigh.com, bp.shank.com, bp.thigh.mass,
-                        bp.shank.mass, bp.g))
+                        bp.shank.mass, bp.g, bp.foot_radius))
         p.set("_paper", p.mode == "paper")
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         _, _, a, bl, br, gl, gr = u[0].tolist()
         fxl, fyl, fxr, fyr = u[1].tolist()
-        l1, l2, r1, r2, m1, m2, g = p._geom
+        l1, l2, r1, r2, m1, m2, g, rf = p._geom
         k, tau, tn = p.gain, y[0], y[1]
         if p._paper:
             hl, kl, tn[0], tn[2] = leg_torque_paper(a - bl, gl, fxl, fyl, l1, l2, m1, m2, g, p.mu_s)
@@ -113,14 +117,16 @@ class NetTorqueEstimator(Block):
         # leg_torque_jacobian for both legs, inlined (this runs every tick)
         th1, th2 = a - bl, a - bl + gl
         s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
-        th_l = fxl * (l1 * c1 + l2 * c2) - fyl * (l1 * s1 + l2 * s2)
-        tk_l = l2 * (fxl * c2 - fyl * s2)
+        mr = rf * (s2 * fyl - (c2 - 1.0) * fxl)
+        th_l = fxl * (l1 * c1 + l2 * c2) - fyl * (l1 * s1 + l2 * s2) + mr
+        tk_l = l2 * (fxl * c2 - fyl * s2) + mr
         tau[0] = k * (-th_l - g * (m1 * r1 * s1 + m2 * (l1 * s1 + r2 * s2)))
         tau[2] = k * (tk_l + g * m2 * r2 * s2)
         th1, th2 = a - br, a - br + gr
         s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
-        th_r = fxr * (l1 * c1 + l2 * c2) - fyr * (l1 * s1 + l2 * s2)
-        tk_r = l2 * (fxr * c2 - fyr * s2)
+        mr = rf * (s2 * fyr - (c2 - 1.0) * fxr)
+        th_r = fxr * (l1 * c1 + l2 * c2) - fyr * (l1 * s1 + l2 * s2) + mr
+        tk_r = l2 * (fxr * c2 - fyr * s2) + mr
         tau[1] = k * (-th_r - g * (m1 * r1 * s1 + m2 * (l1 * s1 + r2 * s2)))
         tau[3] = k * (tk_r + g * m2 * r2 * s2)
         tn[0], tn[1], tn[2], tn[3] = th_l, th_r, tk_l, tk_r

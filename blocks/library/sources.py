@@ -184,8 +184,8 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
 
     The angles and their rates come from the reference (as :class:`ReferenceSource`). The
     stance foot (the one with the larger vertical force at t0) is put on the ground at
-    ``x = 0, y = 0`` with zero velocity: ``(x0d, y0d) = -J_foot[:, 2:7] angle_rates``
-    (``J_foot[:, 0:2]`` is the identity).
+    ``x = 0, y = 0`` (its contact coordinates) with its contact point at rest:
+    ``(x0d, y0d) = -v_contact(angle rates, base at rest)`` (the base moves every point alike).
     """
     ds = ctx.get_dataset(values["dataset"])
     td = _data_times(ds, ctx, values["t_offset"], np.array([ctx.t0]))
@@ -193,9 +193,8 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
     grf0 = np.array([np.interp(td[0], ds.t, ds.grf[:, j]) for j in range(4)])
     side = 0 if grf0[1] >= grf0[3] else 1
     q = np.concatenate([[0.0, 0.0], row[0:5]])
-    foot = biped.points(q)["foot_l" if side == 0 else "foot_r"]
-    q[0:2] = -foot
-    jac = biped.foot_jacobians(q)[side]
     qd = np.concatenate([[0.0, 0.0], row[5:10]])
-    qd[0:2] = -jac[:, 2:7] @ row[5:10]
+    contact = biped.feet_state(q, qd)[4 * side: 4 * side + 4]  # (xi, eta, vx, vy) with the base at rest
+    q[0:2] = -contact[0:2]
+    qd[0:2] = -contact[2:4]
     return q, qd

@@ -31,7 +31,8 @@ answers one of these, and each can be switched off to measure what it does.
     (:func:`models.reference.reference_state` and :meth:`FiveLinkBiped.inverse_dynamics`),
     computed once when the diagram is compiled and played back: ``tau_ff(t)`` [N m], used
     for the swing legs (the swing PID alone lags a fast human swing by several degrees), and
-    the reference foot positions, where ``GroundContact`` anchors the stance foot.
+    the reference foot positions (contact coordinates), where ``GroundContact`` anchors the
+    stance foot.
 
 ``TrunkBalance`` -- trunk attitude through the stance hip(s)
     A PD on the trunk angle, applied as hip torque of the legs in stance (split equally)::
@@ -159,9 +160,10 @@ class ReferenceMotion(Block):
     """The reference motion's inverse-dynamics torques and foot positions, played back.
 
     Outputs ``tau`` (4) N m ``[hip_l, hip_r, knee_l, knee_r]`` times the tunable ``gain``
-    (module docstring), and ``feet`` (4) m ``[x_l, y_l, x_r, y_r]``: where the reference puts
-    the feet, shifted like the dynamics block's ``init = "reference"`` (the foot with the
-    larger vertical force at t0 at the origin), so model and reference share one frame.
+    (module docstring), and ``feet`` (4) m ``[xi_l, eta_l, xi_r, eta_r]``: where the reference
+    puts the feet (their contact coordinates; the foot points for point feet), shifted like the
+    dynamics block's ``init = "reference"`` (the foot with the larger vertical force at t0 at
+    the origin), so model and reference share one frame.
     """
 
     params = {"dataset": P("", tunable=False, description="dataset; empty = the run's"),
@@ -187,8 +189,7 @@ class ReferenceMotion(Block):
         scale = ctx.biped_params.total_mass / mass if mass else 1.0
         Q, QD, QDD = reference_state(ds, biped, p.filter_hz or None)
         tau, _ = biped.inverse_dynamics(Q, QD, QDD, scale * ds.grf)
-        pts = biped.points_batch(Q)
-        feet = np.column_stack([pts["foot_l"], pts["foot_r"]])
+        feet = biped.contact_coordinates(Q)
         td = _data_times(ds, ctx, p.t_offset, _grid(ctx))
         table = np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([tau, feet]).T])
         side = 0 if np.interp(td[0], ds.t, ds.grf[:, 1]) >= np.interp(td[0], ds.t, ds.grf[:, 3]) else 1
