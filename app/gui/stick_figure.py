@@ -2,9 +2,10 @@
 
 Drawn from ``q`` (the models.biped conventions geometry, :meth:`models.biped.FiveLinkBiped.points`):
 trunk with head, thighs and shanks (left blue, right orange; a stance leg solid and thick,
-a swing leg dashed and thin), the ground line ``y = 0`` with hatching, GRF arrows at the
-feet scaled to body weight (``arrow_m_per_bw`` metres per BW), the whole-body CoM marker and
-its trail. The camera follows the hip. Every item is created once and moved with ``setData``.
+a swing leg dashed and thin), the rolling feet's arcs when the model has them, the ground
+line ``y = 0`` with hatching, GRF arrows at the contact points scaled to body weight
+(``arrow_m_per_bw`` metres per BW), the whole-body CoM marker and its trail. The camera
+follows the hip. Every item is created once and moved with ``setData``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ PHASE_NAMES = {0: "double support", 1: "left single support", 2: "right single s
 LEFT = "#1f77b4"
 RIGHT = "#e8710a"
 TRUNK = "#333333"
+SOLE_RANGE_RAD = np.linspace(-0.35, 0.9, 14)  # shank angles of a stance, heel strike to toe-off
 
 
 def _pen(color: str, width: float, dashed: bool = False) -> QtGui.QPen:
@@ -97,6 +99,9 @@ class StickFigure(QtWidgets.QWidget):
         p.addItem(self.trunk)
         p.addItem(self.head)
         p.addItem(self.legs["l"])
+        self.soles = {side: pg.PlotDataItem(pen=_pen(col, 2)) for side, col in (("l", LEFT), ("r", RIGHT))}
+        for sole in self.soles.values():
+            p.addItem(sole)
         self.feet = pg.ScatterPlotItem(size=12, symbol="t1")
         # per-stance styles, made once; re-applied only when a foot's stance flag changes
         self._leg_pens = {(side, st): _pen(col, 7 if st else 3.5, dashed=not st)
@@ -152,7 +157,8 @@ class StickFigure(QtWidgets.QWidget):
             if restyle:
                 self.legs[side].setPen(self._leg_pens[side, st[i]])
             self.legs[side].setData([hip[0], knee[0], foot[0]], [hip[1], knee[1], foot[1]])
-            self._arrow(side, foot, None if grf is None else grf[2 * i: 2 * i + 2])
+            self._arrow(side, pts[f"contact_{side}"], None if grf is None else grf[2 * i: 2 * i + 2])
+            self._sole(side, foot, a - float(q[3 + i]) + float(q[5 + i]))
         self.feet.setData([pts["foot_l"][0], pts["foot_r"][0]], [pts["foot_l"][1], pts["foot_r"][1]],
                           brush=[self._foot_brushes[col, s] for col, s in zip((LEFT, RIGHT), st)],
                           pen=self._foot_pens)
@@ -165,6 +171,17 @@ class StickFigure(QtWidgets.QWidget):
         feet_txt = " | ".join(f"{n}: {'stance' if s else 'swing'}" for n, s in zip(("left", "right"), st))
         self.state_text = f"t = {t:.3f} s · {phase_txt} ({feet_txt})"
         self.header.setText(self.state_text)
+
+    def _sole(self, side: str, foot: np.ndarray, th2: float) -> None:
+        """The rolling foot's arc (models.biped): the shank's points that touch the ground for
+        shank angles ``SOLE_RANGE_RAD``; nothing for a point foot."""
+        radius = self.biped.params.foot_radius
+        if radius <= 0.0:
+            self.soles[side].setData([], [])
+            return
+        centre = foot + radius * np.array([math.sin(th2), math.cos(th2)])
+        rel = th2 - SOLE_RANGE_RAD
+        self.soles[side].setData(centre[0] - radius * np.sin(rel), centre[1] - radius * np.cos(rel))
 
     def _arrow(self, side: str, foot: np.ndarray, f: np.ndarray | None) -> None:
         shaft, head = self.grf_shaft[side], self.grf_head[side]

@@ -112,6 +112,12 @@ class NetTorqueEstimator(Block):
         if p._paper:
             hl, kl, tn[0], tn[2] = leg_torque_paper(a - bl, gl, fxl, fyl, l1, l2, m1, m2, g, p.mu_s)
             hr, kr, tn[1], tn[3] = leg_torque_paper(a - br, gr, fxr, fyr, l1, l2, m1, m2, g, p.mu_s)
+            if rf > 0.0:  # the force acts at the rolling contact point: both moments gain M_roll
+                th2l, th2r = a - bl + gl, a - br + gr
+                ml = rf * (math.sin(th2l) * fyl - (math.cos(th2l) - 1.0) * fxl)
+                mr = rf * (math.sin(th2r) * fyr - (math.cos(th2r) - 1.0) * fxr)
+                hl, kl, hr, kr = hl - ml, kl + ml, hr - mr, kr + mr
+                tn[0], tn[2], tn[1], tn[3] = tn[0] + ml, tn[2] + ml, tn[1] + mr, tn[3] + mr
             tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr
             return
         # leg_torque_jacobian for both legs, inlined (this runs every tick)

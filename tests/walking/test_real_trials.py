@@ -1,11 +1,11 @@
 """Issue 5 on the real trials: the ``default`` preset run over the full length of each recording.
 
-Marked ``slow`` (always run in ``.ci/run``). What holds is asserted; the targets the point-foot
-model does not reach on real recordings are strict xfails carrying the measured figure, so they
-fail the moment a change brings the figure inside its bound (then promote them).
-Measured (default preset): subject01 falls at 0.57 s, walk1 at 0.44 s; subject01 with the stance
-foot held at the reference foot's height (``contact.height=reference``) stays up for its 2.5 s at
-RMS hip 7.7/6.0, knee 5.3/4.6, trunk 7.7 deg, trunk -7.4..12.9 deg, 19 cm slip.
+Marked ``slow`` (always run in ``.ci/run``). What holds is asserted; the targets not reached are
+strict xfails carrying the measured figure and the reason, so they fail the moment a change
+brings the figure inside its bound (then promote them).
+Measured (default preset, rolling foot fitted to each recording): subject01 walks its 2.5 s
+(targets met except the trunk minimum, inherited from its reference); walk1 falls at 0.53 s
+where its force plates do not see the feet.
 """
 
 from __future__ import annotations
@@ -51,31 +51,46 @@ def test_runs_full_length_without_blow_up(runs: dict[str, tuple[dict[str, Any], 
     assert all(np.isfinite(v) for v in s["rms_deg"].values())
 
 
-@pytest.mark.parametrize("name", sorted(TRIALS))
-@pytest.mark.xfail(strict=True, reason="falls: subject01 at 0.57 s, walk1 at 0.44 s (point feet vs heel rise)")
+WALK1_FALLS = pytest.mark.xfail(strict=True, reason=(
+    "walk1 has no force data for its first 0.22 s (the subject walks onto the plates; the GRF sum is 0) "
+    "and only 0.72-0.8 BW after 2.1 s (the left foot off the plates): the GRF-driven model falls at 0.53 s"))
+
+
+@pytest.mark.parametrize("name", ["subject01", pytest.param("walk1", marks=WALK1_FALLS)])
 def test_stays_up(runs: dict[str, tuple[dict[str, Any], float]], name: str) -> None:
-    assert runs[name][0]["fell_at_s"] is None
+    s = runs[name][0]
+    assert s["fell_at_s"] is None
+    assert s["cycles_completed"] >= 2
 
 
-@pytest.mark.parametrize("name", sorted(TRIALS))
-@pytest.mark.xfail(strict=True, reason="after the fall the tracking error is tens to hundreds of degrees")
+@pytest.mark.parametrize("name", ["subject01", pytest.param("walk1", marks=WALK1_FALLS)])
 def test_tracking_within_real_trial_bounds(runs: dict[str, tuple[dict[str, Any], float]], name: str) -> None:
+    """Measured on subject01: RMS hip 0.43/0.60, knee 0.63/0.67, trunk 0.31 deg; slip 4.2 cm,
+    stance height 1.6 cm, peak torque hip 1.08 / knee 1.36 N m/kg (fitted foot radius 0.435 m)."""
     s = runs[name][0]
     rms = s["rms_deg"]
     assert max(rms["hip_l"], rms["hip_r"]) <= 3.0
     assert max(rms["knee_l"], rms["knee_r"]) <= 5.0
     assert rms["trunk"] <= 3.0
-    assert -5.0 <= s["trunk_deg"]["min"] and s["trunk_deg"]["max"] <= 12.0
     assert s["stance_slip_m_max"] <= 0.05 and s["stance_height_m_max"] <= 0.03
     assert max(s["peak_torque_nm_per_kg"].values()) <= 2.0
 
 
-def test_subject01_stays_up_with_the_foot_at_reference_height(shared_data: Path, tmp_path: Path) -> None:
-    """Holding the stance foot at the reference foot's height keeps subject01 up for its whole length,
-    with hip and knee tracking within 8 deg RMS (measured 7.7/6.0 and 5.3/4.6 deg)."""
-    s, length = run_trial(shared_data, tmp_path, "subject01", "--set", "contact.height=reference")
-    assert s["status"] == "ok" and s["fell_at_s"] is None
-    assert s["t_end_reached"] == pytest.approx(length, abs=2e-3)
-    rms = s["rms_deg"]
-    assert max(rms["hip_l"], rms["hip_r"], rms["knee_l"], rms["knee_r"]) <= 8.0
-    assert s["cycles_completed"] >= 2
+@pytest.mark.parametrize("name", [
+    pytest.param("subject01", marks=pytest.mark.xfail(strict=True, reason=(
+        "the reference trunk angle itself reaches -5.15 deg (OpenSim IK, hip -> HAT-CoM line); the model "
+        "dips to -6.3 deg while tracking it within 0.31 deg RMS"))),
+    pytest.param("walk1", marks=WALK1_FALLS)])
+def test_trunk_within_real_trial_bounds(runs: dict[str, tuple[dict[str, Any], float]], name: str) -> None:
+    s = runs[name][0]
+    assert -5.0 <= s["trunk_deg"]["min"] and s["trunk_deg"]["max"] <= 12.0
+
+
+def test_subject01_misses_the_targets_with_point_feet(shared_data: Path, tmp_path: Path) -> None:
+    """What the fitted rolling foot does: the same run on the paper's point feet stays up but
+    misses the tracking and slip targets (measured RMS hip 7.7/6.0 deg, slip 19 cm), because
+    the reference cannot put both point feet on the ground in double support."""
+    s, _ = run_trial(shared_data, tmp_path, "subject01", "--foot-radius", "0")
+    assert s["status"] == "ok" and s["model"]["foot_radius_m"] == 0.0
+    assert max(s["rms_deg"]["hip_l"], s["rms_deg"]["hip_r"]) > 3.0
+    assert s["stance_slip_m_max"] > 0.05
