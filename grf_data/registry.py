@@ -2,11 +2,15 @@
 
 * Bundled datasets are package data of :mod:`grf_data` (``<name>.csv`` + ``<name>.json``),
   found with :mod:`importlib.resources`.
-* Registered datasets map a name to a file path; they persist in ``datasets.json`` in the user
+* Registered datasets map a name to a file path, optionally with a kinematics file and the
+  subject's mass [kg] and height [m]; they persist in ``datasets.json`` in the user
   configuration folder: ``$GAITBLOCKS_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/gaitblocks``, else
-  ``~/.config/gaitblocks``.
-* Any other spec is a file path. A CSV with a ``gaitblocks-synthetic-gait`` JSON sidecar is read
-  here; every other format goes to :func:`models.gaitdata.load_trial` (imported when needed).
+  ``~/.config/gaitblocks``. An entry is either a path string or
+  ``{"grf": path, "kinematics": path|null, "mass_kg": float|null, "height_m": float|null}``.
+* Any other spec is a file path, or a pair of files ``"GRF_FILE|KINEMATICS_FILE"`` (the form
+  a block's ``dataset`` parameter takes for a recording with a separate angles file). A CSV
+  with a ``gaitblocks-synthetic-gait`` JSON sidecar is read here; every other format goes to
+  :func:`models.gaitdata.load_trial` (imported when needed).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ DEFAULT_DATASET = "sneakers"
 BUNDLED = ("barefoot", "sneakers", "high_heels")
 SYNTHETIC_FORMAT = "gaitblocks-synthetic-gait"
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+PAIR_SEPARATOR = "|"  # "GRF_FILE|KINEMATICS_FILE"
+_ENTRY_KEYS = {"grf", "kinematics", "mass_kg", "height_m"}
 
 __all__ = ["DEFAULT_DATASET", "BUNDLED", "config_dir", "list_datasets", "load_dataset", "register_dataset",
            "unregister_dataset", "read_synthetic", "bundled_path"]
@@ -43,7 +49,17 @@ def _registry_file() -> Path:
     return config_dir() / "datasets.json"
 
 
-def _registered() -> dict[str, str]:
+def _valid_entry(value: Any) -> bool:
+    if isinstance(value, str):
+        return True
+    return (isinstance(value, dict) and set(value) <= _ENTRY_KEYS and isinstance(value.get("grf"), str)
+            and (value.get("kinematics") is None or isinstance(value["kinematics"], str))
+            and all(value.get(k) is None or (isinstance(value[k], (int, float)) and not isinstance(value[k], bool))
+                    for k in ("mass_kg", "height_m")))
+
+
+def _registered() -> dict[str, dict[str, Any]]:
+    """Registered entries, each as ``{"grf", "kinematics", "mass_kg", "height_m"}`` (module doc)."""
     path = _registry_file()
     if not path.is_file():
         return {}
@@ -51,9 +67,19 @@ def _registered() -> dict[str, str]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise UserError(f"{path}: cannot read the dataset registry ({exc}); fix or delete the file") from exc
-    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-        raise UserError(f"{path}: the dataset registry must be a JSON object of name -> path")
-    return data
+    if not isinstance(data, dict) or not all(isinstance(k, str) and _valid_entry(v) for k, v in data.items()):
+        raise UserError(f"{path}: the dataset registry must be a JSON object of name -> path or "
+                        f'{{"grf": path, "kinematics": path|null, "mass_kg": number|null, "height_m": number|null}}')
+    return {k: ({"grf": v} if isinstance(v, str) else dict(v)) for k, v in data.items()}
+
+
+def _write_registry(entries: dict[str, dict[str, Any]]) -> Path:
+    reg = _registry_file()
+    reg.parent.mkdir(parents=True, exist_ok=True)
+    plain = {k: (v["grf"] if set(k2 for k2, x in v.items() if x is not None) == {"grf"} else v)
+             for k, v in entries.items()}
+    reg.write_text(json.dumps(plain, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return reg
 
 
 def bundled_path(name: str) -> Path:
@@ -61,21 +87,26 @@ def bundled_path(name: str) -> Path:
     return Path(str(resources.files("grf_data").joinpath(f"{name}.csv")))
 
 
-def register_dataset(name: str, path: str | os.PathLike[str]) -> Path:
-    """Remember ``name`` -> ``path`` (made absolute) in the user registry; returns the registry file."""
+def register_dataset(name: str, path: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None,
+                     mass: float | None = None, height: float | None = None) -> Path:
+    """Remember ``name`` -> ``path`` (made absolute) in the user registry, with an optional
+    kinematics file and the subject's ``mass`` [kg] and ``height`` [m]; returns the registry file."""
     if not _NAME.match(name):
         raise UserError(f"dataset name {name!r} must start with a letter and hold only letters, digits, '_', '-', '.'")
     if name in BUNDLED:
         raise UserError(f"dataset name {name!r} is taken by a bundled dataset ({', '.join(BUNDLED)})")
-    target = Path(path).expanduser().resolve()
-    if not target.is_file():
-        raise UserError(f"cannot register {name!r}: {target} is not a file")
+    files = []
+    for label, p in (("data", path), ("kinematics", kinematics)):
+        target = None if p is None else Path(p).expanduser().resolve()
+        if target is not None and not target.is_file():
+            raise UserError(f"cannot register {name!r}: {label} file {target} is not a file")
+        files.append(None if target is None else str(target))
+    for label, value in (("mass", mass), ("height", height)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise UserError(f"cannot register {name!r}: {label} must be a positive number, got {value}")
     entries = _registered()
-    entries[name] = str(target)
-    reg = _registry_file()
-    reg.parent.mkdir(parents=True, exist_ok=True)
-    reg.write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return reg
+    entries[name] = {"grf": files[0], "kinematics": files[1], "mass_kg": mass, "height_m": height}
+    return _write_registry(entries)
 
 
 def unregister_dataset(name: str) -> None:
@@ -84,7 +115,7 @@ def unregister_dataset(name: str) -> None:
     if name not in entries:
         raise UserError(f"no registered dataset named {name!r}; registered: {', '.join(sorted(entries)) or 'none'}")
     del entries[name]
-    _registry_file().write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    _write_registry(entries)
 
 
 def _sidecar(csv_path: Path) -> dict[str, Any] | None:
@@ -105,7 +136,7 @@ def list_datasets() -> list[dict[str, Any]]:
     """
     rows = []
     entries = [(name, bundled_path(name), "bundled") for name in BUNDLED]
-    entries += [(name, Path(p), "registered") for name, p in sorted(_registered().items())]
+    entries += [(name, Path(e["grf"]), "registered") for name, e in sorted(_registered().items())]
     for name, path, kind in entries:
         meta = _sidecar(path) if path.is_file() else None
         rows.append({
@@ -192,18 +223,28 @@ def _scale(ds: GaitDataset, mass: float | None, height: float | None) -> GaitDat
 
 def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None,
                  mass: float | None = None, height: float | None = None) -> GaitDataset:
-    """A bundled name, a registered name or a file path -> :class:`GaitDataset`.
+    """A bundled name, a registered name, a file path or a ``GRF|KINEMATICS`` pair -> :class:`GaitDataset`.
 
     ``mass`` [kg] / ``height`` [m] scale a synthetic dataset to the subject (:func:`_scale`);
     for recordings they are passed to the importer. ``kinematics`` names a separate angles file
-    (recordings only).
+    (recordings only). A registered entry supplies its stored kinematics, mass and height where
+    the call gives none.
     """
     text = os.fspath(spec)
     registered = _registered()
     if text in BUNDLED:
         path = bundled_path(text)
     elif text in registered:
-        path = Path(registered[text])
+        entry = registered[text]
+        path = Path(entry["grf"])
+        kinematics = kinematics if kinematics is not None else entry.get("kinematics")
+        mass = mass if mass is not None else entry.get("mass_kg")
+        height = height if height is not None else entry.get("height_m")
+    elif PAIR_SEPARATOR in text and not Path(text).expanduser().exists():
+        grf_file, _, kin_file = text.partition(PAIR_SEPARATOR)
+        if kinematics is not None:
+            raise UserError(f"{text!r} already names a kinematics file; drop the separate one")
+        return load_dataset(grf_file.strip(), kinematics=kin_file.strip() or None, mass=mass, height=height)
     else:
         path = Path(text).expanduser()
         if not path.exists():

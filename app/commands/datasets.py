@@ -6,6 +6,7 @@ import argparse
 import json
 
 from grf_data import registry
+from models.errors import UserError
 
 HELP = "list bundled and registered datasets (and register your own files by name)"
 
@@ -13,6 +14,9 @@ HELP = "list bundled and registered datasets (and register your own files by nam
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
     parser.add_argument("--register", nargs=2, metavar=("NAME", "FILE"), help="register FILE under NAME")
+    parser.add_argument("--kinematics", metavar="FILE", help="with --register: the joint-angle file of the trial")
+    parser.add_argument("--mass", type=float, metavar="KG", help="with --register: the subject's body mass")
+    parser.add_argument("--height", type=float, metavar="M", help="with --register: the subject's height")
     parser.add_argument("--unregister", metavar="NAME", help="forget a registered dataset")
 
 
@@ -21,9 +25,11 @@ def _fmt(value: object, spec: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.register and (args.kinematics or args.mass is not None or args.height is not None):
+        raise UserError("--kinematics, --mass and --height go with --register NAME FILE")
     if args.register:
         name, path = args.register
-        where = registry.register_dataset(name, path)
+        where = registry.register_dataset(name, path, kinematics=args.kinematics, mass=args.mass, height=args.height)
         print(f"registered {name!r} -> {path} (in {where})")
     if args.unregister:
         registry.unregister_dataset(args.unregister)

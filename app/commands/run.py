@@ -135,6 +135,10 @@ def prepare(args: argparse.Namespace) -> RunContext:
 
         data = load_run_dataset(dataset, args)
         t_end = min(t_end, diagram.solver.t_start + data.duration)
+        subject = (data.meta.body_mass_kg, data.meta.height_m)
+        if diagram.model.mass_kg is None and not data.meta.synthetic and None not in subject:
+            # a recording that knows its subject (e.g. a registered trial): scale the model to it
+            diagram.model = replace(diagram.model, mass_kg=subject[0], height_m=subject[1])
         cached = {dataset: data}
         model = compile_diagram(diagram, dataset=dataset, dt=args.dt, t_end=t_end,
                                 resolver=lambda s: cached[s] if s in cached else resolve_dataset(s))

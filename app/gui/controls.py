@@ -83,7 +83,8 @@ class ControlBar(QtWidgets.QToolBar):
         for n in names:
             self.dataset.addItem(n, n)
         if current not in names:
-            self.dataset.addItem(QtCore.QFileInfo(current).fileName() or current, current)
+            label = " | ".join(QtCore.QFileInfo(part.strip()).fileName() or part for part in current.split("|"))
+            self.dataset.addItem(label or current, current)
         self.dataset.insertSeparator(self.dataset.count())
         self.dataset.addItem(OPEN_ITEM)
         idx = self.dataset.findData(current)

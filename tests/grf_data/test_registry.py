@@ -89,3 +89,38 @@ def test_cli_lists_and_registers(tmp_path: Path, capsys: pytest.CaptureFixture[s
     rows = json.loads(capsys.readouterr().out.split("\n", 1)[1])
     assert rows[-1]["name"] == "walk1" and rows[-1]["kind"] == "registered"
     assert main(["datasets", "--register", "1bad", str(target)]) == 2
+
+
+def test_register_a_recording_with_its_kinematics_and_subject(shared_data: Path, config: Path, tmp_path: Path) -> None:
+    """A registered real trial carries its angles file and subject: by name it loads like the
+    explicit call, ``gaitblocks run --grf NAME`` scales the model to the subject, and the
+    ``GRF|KINEMATICS`` pair spec (the form a block's ``dataset`` parameter takes) loads the same."""
+    grf = shared_data / "opensim-core/subject01_walk1_grf.mot"
+    kin = shared_data / "opensim-core/subject01_walk_IK.mot"
+    assert main(["datasets", "--register", "s01", str(grf), "--kinematics", str(kin), "--mass", "72.6",
+                 "--height", "1.8"]) == 0
+    entry = json.loads((config / "datasets.json").read_text())["s01"]
+    assert entry == {"grf": str(grf.resolve()), "kinematics": str(kin.resolve()), "mass_kg": 72.6, "height_m": 1.8}
+    by_name = registry.load_dataset("s01")
+    explicit = registry.load_dataset(str(grf), kinematics=str(kin), mass=72.6, height=1.8)
+    pair = registry.load_dataset(f"{grf}|{kin}", mass=72.6)
+    for ds in (by_name, pair):
+        assert np.array_equal(ds.grf, explicit.grf)
+        assert ds.angles is not None and np.array_equal(ds.angles, explicit.angles)
+    assert by_name.meta.body_mass_kg == 72.6 and by_name.meta.height_m == 1.8
+    assert main(["run", "--grf", "s01", "--duration", "0.05", "--out", str(tmp_path / "run")]) == 0
+    model = json.loads((tmp_path / "run" / "summary.json").read_text())["model"]
+    assert model["total_mass_kg"] == pytest.approx(72.6)
+    assert model["thigh"]["length_m"] == pytest.approx(0.245 * 1.8)
+    with pytest.raises(UserError, match="kinematics file .* is not a file"):
+        registry.register_dataset("bad", grf, kinematics=tmp_path / "missing.mot")
+    assert main(["datasets", "--kinematics", str(kin)]) == 2
+
+
+def test_old_registry_entries_still_load(config: Path) -> None:
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "datasets.json").write_text(json.dumps({"bf": str(registry.bundled_path("barefoot"))}))
+    assert np.array_equal(registry.load_dataset("bf").grf, registry.load_dataset("barefoot").grf)
+    (config / "datasets.json").write_text(json.dumps({"bf": {"grf": 3}}))
+    with pytest.raises(UserError, match="dataset registry must be"):
+        registry.load_dataset("bf")
