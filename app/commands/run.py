@@ -78,8 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duration", type=float, default=None, metavar="S",
                         help="simulated seconds (default: the diagram's t_end, at most the data length)")
     parser.add_argument("--foot-radius", type=float, default=None, metavar="M",
-                        help="rolling-foot radius of the model; 0 = point foot (default: auto, point foot "
-                             "for synthetic data, 0.3 leg lengths for recordings)")
+                        help="rolling-foot radius of the model; 0 = point foot (default: fitted to the "
+                             "dataset's double supports: 0 for the bundled sets, about 0.45 m for recordings)")
     parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
     parser.add_argument("--preset", default=None, choices=PRESETS,
                         help="parameter preset of the default diagram: default (recommended) or paper (as published)")
