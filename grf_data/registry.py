@@ -76,7 +76,8 @@ def _registered() -> dict[str, dict[str, Any]]:
 def _write_registry(entries: dict[str, dict[str, Any]]) -> Path:
     reg = _registry_file()
     reg.parent.mkdir(parents=True, exist_ok=True)
-    plain = {k: (v["grf"] if set(k2 for k2, x in v.items() if x is not None) == {"grf"} else v)
+    # an entry with nothing but its file is written as a plain path (the original format)
+    plain = {k: v["grf"] if all(v.get(key) is None for key in _ENTRY_KEYS - {"grf"}) else v
              for k, v in entries.items()}
     reg.write_text(json.dumps(plain, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return reg

@@ -54,7 +54,13 @@ from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
 from models.biped import Q_NAMES, TAU_NAMES
 
-__all__ = ["NetTorqueEstimator", "leg_torque_jacobian", "leg_torque_paper"]
+__all__ = ["NetTorqueEstimator", "leg_torque_jacobian", "leg_torque_paper", "rolling_moment"]
+
+
+def rolling_moment(th2: float, fx: float, fy: float, rf: float) -> float:
+    """``M_roll = R (sin th2 F_y - (cos th2 - 1) F_x)`` [N m]: the moment of a foot force applied at
+    the rolling contact point about the foot point (0 for a point foot, ``R = rf = 0``)."""
+    return rf * (math.sin(th2) * fy - (math.cos(th2) - 1.0) * fx) if rf > 0.0 else 0.0
 
 
 def leg_torque_jacobian(th1: float, gamma: float, fx: float, fy: float, l1: float, l2: float, r1: float,
@@ -63,7 +69,7 @@ def leg_torque_jacobian(th1: float, gamma: float, fx: float, fy: float, l1: floa
     """``(tau_hip, tau_knee, T_net_hip, T_net_knee)`` of the Jacobian-transpose form (module doc)."""
     th2 = th1 + gamma
     s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
-    m_roll = rf * (s2 * fy - (c2 - 1.0) * fx)
+    m_roll = rolling_moment(th2, fx, fy, rf)
     t_hip = fx * (l1 * c1 + l2 * c2) - fy * (l1 * s1 + l2 * s2) + m_roll
     t_knee = l2 * (fx * c2 - fy * s2) + m_roll
     qg_b = g * (m1 * r1 * s1 + m2 * (l1 * s1 + r2 * s2))
@@ -72,7 +78,7 @@ def leg_torque_jacobian(th1: float, gamma: float, fx: float, fy: float, l1: floa
 
 
 def leg_torque_paper(th1: float, gamma: float, fx: float, fy: float, l1: float, l2: float, m1: float,
-                     m2: float, g: float, mu_s: float) -> tuple[float, float, float, float]:
+                     m2: float, g: float, mu_s: float, rf: float = 0.0) -> tuple[float, float, float, float]:
     """``(tau_hip, tau_knee, T_net_hip, T_net_knee)`` of the paper's literal lever-arm form (module doc)."""
     mag = math.hypot(fx, fy)
     phi = math.atan2(fy, fx)
@@ -80,7 +86,8 @@ def leg_torque_paper(th1: float, gamma: float, fx: float, fy: float, l1: float, 
     th5 = th4 - gamma
     r2 = l2 * math.sin(th5)
     r1 = r2 + l1 * math.sin(th4)
-    t_hip, t_knee = mag * r1, mag * r2
+    m_roll = rolling_moment(th1 + gamma, fx, fy, rf)
+    t_hip, t_knee = mag * r1 + m_roll, mag * r2 + m_roll
     m_hip = t_hip - m1 * g * math.sin(th1)
     m_knee = t_knee - (m2 * g * math.sin(th1) + mu_s * mag)
     return -m_hip, m_knee, t_hip, t_knee
@@ -110,29 +117,9 @@ class NetTorqueEstimator(Block):
         l1, l2, r1, r2, m1, m2, g, rf = p._geom
         k, tau, tn = p.gain, y[0], y[1]
         if p._paper:
-            hl, kl, tn[0], tn[2] = leg_torque_paper(a - bl, gl, fxl, fyl, l1, l2, m1, m2, g, p.mu_s)
-            hr, kr, tn[1], tn[3] = leg_torque_paper(a - br, gr, fxr, fyr, l1, l2, m1, m2, g, p.mu_s)
-            if rf > 0.0:  # the force acts at the rolling contact point: both moments gain M_roll
-                th2l, th2r = a - bl + gl, a - br + gr
-                ml = rf * (math.sin(th2l) * fyl - (math.cos(th2l) - 1.0) * fxl)
-                mr = rf * (math.sin(th2r) * fyr - (math.cos(th2r) - 1.0) * fxr)
-                hl, kl, hr, kr = hl - ml, kl + ml, hr - mr, kr + mr
-                tn[0], tn[2], tn[1], tn[3] = tn[0] + ml, tn[2] + ml, tn[1] + mr, tn[3] + mr
-            tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr
-            return
-        # leg_torque_jacobian for both legs, inlined (this runs every tick)
-        th1, th2 = a - bl, a - bl + gl
-        s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
-        mr = rf * (s2 * fyl - (c2 - 1.0) * fxl)
-        th_l = fxl * (l1 * c1 + l2 * c2) - fyl * (l1 * s1 + l2 * s2) + mr
-        tk_l = l2 * (fxl * c2 - fyl * s2) + mr
-        tau[0] = k * (-th_l - g * (m1 * r1 * s1 + m2 * (l1 * s1 + r2 * s2)))
-        tau[2] = k * (tk_l + g * m2 * r2 * s2)
-        th1, th2 = a - br, a - br + gr
-        s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
-        mr = rf * (s2 * fyr - (c2 - 1.0) * fxr)
-        th_r = fxr * (l1 * c1 + l2 * c2) - fyr * (l1 * s1 + l2 * s2) + mr
-        tk_r = l2 * (fxr * c2 - fyr * s2) + mr
-        tau[1] = k * (-th_r - g * (m1 * r1 * s1 + m2 * (l1 * s1 + r2 * s2)))
-        tau[3] = k * (tk_r + g * m2 * r2 * s2)
-        tn[0], tn[1], tn[2], tn[3] = th_l, th_r, tk_l, tk_r
+            hl, kl, tn[0], tn[2] = leg_torque_paper(a - bl, gl, fxl, fyl, l1, l2, m1, m2, g, p.mu_s, rf)
+            hr, kr, tn[1], tn[3] = leg_torque_paper(a - br, gr, fxr, fyr, l1, l2, m1, m2, g, p.mu_s, rf)
+        else:
+            hl, kl, tn[0], tn[2] = leg_torque_jacobian(a - bl, gl, fxl, fyl, l1, l2, r1, r2, m1, m2, g, rf)
+            hr, kr, tn[1], tn[3] = leg_torque_jacobian(a - br, gr, fxr, fyr, l1, l2, r1, r2, m1, m2, g, rf)
+        tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr

@@ -52,8 +52,8 @@ def test_runs_full_length_without_blow_up(runs: dict[str, tuple[dict[str, Any], 
 
 
 WALK1_FALLS = pytest.mark.xfail(strict=True, reason=(
-    "walk1 has no force data for its first 0.22 s (the subject walks onto the plates; the GRF sum is 0) "
-    "and only 0.72-0.8 BW after 2.1 s (the left foot off the plates): the GRF-driven model falls at 0.53 s"))
+    "walk1 has no force data for its first 0.22 s (the subject walks onto the plates; the GRF sum is 0, "
+    "the right foot stands off the plates until about 0.3 s): the GRF-driven model falls at 0.53 s"))
 
 
 @pytest.mark.parametrize("name", ["subject01", pytest.param("walk1", marks=WALK1_FALLS)])
