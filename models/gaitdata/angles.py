@@ -90,8 +90,12 @@ def lab_axes(up_vec: np.ndarray, fwd_vec: np.ndarray) -> tuple[int, float, int, 
 
 
 def sagittal_angles(xyz: dict[str, np.ndarray], path: object) -> tuple[
-        np.ndarray, dict[str, str], list[str], dict[str, np.ndarray]]:
-    """``(angles (N, 5) rad, channels used, warnings, heels {"l","r"} (N, 3) m)`` from markers.
+        np.ndarray, dict[str, str], list[str], dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """``(angles (N, 5) rad, channels used, warnings, heels, soles)`` from markers.
+
+    ``heels`` ``{"l", "r"}``: (N, 3) heel (or ankle) marker positions in the lab frame, m;
+    ``soles`` ``{"l", "r"}``: (N, 2, 2) heel and toe markers projected onto (forward, up), m
+    (the ankle stands in for a missing heel or toe marker).
 
     Raises
     ------
@@ -155,7 +159,9 @@ def sagittal_angles(xyz: dict[str, np.ndarray], path: object) -> tuple[
     cols += [phis["l"][0] + alpha, phis["r"][0] + alpha]
     cols += [phis["l"][0] - phis["l"][1], phis["r"][0] - phis["r"][1]]
     heels = {s: land["heel"][s] for s in ("l", "r")}
-    return np.column_stack(cols), channels, warnings, heels
+    soles = {s: np.stack([np.column_stack(xy(land[end][s])) for end in ("heel", "toe")], axis=1)
+             for s in ("l", "r")}
+    return np.column_stack(cols), channels, warnings, heels, soles
 
 
 def _shoulder(xyz: dict[str, np.ndarray], idx: dict[tuple[str, str], str]) -> tuple[np.ndarray, str] | None:

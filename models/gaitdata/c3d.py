@@ -98,9 +98,10 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
     up_ax, up_s, fwd_ax, fwd_s, how = _axes(markers)
     kin: KinematicsRecord | None = None
     heels: dict[str, np.ndarray] | None = None
+    soles: dict[str, np.ndarray] | None = None
     t_pts = np.arange(np.asarray(c["data"]["points"]).shape[2]) / rate
     try:
-        angles, channels, kwarn, heels = sagittal_angles(markers, p)
+        angles, channels, kwarn, heels, soles = sagittal_angles(markers, p)
     except DataFormatError as exc:
         angles, channels, kwarn = None, {}, [f"no marker angles: {exc.reason}"]
     if all(f"{s}{j}Angles" in model for s in "LR" for j in ("Hip", "Knee", "Pelvis")):
@@ -115,7 +116,7 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
                     "gamma_l": "LKneeAngles[0]", "gamma_r": "RKneeAngles[0]", "alpha": channels.get("alpha", "0")}
     if angles is not None:
         kin = KinematicsRecord(t=t_pts, angles=angles, path=str(p), fmt="c3d", rate_hz=rate,
-                               channels=channels, warnings=kwarn, heels=heels)
+                               channels=channels, warnings=kwarn, heels=heels, soles=soles)
     plats = c["data"].get("platform", [])
     if not plats:
         raise DataFormatError("no force platforms in the C3D file", path=p, channel="FORCE_PLATFORM")

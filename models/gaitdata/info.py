@@ -4,7 +4,10 @@ Keys: ``file``, ``format``, ``rate_hz`` (grid), ``rate_hz_source`` (over the who
 ``samples``, ``duration_s``, ``channels`` (model channel → source column), ``kinematics``,
 ``body_mass_kg``, ``mass_source``, ``bw_estimate_n``, ``stance_windows`` (per foot, list of
 ``[on, off]`` s; ``complete`` false when cut by the record), ``heel_strikes`` (count per foot),
-``stride_s``, ``stance_s``, ``cadence_steps_per_min`` (= 120 / stride time), ``warnings``.
+``stride_s``, ``stance_s``, ``cadence_steps_per_min`` (= 120 / stride time),
+``unmeasured_contacts_filled`` (contacts the markers show on no force plate, and the plate
+contact a run fills each with: :mod:`models.gaitdata.offplate`), ``warnings``. Everything
+else describes the measured force.
 
 A headerless two-column file (``time, vertical force``) is summarised as one foot
 (``"foot": "unknown"``): fine for event detection, no body weight.
@@ -68,8 +71,10 @@ def summarize(path: str | Path, kinematics: str | Path | None = None, mass: floa
         single = _vertical_only(p) if p.is_file() else None
         if single is not None:
             return single
-    ds = load_trial(p, kinematics=kinematics, mass=mass)
+    ds = load_trial(p, kinematics=kinematics, mass=mass, fill_offplate=False)
     extra = ds.meta.extra
+    filled = load_trial(p, kinematics=kinematics, mass=mass).meta.extra.get("filled_contacts", []) \
+        if kinematics is not None else []
     contacts = {"left": detect_contacts(ds.t, ds.grf[:, 1]), "right": detect_contacts(ds.t, ds.grf[:, 3])}
     strides = [s for s in (stride_summary(c)["stride_s"] for c in contacts.values()) if s is not None]
     stances = [s for s in (stride_summary(c)["stance_s"] for c in contacts.values()) if s is not None]
@@ -88,7 +93,9 @@ def summarize(path: str | Path, kinematics: str | Path | None = None, mass: floa
         "stance_s": round(float(np.mean(stances)), 4) if stances else None,
         "cadence_steps_per_min": _cadence(stride),
         "peak_vertical_n": {"left": round(float(ds.grf[:, 1].max()), 1), "right": round(float(ds.grf[:, 3].max()), 1)},
-        "warnings": extra["warnings"],
+        "unmeasured_contacts_filled": filled,
+        "warnings": extra["warnings"] + [f"{len(filled)} contact(s) on no force plate; a simulation run fills them "
+                                         "(see unmeasured_contacts_filled)"] * bool(filled),
     }
     if ds.angles is not None:
         deg = np.degrees(ds.angles)

@@ -15,12 +15,14 @@ other            CSV / whitespace table (``models.gaitdata.table``)      GRF and
 Pipeline: read → convert units (N vs BW vs N/kg, m vs mm) → fill short NaN gaps (long ones
 are errors) → resample onto a uniform grid at the file's mean rate → crop to the span the
 kinematics cover → resample the angles onto the GRF times (cubic) → check the vertical
-force sign and size → estimate the body weight over whole strides.
+force sign and size → estimate the body weight over whole strides (from measured force
+only) → fill the contacts the heel/toe markers show but no plate measured
+(:mod:`models.gaitdata.offplate`).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ import numpy as np
 
 from models.dataset import ANGLE_NAMES, GRF_COLUMNS, DatasetMeta, GaitDataset
 from models.errors import DataFormatError
-from models.gaitdata import cortex, opensim, table, trc
+from models.gaitdata import cortex, offplate, opensim, table, trc
 from models.gaitdata.checks import decode_text, read_bytes
 from models.gaitdata.preprocess import fill_gaps, resample, uniform_grid
 from models.gaitdata.records import ForceRecord, KinematicsRecord
@@ -95,7 +97,7 @@ def prepare_forces(rec: ForceRecord, mass_kg: float | None) -> tuple[np.ndarray,
 
 
 def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: float | None = None,
-               height: float | None = None) -> GaitDataset:
+               height: float | None = None, fill_offplate: bool = True) -> GaitDataset:
     """Load a recorded trial as a :class:`~models.dataset.GaitDataset`.
 
     Parameters
@@ -107,6 +109,9 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         them, else ``angles`` is ``None``.
     mass : body mass in kg; estimated as BW/g from the GRF when omitted.
     height : body height in m (metadata only).
+    fill_offplate : fill the contacts that the heel/toe markers show but no force plate
+        measured (:mod:`models.gaitdata.offplate`); each fill is a warning and an entry of
+        ``meta.extra["filled_contacts"]``.
 
     Returns
     -------
@@ -134,6 +139,7 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
     if unit != "N":
         warnings.append(f"forces were in {unit}; converted to N with mass {mass} kg")
     angles = None
+    filled: list[offplate.FilledContact] = []
     if kin is not None:
         warnings += kin.warnings
         lo, hi = max(t[0], kin.t[0]), min(t[-1], kin.t[-1])
@@ -150,6 +156,9 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         angles = resample(kin.t, ang, t, kind="cubic")
     bw, vwarn = check_vertical(t, grf, path, mass)
     warnings += vwarn
+    if fill_offplate and kin is not None and kin.soles is not None:
+        grf, filled = _fill_offplate(t, grf, kin)  # after the BW estimate: that uses measured force only
+        warnings += [f.note() for f in filled]
     if mass is not None:
         body_mass, mass_source = float(mass), "given"
     elif bw is not None:
@@ -161,6 +170,8 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         "channels": dict(frc.channels), "warnings": warnings, "bw_estimate_n": bw,
         "mass_source": mass_source, "force_units_found": unit,
     }
+    if filled:
+        extra["filled_contacts"] = [asdict(f) for f in filled]
     if kin is not None:
         extra.update({"kinematics_file": kin.path, "kinematics_format": kin.fmt,
                       "kinematics_rate_hz": kin.rate_hz,
@@ -169,6 +180,15 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
                        source=f"file {Path(path).name}" + (f" + {Path(kin.path).name}" if kin else ""),
                        synthetic=False, extra=extra)
     return GaitDataset(t=t, grf=grf, meta=meta, angles=angles, cop_x=cop)
+
+
+def _fill_offplate(t: np.ndarray, grf: np.ndarray, kin: KinematicsRecord
+                   ) -> tuple[np.ndarray, list[offplate.FilledContact]]:
+    """:func:`models.gaitdata.offplate.fill_offplate` with the marker contacts put on the GRF times."""
+    assert kin.soles is not None
+    on_floor = {s: np.interp(t, kin.t, offplate.marker_contacts(kin.t, kin.soles[s]).astype(float)) > 0.5
+                for s in ("l", "r")}
+    return offplate.fill_offplate(t, grf, on_floor)
 
 
 def with_mass(ds: GaitDataset, mass_kg: float) -> GaitDataset:

@@ -49,6 +49,9 @@ class KinematicsRecord:
     angles : (N, 5) rad ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` (models.biped convention).
     heels : optional ``{"l": (N, 3), "r": (N, 3)}`` heel (or ankle) marker positions in m,
         in the lab frame of the file, used to tell which foot stood on which force plate.
+    soles : optional ``{"l": (N, 2, 2), "r": ...}`` heel and toe markers ``[heel, toe] x
+        [forward, up]`` in m, used to find contacts no force plate saw
+        (:mod:`models.gaitdata.offplate`).
     """
 
     t: np.ndarray
@@ -59,3 +62,4 @@ class KinematicsRecord:
     channels: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     heels: dict[str, np.ndarray] | None = None
+    soles: dict[str, np.ndarray] | None = None

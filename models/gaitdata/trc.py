@@ -89,7 +89,7 @@ def parse_trc(text: str, path: str = "<text>") -> MarkerSet:
 
 def kinematics_from_trc(markers: MarkerSet) -> KinematicsRecord:
     """model angles from the sagittal markers (:func:`models.gaitdata.angles.sagittal_angles`)."""
-    angles, channels, warnings, heels = sagittal_angles(markers.xyz, markers.path)
+    angles, channels, warnings, heels, soles = sagittal_angles(markers.xyz, markers.path)
     return KinematicsRecord(t=markers.t, angles=angles, path=markers.path, fmt="trc-markers",
                             rate_hz=markers.rate_hz, channels=channels, warnings=markers.warnings + warnings,
-                            heels=heels)
+                            heels=heels, soles=soles)
