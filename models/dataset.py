@@ -98,19 +98,6 @@ class GaitDataset:
             return self.q[:, 2:7]
         return None
 
-    def with_trunk_lean(self, degrees: float) -> GaitDataset:
-        """The recording with ``degrees`` added to the trunk angle ``alpha`` and to both hip
-        angles ``beta`` (``beta = alpha - theta_thigh``), so the thighs keep their absolute
-        angles: an assumed trunk lean for marker sets without trunk markers (``alpha = 0``)."""
-        if self.angles is None or self.q is not None:
-            raise ValueError(f"dataset {self.name!r}: a trunk lean applies to recordings' angles, not to a "
-                             "dataset with its full motion (synthetic)")
-        angles = self.angles.copy()
-        angles[:, 0:3] += np.deg2rad(degrees)
-        extra = {**self.meta.extra, "trunk_lean_deg": float(degrees)}
-        extra["warnings"] = [*extra.get("warnings", []), f"trunk angle alpha: {degrees:+g} deg added (--trunk-lean)"]
-        return replace(self, angles=angles, meta=replace(self.meta, extra=extra))
-
     def crop(self, start: float | None = None, end: float | None = None) -> GaitDataset:
         """The samples with ``start <= t <= end`` (seconds on this dataset's clock)."""
         lo = self.t[0] if start is None else start

@@ -75,9 +75,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="subject height: scales the model (default with --mass: the paper's 1.66 m)")
     parser.add_argument("--start", type=float, default=None, metavar="S", help="crop the trial: first data time used")
     parser.add_argument("--end", type=float, default=None, metavar="S", help="crop the trial: last data time used")
-    parser.add_argument("--trunk-lean", type=float, default=None, metavar="DEG",
-                        help="add DEG (forward +) to the recording's trunk angle, the thighs keeping their absolute "
-                             "angles: for marker sets without trunk markers, whose trunk angle is taken as 0")
     parser.add_argument("--duration", type=float, default=None, metavar="S",
                         help="simulated seconds (default: the diagram's t_end, at most the data length)")
     parser.add_argument("--foot-radius", type=float, default=None, metavar="M",
@@ -175,12 +172,6 @@ def load_run_dataset(spec: str, args: argparse.Namespace) -> GaitDataset:
             data = data.crop(start, end)
         except ValueError as exc:
             raise UserError(f"--start/--end: {exc}") from None
-    lean = getattr(args, "trunk_lean", None)
-    if lean is not None:
-        try:
-            data = data.with_trunk_lean(lean)
-        except ValueError as exc:
-            raise UserError(f"--trunk-lean: {exc}") from None
     return data
 
 

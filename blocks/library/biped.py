@@ -44,7 +44,8 @@ class FiveLinkDynamics(Block):
 
     Continuous state ``[q, qd]`` (14). Initial state: ``init = "reference"`` takes the pose
     and rates from the dataset's reference at the start of the run, with the stance foot
-    on the ground at rest (:func:`~blocks.library.sources.initial_from_reference`);
+    on the ground at rest (:func:`~blocks.library.sources.initial_from_reference`; the rates
+    are the slope of a least-squares cubic over ``rate_window_s`` either side of the start);
     ``init = "params"`` uses ``q0`` and ``qd0``.
     """
 
@@ -56,7 +57,10 @@ class FiveLinkDynamics(Block):
               "t_offset": P(0.0, min=0.0, max=1e6, unit="s", tunable=False,
                             description="dataset time at the start (match the sources)"),
               "ref_filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
-                                 description="low-pass of the reference (match the reference source)")}
+                                 description="low-pass of the reference (match the reference source)"),
+              "rate_window_s": P(0.05, min=0.0, max=1.0, unit="s", tunable=False,
+                                 description="initial rates: least-squares cubic over +/- this span of the "
+                                             "reference (0 = the spline's derivative)")}
     inputs = (PortSpec("tau", 4, "N*m", "joint torques", TAU_NAMES), PortSpec("grf", 4, "N", "foot forces", GRF_NAMES))
     outputs = (PortSpec("q", 7, "m, rad", "generalised coordinates", Q_NAMES),
                PortSpec("qd", 7, "m/s, rad/s", "generalised velocities", Q_NAMES))

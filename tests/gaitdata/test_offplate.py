@@ -103,15 +103,3 @@ def test_nothing_is_filled_when_every_contact_is_measured() -> None:
     ds = load_dataset("barefoot")
     out, filled = fill_offplate(ds.t, ds.grf, contact_masks(ds.t, ds.grf))
     assert filled == [] and np.array_equal(out, ds.grf)
-
-
-def test_trunk_lean_keeps_the_thighs(shared_data: Path) -> None:
-    ds = walk(shared_data, "walk1")
-    leaned = ds.with_trunk_lean(8.0)
-    assert ds.angles is not None and leaned.angles is not None
-    assert np.allclose(leaned.angles[:, 0] - ds.angles[:, 0], np.deg2rad(8.0))
-    thigh = ds.angles[:, 0:1] - ds.angles[:, 1:3]
-    assert np.allclose(leaned.angles[:, 0:1] - leaned.angles[:, 1:3], thigh)
-    assert np.array_equal(leaned.angles[:, 3:], ds.angles[:, 3:])
-    with pytest.raises(ValueError, match="recordings"):
-        load_dataset("sneakers").with_trunk_lean(5.0)

@@ -74,7 +74,7 @@ def test_gain_slider_mid_run_takes_effect_at_next_step(qtbot, window: MainWindow
     np.testing.assert_array_equal(u_new[:k], u_old[:k])
     e = s.recorded("ref.hip")[k] - s.recorded("meas_hip.y")[k]
     np.testing.assert_allclose(u_new[k] - u_old[k], (new_kp - old_kp) * e, rtol=1e-9, atol=1e-9)
-    assert np.max(np.abs(u_new[k:] - u_old[k:])) > 1.0
+    assert np.max(np.abs(u_new[k:] - u_old[k:])) > 0.2                  # N m: it keeps acting after the step
 
 
 def test_scrub_timeline_then_resume(qtbot, window: MainWindow) -> None:

@@ -4,9 +4,8 @@ Marked ``slow`` (always run in ``.ci/run``). What holds is asserted; the targets
 strict xfails carrying the measured figure and the reason, so they fail the moment a change
 brings the figure inside its bound (then promote them).
 Measured (default preset, rolling foot fitted to each recording): subject01 walks its 2.5 s
-(targets met except the trunk minimum, inherited from its reference); walk1, whose markers
-have no trunk, falls at 1.50 s with the trunk taken upright and stays up with an assumed
-8 deg forward lean.
+(targets met except the trunk minimum, inherited from its reference); walk1 walks its 2.42 s
+within the angle and trunk bounds, but misses the slip and torque bounds at one landing.
 """
 
 from __future__ import annotations
@@ -52,23 +51,25 @@ def test_runs_full_length_without_blow_up(runs: dict[str, tuple[dict[str, Any], 
     assert all(np.isfinite(v) for v in s["rms_deg"].values())
 
 
-WALK1_FALLS = pytest.mark.xfail(strict=True, reason=(
-    "walk1's markers have no trunk, so its reference trunk angle is 0 (upright); with the measured GRF the "
-    "model's trunk falls backward and the run falls at 1.50 s (its unmeasured first contact is filled from "
-    "the markers; without that fill it fell at 0.53 s)"))
+WALK1_MISSES = pytest.mark.xfail(strict=True, reason=(
+    "walk1 walks its 2.42 s (RMS hip 2.4/2.5, knee 1.1, trunk 1.7 deg) but its right foot lands 11 cm ahead "
+    "and 2.7 cm below its footprint at 1.86 s (the left stance hip drifts 6 deg over the preceding stance): "
+    "slip 11.4 cm > 5 cm, and the double-support correction that follows peaks the torques at "
+    "3.4 (hip) / 5.3 (knee) N m/kg > 2"))
 
 
-@pytest.mark.parametrize("name", ["subject01", pytest.param("walk1", marks=WALK1_FALLS)])
-def test_stays_up(runs: dict[str, tuple[dict[str, Any], float]], name: str) -> None:
+@pytest.mark.parametrize("name, cycles", [("subject01", 2), ("walk1", 1)])
+def test_stays_up(runs: dict[str, tuple[dict[str, Any], float]], name: str, cycles: int) -> None:
+    """walk1 holds 4 footfalls (one whole stride of each foot), subject01 two strides."""
     s = runs[name][0]
     assert s["fell_at_s"] is None
-    assert s["cycles_completed"] >= 2
+    assert s["cycles_completed"] >= cycles
 
 
-@pytest.mark.parametrize("name", ["subject01", pytest.param("walk1", marks=WALK1_FALLS)])
+@pytest.mark.parametrize("name", ["subject01", pytest.param("walk1", marks=WALK1_MISSES)])
 def test_tracking_within_real_trial_bounds(runs: dict[str, tuple[dict[str, Any], float]], name: str) -> None:
-    """Measured on subject01: RMS hip 0.43/0.60, knee 0.63/0.67, trunk 0.31 deg; slip 4.2 cm,
-    stance height 1.6 cm, peak torque hip 1.08 / knee 1.36 N m/kg (fitted foot radius 0.435 m)."""
+    """Measured on subject01: RMS hip 0.39/0.51, knee 0.63/0.57, trunk 0.31 deg; slip 3.3 cm,
+    stance height 1.3 cm, peak torque hip 1.04 / knee 1.24 N m/kg (fitted foot radius 0.435 m)."""
     s = runs[name][0]
     rms = s["rms_deg"]
     assert max(rms["hip_l"], rms["hip_r"]) <= 3.0
@@ -78,11 +79,22 @@ def test_tracking_within_real_trial_bounds(runs: dict[str, tuple[dict[str, Any],
     assert max(s["peak_torque_nm_per_kg"].values()) <= 2.0
 
 
+def test_walk1_tracks_within_the_angle_bounds(runs: dict[str, tuple[dict[str, Any], float]]) -> None:
+    """The part of the real-trial targets walk1 meets (measured RMS hip 2.4/2.5, knee 1.1/1.1,
+    trunk 1.7 deg; stance height 2.8 cm)."""
+    s = runs["walk1"][0]
+    rms = s["rms_deg"]
+    assert max(rms["hip_l"], rms["hip_r"]) <= 3.0
+    assert max(rms["knee_l"], rms["knee_r"]) <= 5.0
+    assert rms["trunk"] <= 3.0
+    assert s["stance_height_m_max"] <= 0.03
+
+
 @pytest.mark.parametrize("name", [
     pytest.param("subject01", marks=pytest.mark.xfail(strict=True, reason=(
         "the reference trunk angle itself reaches -5.15 deg (OpenSim IK, hip -> HAT-CoM line); the model "
-        "dips to -6.3 deg while tracking it within 0.31 deg RMS"))),
-    pytest.param("walk1", marks=WALK1_FALLS)])
+        "dips to -6.0 deg while tracking it within 0.31 deg RMS"))),
+    "walk1"])
 def test_trunk_within_real_trial_bounds(runs: dict[str, tuple[dict[str, Any], float]], name: str) -> None:
     s = runs[name][0]
     assert -5.0 <= s["trunk_deg"]["min"] and s["trunk_deg"]["max"] <= 12.0
@@ -98,13 +110,19 @@ def test_subject01_misses_the_targets_with_point_feet(shared_data: Path, tmp_pat
     assert s["stance_slip_m_max"] > 0.05
 
 
-def test_walk1_stays_up_with_an_assumed_trunk_lean(shared_data: Path, tmp_path: Path) -> None:
-    """walk1's marker set has no trunk markers. With ``--trunk-lean 8`` (an assumed forward lean,
-    within the 0-8 deg of DESIGN section 4) it walks its whole 2.42 s with the trunk inside the band;
-    measured RMS hip 4.4/5.0, knee 1.2/1.6, trunk 3.0 deg, slip 15 cm: still outside the hip and
-    slip targets, which is why the default-lean xfails above stay."""
-    s, length = run_trial(shared_data, tmp_path, "walk1", "--trunk-lean", "8")
-    assert s["fell_at_s"] is None and s["t_end_reached"] == pytest.approx(length, abs=2e-3)
-    assert s["dataset"]["trunk_lean_deg"] == 8.0
-    assert -5.0 <= s["trunk_deg"]["min"] and s["trunk_deg"]["max"] <= 12.0
-    assert max(s["rms_deg"]["knee_l"], s["rms_deg"]["knee_r"]) <= 5.0
+
+def test_walk1_starts_at_its_walking_speed(shared_data: Path, tmp_path: Path) -> None:
+    """The start rates are a least-squares cubic over +/-0.05 s (``body.rate_window_s``). The
+    spline's own edge derivative carries the marker noise: on walk1 it started the trunk at
+    0.47 m/s while the reference moves at about 0.9-1.0 m/s, and the run fell at 1.50 s."""
+    speeds = {}
+    for window in (0.05, 0.0):
+        out = tmp_path / str(window)
+        run_trial(shared_data, out, "walk1", "--duration", "0.3", "--set", f"body.rate_window_s={window}")
+        with np.load(out / "results.npz") as r:
+            t, x0 = r["t"], r["body.q"][:, 0]
+            speeds[window] = (float(r["body.qd"][0, 0]), float((x0[t >= 0.2][0] - x0[t >= 0.05][0])
+                                                                / (t[t >= 0.2][0] - t[t >= 0.05][0])))
+    start, later = speeds[0.05]
+    assert 0.8 <= start <= 1.1 and abs(start - later) < 0.15
+    assert speeds[0.0][0] < 0.6
