@@ -186,8 +186,9 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
     slope at the start of a least-squares cubic fitted to the reference samples within
     ``rate_window_s`` of it (Savitzky-Golay's local polynomial; one-sided at the first
     sample). The spline's own derivative there is an edge value carrying the full marker
-    noise: on demotu-BMC walk1 it put the start speed at 0.47 m/s instead of about 0.9 m/s,
-    and the run fell. ``rate_window_s = 0`` keeps the spline derivative. The stance foot
+    noise: on demotu-BMC walk1 it put the start speed at 0.47 m/s instead of about 1.0 m/s,
+    and the run fell. ``rate_window_s = 0``, and a synthetic dataset (its exact motion ``q``
+    known, no noise), keep the spline derivative. The stance foot
     (the one with the larger vertical force at t0) is put on the ground at ``x = 0, y = 0``
     (its contact coordinates) with its contact point at rest:
     ``(x0d, y0d) = -v_contact(angle rates, base at rest)`` (the base moves every point alike).
@@ -197,7 +198,7 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
     row = _reference_table(ds, td, values["ref_filter_hz"])[0]
     window = float(values.get("rate_window_s", 0.0))
     near = np.abs(ds.t - td[0]) <= window
-    if window > 0.0 and near.sum() >= 8:
+    if window > 0.0 and near.sum() >= 8 and ds.q is None:  # synthetic data (exact q) keep the spline
         ref = lowpass(np.asarray(ds.reference_angles()), values["ref_filter_hz"], ds.rate_hz)
         row[5:10] = np.polynomial.polynomial.polyfit(ds.t[near] - td[0], ref[near], 3)[1]
     grf0 = np.array([np.interp(td[0], ds.t, ds.grf[:, j]) for j in range(4)])
