@@ -12,22 +12,20 @@ The foot is on the floor while its heel *or* its toe marker is
   trial, m), and
 * moving forward slower than ``SPEED_TOL_M_S`` (positions low-passed at ``FILTER_HZ``, zero lag).
 
-On demotu-BMC ``walk1`` these spans match the plate contacts within 0.03 s (tested).
+On demotu-BMC ``walk1`` these spans match the plate contacts within 0.035 s (tested).
 
 Fill
 ----
-A marker-contact span in which the foot's vertical force stays below
-:data:`models.gaitdata.events.OFF_N` for at least ``MIN_GAP_S`` is an *unmeasured contact*.
-It gets the force ``(F_x, F_y)`` [N] of a *template*: a complete plate contact of the same foot
-(nearest in time), else of the other foot. Template and gap are aligned on the events the
-markers show for both:
+A marker-contact span of at least ``MIN_GAP_S`` that no plate contact of that foot overlaps
+(:func:`models.gaitdata.events.detect_contacts` on its vertical force) is an *unmeasured
+contact*; where markers and plate merely disagree about the ends of a measured contact,
+nothing is filled. It gets the force ``(F_x, F_y)`` [N] of a *template*: a complete plate
+contact of the same foot (nearest in time), else of the other foot. Template and gap are
+aligned on the events the markers show for both:
 
 * a span open at the recording start (its heel strike unseen): the marker toe-offs coincide;
 * a span open at the recording end (toe-off unseen): the marker heel strikes coincide;
 * a whole span: the template's marker span is stretched linearly onto it.
-
-Only samples whose own measured force is below ``OFF_N`` are replaced, so a foot that stands
-half on a plate keeps what the plate measured.
 """
 
 from __future__ import annotations
@@ -37,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import butter, sosfiltfilt
 
-from models.gaitdata.events import OFF_N, Contact, detect_contacts
+from models.gaitdata.events import Contact, detect_contacts
 
 HEIGHT_TOL_M = 0.02
 SPEED_TOL_M_S = 0.6
@@ -98,8 +96,7 @@ def spans(mask: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(np.flatnonzero(d == 1), np.flatnonzero(d == -1) - 1, strict=True))
 
 
-def _template(t: np.ndarray, plates: dict[str, list[Contact]], foot: str, mid: float
-              ) -> tuple[str, Contact] | None:
+def _template(plates: dict[str, list[Contact]], foot: str, mid: float) -> tuple[str, Contact] | None:
     for side in (foot, "r" if foot == "l" else "l"):
         whole = [c for c in plates[side] if c.complete]
         if whole:
@@ -121,10 +118,10 @@ def fill_offplate(t: np.ndarray, grf: np.ndarray, on_floor: dict[str, np.ndarray
     filled: list[FilledContact] = []
     for foot, col in cols.items():
         for a, b in marker_spans[foot]:
-            gap = grf[a:b + 1, col + 1] < OFF_N
-            if gap.sum() * dt < MIN_GAP_S:
+            measured = any(c.first <= b and c.last >= a for c in plates[foot])
+            if measured or (b - a + 1) * dt < MIN_GAP_S:
                 continue
-            found = _template(t, plates, foot, 0.5 * (t[a] + t[b]))
+            found = _template(plates, foot, 0.5 * (t[a] + t[b]))
             if found is None:
                 continue
             side, tpl = found
@@ -140,8 +137,7 @@ def fill_offplate(t: np.ndarray, grf: np.ndarray, on_floor: dict[str, np.ndarray
             tcol = cols[side]
             fx = np.interp(src, t, grf[:, tcol], left=0.0, right=0.0)
             fy = np.interp(src, t, grf[:, tcol + 1], left=0.0, right=0.0)
-            idx = np.arange(a, b + 1)[gap]
-            out[idx, col], out[idx, col + 1] = fx[gap], fy[gap]
+            out[a:b + 1, col], out[a:b + 1, col + 1] = fx, fy
             filled.append(FilledContact(foot, float(t[a]), float(t[b]), side, (tpl.on_s, tpl.off_s), how,
-                                        float(np.sum(fy[gap]) * dt)))
+                                        float(np.sum(fy) * dt)))
     return out, filled

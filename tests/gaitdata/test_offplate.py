@@ -48,7 +48,7 @@ def test_unmeasured_first_contact_is_filled(shared_data: Path, name: str, foot: 
     bw = ds.meta.body_mass_kg * 9.81
     unseen = raw.grf[:, 1::2].sum(axis=1) < OFF_N
     early = unseen & (ds.t < end_s)
-    assert early.sum() >= 20                              # no plate sees anything while one foot stands
+    assert early.sum() >= 20                             # no plate sees anything while one foot stands
     assert 0.8 * bw < ds.grf[early][:, 1::2].sum(axis=1).mean() < 1.2 * bw
     (entry,) = ds.meta.extra["filled_contacts"]
     assert entry["foot"] == foot and entry["template_foot"] == foot and entry["aligned"] == "toe-off"
@@ -102,4 +102,15 @@ def test_fill_restores_a_blanked_stance_of_periodic_walking(where: str) -> None:
 def test_nothing_is_filled_when_every_contact_is_measured() -> None:
     ds = load_dataset("barefoot")
     out, filled = fill_offplate(ds.t, ds.grf, contact_masks(ds.t, ds.grf))
+    assert filled == [] and np.array_equal(out, ds.grf)
+
+
+def test_markers_longer_than_a_measured_contact_fill_nothing() -> None:
+    """Where markers and plate only disagree about the ends of a measured contact (here the
+    marker spans run 0.1 s longer on both sides), the measured force stays as it is."""
+    ds = load_dataset("high_heels")
+    masks = contact_masks(ds.t, ds.grf)
+    pad = int(round(0.1 / ds.dt))
+    wide = {s: np.convolve(m, np.ones(2 * pad + 1), mode="same") > 0 for s, m in masks.items()}
+    out, filled = fill_offplate(ds.t, ds.grf, wide)
     assert filled == [] and np.array_equal(out, ds.grf)
