@@ -38,6 +38,7 @@ class ScopeSpec:
     unit: str
     traces: list[Trace]
     shade_stance: bool = False
+    mark_filled: bool = False     # grey bands where the loader filled a contact no force plate saw
     extra: dict[str, float] = field(default_factory=dict)
 
 
@@ -75,9 +76,9 @@ def default_scopes(s: SimSession) -> list[ScopeSpec]:
         out.append(ScopeSpec(title, "N*m", tr))
     if grf:
         out.append(ScopeSpec("Vertical GRF", "N", [Trace("L", grf, 1, 1.0, LEFT), Trace("R", grf, 3, 1.0, RIGHT)],
-                             shade_stance=True))
+                             shade_stance=True, mark_filled=True))
         out.append(ScopeSpec("Fore-aft GRF", "N", [Trace("L", grf, 0, 1.0, LEFT), Trace("R", grf, 2, 1.0, RIGHT)],
-                             shade_stance=True))
+                             shade_stance=True, mark_filled=True))
     tr = [Trace("α", q, 2, DEG, "#222222", width=2.0)] if q else []
     if ref:
         tr.append(Trace("α ref", ref, 0, DEG, "#222222", dashed=True, width=1.0))

@@ -74,6 +74,19 @@ class Scope:
         self.stats_at = -math.inf          # ... and of the last statistics title
         self.set_title()
 
+    def mark_filled(self, spans: list[tuple[float, float, str]]) -> None:
+        """Grey bands over ``(t_start, t_end, foot)`` [s]: force the loader filled because no
+        plate measured that contact (legend entry "no plate: filled")."""
+        brush = pg.mkBrush(110, 110, 110, 45)
+        for a, b, foot in spans:
+            band = pg.LinearRegionItem(values=(a, b), movable=False, brush=brush, pen=pg.mkPen(None))
+            band.setToolTip(f"{'left' if foot == 'l' else 'right'} foot on no force plate: "
+                            "its force is a copy of a measured contact (see the dataset warnings)")
+            band.setZValue(-20)
+            self.plot.addItem(band, ignoreBounds=True)
+        if spans:
+            self.legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=brush, pen=None), "no plate: filled")
+
     def _add_curve(self, tr: Trace) -> None:
         pen = pg.mkPen(tr.color, width=tr.width)
         if tr.dashed:
@@ -176,6 +189,8 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             if self.scopes:
                 plot.setXLink(self.scopes[0].plot)
             scope.cursor.sigPositionChanged.connect(self._on_cursor)
+            if spec.mark_filled:
+                scope.mark_filled(s.filled_spans())
             self._extend_menu(plot, i)
             self.scopes.append(scope)
         self.set_live(live)

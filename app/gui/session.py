@@ -285,6 +285,19 @@ class SimSession:
     def block_type(self, name: str) -> str:
         return self.diagram.blocks[name].type
 
+    def filled_spans(self) -> list[tuple[float, float, str]]:
+        """``(t_start, t_end, foot)`` in run seconds of the GRF the loader filled because no force
+        plate measured that contact (:mod:`models.gaitdata.offplate`); empty for measured data."""
+        grf = self.find("GrfSource", "F")
+        if grf is None:
+            return []
+        block = grf.split(".")[0]
+        spec = self.diagram.blocks[block].params.get("dataset") or self.dataset
+        ds = self.model.ctx.get_dataset(spec)
+        shift = self.model.ctx.t0 - ds.t[0] - float(self.diagram.blocks[block].params.get("t_offset", 0.0))
+        return [(f["start_s"] + shift, f["end_s"] + shift, f["foot"])
+                for f in ds.meta.extra.get("filled_contacts", [])]
+
     def body_weight_n(self) -> float:
         return float(self.model.ctx.biped_params.total_mass) * G_EARTH
 

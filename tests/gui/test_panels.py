@@ -7,6 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6 import QtCore, QtWidgets
 
@@ -200,3 +201,18 @@ def test_cli_screenshot(tmp_path: Path, qapp) -> None:
         assert im.size == (1600, 1000)
         px = np.asarray(im.convert("L"))
     assert px.std() > 20                      # a drawn window, not a blank image
+
+
+def test_grf_scopes_mark_the_force_no_plate_measured(qtbot, window: MainWindow, shared_data: Path) -> None:
+    """walk1's first 0.30 s of right-foot force is a copy (no plate saw that foot): both GRF
+    scopes show it as one grey band, and a measured dataset shows none."""
+    assert window.session.filled_spans() == []
+    d = shared_data / "demotu-BMC"
+    assert window.open_dataset(f"{d / 'walk1.forces'}|{d / 'walk1.trc'}")
+    (span,) = window.session.filled_spans()
+    assert span[2] == "r" and span[0] == pytest.approx(0.0) and span[1] == pytest.approx(0.30, abs=0.02)
+    grf_scopes = [sc for sc in window.scopes.scopes if sc.spec.mark_filled]
+    assert len(grf_scopes) == 2
+    for sc in grf_scopes:
+        bands = [it for it in sc.plot.items if isinstance(it, pg.LinearRegionItem)]
+        assert [tuple(b.getRegion()) for b in bands] == [pytest.approx(span[:2])]
