@@ -22,6 +22,7 @@ from blocks.datasets import default_dataset_name
 from blocks.presets import PRESETS, apply_preset
 from models.dataset import GaitDataset
 from models.errors import UserError
+from models.gaitdata.offplate import FilledContact
 
 HELP = "simulate a diagram on a dataset; write results.csv, results.npz and summary.json"
 
@@ -232,6 +233,8 @@ def run(args: argparse.Namespace) -> int:
             f"{summary['wall_s']:.2f} s wall ({rtf:.1f}x real time), {len(results.events)} events -> {args.out}"
             if rtf else f"{summary['status']}: no steps taken -> {args.out}")
     print(line)
+    for fill in summary.get("dataset", {}).get("filled_contacts", []):
+        print(f"data: {FilledContact(**fill).note()}")
     if "rms_deg" in summary:
         rms, fell = summary["rms_deg"], summary.get("fell_at_s")
         print(f"walking: RMS tracking hip {max(rms['hip_l'], rms['hip_r']):.2f} deg, knee "

@@ -114,3 +114,13 @@ def test_markers_longer_than_a_measured_contact_fill_nothing() -> None:
     wide = {s: np.convolve(m, np.ones(2 * pad + 1), mode="same") > 0 for s, m in masks.items()}
     out, filled = fill_offplate(ds.t, ds.grf, wide)
     assert filled == [] and np.array_equal(out, ds.grf)
+
+
+def test_run_says_what_it_filled(shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from app.cli import main
+
+    d = shared_data / "demotu-BMC"
+    assert main(["run", "--grf", str(d / "walk1.forces"), "--kinematics", str(d / "walk1.trc"),
+                 "--duration", "0.05", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "data: right foot on the floor but on no force plate 0.000-0.30" in out
