@@ -62,7 +62,7 @@ def build_grf_walk() -> Diagram:
     d.add("switch", "TorqueSwitch")
     d.add("body", "FiveLinkDynamics", init="reference")
     d.add("kin", "BipedKinematics")
-    d.add("contact", "GroundContact")
+    d.add("contact", "GroundContact", height="reference")
     d.add("trunk", "TrunkBalance")
     d.add("fb_enable", "FeedbackEnable", mode="always")
     d.add("stance_fb", "Gain", k=1.0, n=4)
