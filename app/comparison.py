@@ -65,7 +65,8 @@ def run_condition(spec: str, preset: str = "default", duration: float | None = N
         curves = cycle_curves(results.t, results["phase.stance"][:, 0], {
             "trunk_deg": np.degrees(q[:, 2]), "knee_l_deg": np.degrees(q[:, 5]), "knee_r_deg": np.degrees(q[:, 6]),
             "grf_ly_bw": F[:, 1] / weight, "grf_ry_bw": F[:, 3] / weight})
-    return ConditionResult(name=Path(spec).stem if os.sep in spec else spec, summary=summary, cycle=curves)
+    grf_file = spec.split("|")[0].strip()  # a GRF|KINEMATICS pair is named after its GRF file
+    return ConditionResult(name=Path(grf_file).stem if os.sep in grf_file else spec, summary=summary, cycle=curves)
 
 
 def _run_one(job: tuple[str, str, float | None]) -> ConditionResult:
