@@ -39,6 +39,7 @@ angles carry an offset of a few degrees (the knee marker sits on the lateral epi
 from __future__ import annotations
 
 import re
+from warnings import catch_warnings, simplefilter
 
 import numpy as np
 
@@ -129,10 +130,13 @@ def sagittal_angles(xyz: dict[str, np.ndarray], path: object) -> tuple[
             land[part][side] = land["ankle"][side] if f is None else f[0]
     hip_mid = 0.5 * (land["hip"]["l"] + land["hip"]["r"])
     ankle_mid = 0.5 * (land["ankle"]["l"] + land["ankle"]["r"])
-    up_vec = np.nanmean(hip_mid - ankle_mid, axis=0)
-    fwd_vec = np.nanmean(land["toe"]["l"] + land["toe"]["r"] - land["heel"]["l"] - land["heel"]["r"], axis=0)
+    with catch_warnings():  # an all-NaN marker gives NaN here, reported just below
+        simplefilter("ignore", RuntimeWarning)
+        up_vec = np.nanmean(hip_mid - ankle_mid, axis=0)
+        fwd_vec = np.nanmean(land["toe"]["l"] + land["toe"]["r"] - land["heel"]["l"] - land["heel"]["r"], axis=0)
     if not (np.isfinite(up_vec).all() and np.isfinite(fwd_vec).all()):
-        raise DataFormatError("cannot find the lab axes: landmark markers are all missing", path=path)
+        which = "hip and ankle" if not np.isfinite(up_vec).all() else "heel and toe"
+        raise DataFormatError(f"cannot find the lab axes: the {which} markers hold no sample", path=path)
     up_ax, up_s, fwd_ax, fwd_s = lab_axes(up_vec, fwd_vec)
     fwd_name = f"{'+' if fwd_s > 0 else '-'}{'XYZ'[fwd_ax]}"
     channels["axes"] = f"forward = {fwd_name}, up = {'+' if up_s > 0 else '-'}{'XYZ'[up_ax]}"

@@ -82,8 +82,7 @@ def marker_contacts(t: np.ndarray, sole: np.ndarray) -> np.ndarray:
         fwd, up = _interp_nan(sole[:, k, 0]), _interp_nan(sole[:, k, 1])
         if fwd is None or up is None:
             continue
-        pad = t.shape[0] > 15
-        fwd_f = sosfiltfilt(sos, fwd) if pad else fwd
+        fwd_f = sosfiltfilt(sos, fwd) if t.shape[0] > 15 else fwd  # filtfilt needs more than its pad length
         speed = np.abs(np.gradient(fwd_f, t))
         low = up - np.percentile(up, FLOOR_PERCENTILE) < HEIGHT_TOL_M
         on |= low & (speed < SPEED_TOL_M_S) & np.isfinite(sole[:, k, 1])

@@ -133,3 +133,28 @@ def test_a_pair_is_compared_under_its_grf_file_name(shared_data: Path) -> None:
     result = run_condition(f"{d / 'walk2.forces'}|{d / 'walk2.trc'}", duration=0.05)
     assert result.name == "walk2" and result.summary["status"] == "ok"
     assert result.summary["dataset"]["filled_contacts"][0]["foot"] == "l"
+
+
+def test_empty_heel_and_toe_markers_are_one_clear_error(shared_data: Path, tmp_path: Path) -> None:
+    """Heel/toe columns present but blank in every frame: one DataFormatError naming them, no
+    numpy warning on the way."""
+    import warnings
+
+    from models.errors import DataFormatError
+
+    lines = (shared_data / "demotu-BMC" / "walk1.trc").read_text().split("\n")
+    names = [h for h in lines[3].split("\t")[2:] if h]
+    out = lines[:5]
+    for line in lines[5:]:
+        cells = line.split("\t")
+        if len(cells) > 3:
+            for k, name in enumerate(names):
+                if name.endswith(("Heel", "MT1", "MT2", "MT5")):
+                    cells[2 + 3 * k: 5 + 3 * k] = ["", "", ""]
+        out.append("\t".join(cells))
+    bad = tmp_path / "nofeet.trc"
+    bad.write_text("\n".join(out))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DataFormatError, match="heel and toe markers hold no sample"):
+            read_kinematics(bad)
