@@ -37,7 +37,7 @@ Recipe (all on ``n`` equally spaced samples of the stride period ``T``)
    double-support load shift ``d`` (``LOAD_SHIFT_WEIGHT`` per BW), on a foot unloaded below half
    its designed share (``PULL_WEIGHT`` per BW, so that no contact flickers) and on the fore-aft
    correction (``CORRECTION_WEIGHT`` per BW), and on every joint torque above
-   ``GaitParams.torque_limit`` [N m/kg] (``GaitParams.torque_weight`` per N m/kg, generator 2.1.0).
+   ``GaitParams.torque_limit`` [N m/kg] (``GaitParams.torque_weight`` per N m/kg, since generator 2.1.0).
    The rest of ``m_res`` stays in the alpha row of the inverse-dynamics residual and is reported
    in the sidecar (``derived``): 1-2 N m RMS in single support (generator 1.0.0: 13-15 N m).
 """

@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-GENERATOR_VERSION = "2.1.0"
+GENERATOR_VERSION = "2.2.0"
 
 
 @dataclass(frozen=True)
@@ -73,9 +73,9 @@ class GaitParams:
     braking_bw: float = 0.17
     braking_at: float = 0.12
     onset_curvature: float = 150.0
-    clearance_m: float = 0.06
-    clearance_at: float = 0.3
-    landing_lift_m: float = 0.03
+    clearance_m: float = 0.085
+    clearance_at: float = 0.27
+    landing_lift_m: float = 0.01
     harmonics: int = 16
     lean_weight: float = 4.0
     torque_limit: float = 1.25
@@ -109,23 +109,23 @@ CONDITIONS: dict[str, GaitParams] = {
     "barefoot": GaitParams(
         name="barefoot", footwear="barefoot",
         description="synthetic steady walking, barefoot: shorter stride, higher cadence, softer loading peak",
-        cadence_spm=110.0, stride_m=0.74, stance_frac=0.60,
+        cadence_spm=110.0, stride_m=0.73, stance_frac=0.60,
         peak1_bw=1.10, peak1_at=0.23, peak2_bw=1.10, peak2_at=0.77,
-        trunk_lean_deg=2.0, knee_contact_deg=8.0, onset_curvature=250.0,
+        trunk_lean_deg=1.5, knee_contact_deg=8.0, onset_curvature=250.0, clearance_at=0.28,
     ),
     "sneakers": GaitParams(
         name="sneakers", footwear="sneakers",
         description="synthetic steady walking in cushioned sneakers (the default dataset)",
-        cadence_spm=108.0, stride_m=0.80, stance_frac=0.60,
+        cadence_spm=108.0, stride_m=0.75, stance_frac=0.60,
         peak1_bw=1.16, peak1_at=0.21, peak2_bw=1.10, peak2_at=0.77,
-        trunk_lean_deg=4.5, knee_contact_deg=10.0, braking_bw=0.13, lean_weight=6.0,
+        trunk_lean_deg=2.0, knee_contact_deg=10.0, braking_bw=0.13, lean_weight=6.0,
     ),
     "high_heels": GaitParams(
         name="high_heels", footwear="high heels",
         description="synthetic steady walking in high heels: earlier, higher loading peak, longer double support",
         cadence_spm=102.0, stride_m=0.72, stance_frac=0.61,
         peak1_bw=1.22, peak1_at=0.16, peak2_bw=1.08, peak2_at=0.77,
-        trunk_lean_deg=1.0, knee_contact_deg=20.0, onset_curvature=60.0, braking_bw=0.13, lean_weight=0.8,
-        clearance_m=0.07,
+        trunk_lean_deg=1.0, knee_contact_deg=20.0, onset_curvature=60.0, braking_bw=0.11, lean_weight=1.2,
+        clearance_m=0.1, clearance_at=0.3,
     ),
 }

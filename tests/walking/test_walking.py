@@ -76,10 +76,13 @@ def test_peak_torques_within_1p5_nm_per_kg(default_runs: dict[str, dict[str, Any
 
 
 def test_estimator_does_real_work(default_runs: dict[str, dict[str, Any]], tmp_path: Path) -> None:
-    """Without the GRF-based stance torques, at the same feedback gains, tracking is far worse."""
-    without = run_summary(tmp_path, "--grf", "barefoot", "--preset", "default", "--set", "est.gain=0",
+    """Without the GRF-based stance torques, at the same feedback gains, tracking is far worse.
+
+    Sneakers, the set that still stays up without them (measured: 3.2 deg RMS hip against 0.08;
+    barefoot and high heels fall, README)."""
+    without = run_summary(tmp_path, "--grf", "sneakers", "--preset", "default", "--set", "est.gain=0",
                           "--duration", str(DURATION))
-    with_est = default_runs["barefoot"]["rms_deg"]
+    with_est = default_runs["sneakers"]["rms_deg"]
     for joint in ("hip_l", "knee_l", "trunk"):
         assert without["rms_deg"][joint] > 3.0 * with_est[joint]
 
@@ -101,5 +104,5 @@ def test_compare_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     for name in ("trunk.png", "knee.png", "grf_vertical.png", "compare.md", "verdict.txt"):
         assert (tmp_path / name).stat().st_size > 100
     verdict = (tmp_path / "verdict.txt").read_text()
-    assert "Shortest stride: high_heels" in verdict  # 0.80 m vs 0.92 m in the bundled sets
+    assert "Shortest stride: high_heels" in verdict  # 0.72 m vs 0.75 m in the bundled sets
     assert "high_heels" in capsys.readouterr().out
