@@ -1,4 +1,4 @@
-r"""Planar five-link biped: kinematics and Lagrangian dynamics (the models.biped conventions).
+r"""Planar five-link biped: kinematics and Lagrangian dynamics, and the project's conventions.
 
 Conventions
 -----------
@@ -108,7 +108,7 @@ def _batch(x: np.ndarray | None, width: int) -> np.ndarray:
 
 
 class FiveLinkBiped:
-    """The five-link biped of the models.biped conventions.
+    """The five-link biped (conventions in the module doc).
 
     Parameters
     ----------

@@ -7,7 +7,7 @@ A :class:`GaitDataset` holds, on one uniform time base:
 * optionally the centre of pressure along x of each foot, ``cop_x`` (N, 2) in m
   (NaN where the foot is off the ground);
 * optionally the reference joint trajectories ``angles`` (N, 5) in rad,
-  ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` in the the models.biped conventions convention;
+  ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` in the :mod:`models.biped` convention;
 * optionally the full reference state ``q`` (N, 7) (with the trunk CoM position), from
   which the initial conditions are taken;
 * metadata (:class:`DatasetMeta`).

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-G_STANDARD = 9.81  # m s^-2, the models.biped conventions
+G_STANDARD = 9.81  # m s^-2, as in models.params
 WINTER_DUAL_PASS = 0.802  # cut-off correction of a dual-pass 2nd-order Butterworth filter (Winter 2009)
 
 

@@ -21,7 +21,7 @@ Equations (23), for gravity ``g_vec = (0, -g)`` and the 2-D cross product
   acceleration whichever link it is computed from):
   ``a_A + eps_A x r_A - w_A^2 r_A = a_B + eps_B x r_B - w_B^2 r_B``.
 
-The joint torques follow the models.biped conventions: the hip torque is counter-clockwise on the
+The joint torques follow the models.biped convention: the hip torque is counter-clockwise on the
 thigh (its reaction on the trunk), the knee torque clockwise on the shank (reaction on the
 thigh). Accelerations map back to q as ``alpha_dd = -eps0``, ``beta_dd = alpha_dd + eps1``,
 ``gamma_dd = eps1 - eps2``.

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-G_EARTH = 9.81  # m s^-2, as fixed in the models.biped conventions
+G_EARTH = 9.81  # m s^-2, fixed for the whole project
 
 MASS_FRACTIONS = {"trunk": 0.68, "thigh": 0.10, "shank": 0.06}
 LENGTH_FRACTIONS = {"trunk": 0.470, "thigh": 0.245, "shank": 0.285}

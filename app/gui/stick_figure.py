@@ -1,6 +1,6 @@
 """Stick-figure animation of the five-link biped (pyqtgraph).
 
-Drawn from ``q`` (the models.biped conventions geometry, :meth:`models.biped.FiveLinkBiped.points`):
+Drawn from ``q`` (the geometry of :meth:`models.biped.FiveLinkBiped.points`):
 trunk with head, thighs and shanks (left blue, right orange; a stance leg solid and thick,
 a swing leg dashed and thin), the rolling feet's arcs when the model has them, the ground
 line ``y = 0`` with hatching, GRF arrows at the contact points scaled to body weight

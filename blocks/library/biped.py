@@ -1,6 +1,6 @@
 r"""The five-link biped as blocks: dynamics (continuous state) and kinematics (read-outs).
 
-Dynamics (:mod:`models.biped`, the models.biped conventions)::
+Dynamics (:mod:`models.biped` and its conventions)::
 
     d/dt [q, qd] = [qd, M(q)^-1 rhs(q, qd, tau, F)]
 
@@ -95,7 +95,7 @@ class FiveLinkDynamics(Block):
 
 
 class BipedKinematics(Block):
-    """Point positions of the biped (the models.biped conventions formulas).
+    """Point positions of the biped (the formulas of :meth:`models.biped.FiveLinkBiped.points`).
 
     Inputs: ``q`` (7). Outputs (m, world frame): ``feet`` (4) ``[x_l, y_l, x_r, y_r]``,
     ``com`` (2) whole-body CoM, ``hip`` (2), ``knees`` (4) ``[x_l, y_l, x_r, y_r]``, ``head`` (2),

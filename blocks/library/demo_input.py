@@ -1,7 +1,7 @@
 r"""A small built-in demo dataset: a stand-in until the bundled datasets exist.
 
 **Synthetic.** It is labelled ``"demo (synthetic, built-in stand-in)"`` in its metadata and
-is not a recording. It follows the published shape of walking GRF (published gait norms (grf_data/README.md)):
+is not a recording. It follows the published shape of walking GRF (published gait norms, grf_data/README.md):
 
 * cycle ``T = 1.0 s``, stance 60 % of the cycle, double support 10 % twice; the left heel
   strikes at phase 0, the right at phase 0.5;

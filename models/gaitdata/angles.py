@@ -31,7 +31,7 @@ beta (thigh/trunk)   φ_thigh + alpha,  φ_thigh = atan2(x_knee − x_hip, y_hip
 gamma (knee flex +)  φ_thigh − φ_shank, φ_shank = atan2(x_ankle − x_knee, y_knee − y_ankle)
 ===================  ===============================================================
 
-These follow from the models.biped conventions: thigh θ1 = alpha − beta = −φ_thigh, shank θ2 = alpha − beta +
+These follow from the models.biped convention: thigh θ1 = alpha − beta = −φ_thigh, shank θ2 = alpha − beta +
 gamma = −φ_shank. The marker lines are not the joint axes of a calibrated model, so the
 angles carry an offset of a few degrees (the knee marker sits on the lateral epicondyle).
 """

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: defaults measured on the shared data (published gait norms (grf_data/README.md): a 20 N threshold fails on noisy
+#: defaults measured on the shared data (a 20 N threshold fails on noisy
 #: treadmill data, 30-50 N with hysteresis works)
 ON_N = 50.0
 OFF_N = 20.0

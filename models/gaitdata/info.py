@@ -94,8 +94,8 @@ def summarize(path: str | Path, kinematics: str | Path | None = None, mass: floa
         "cadence_steps_per_min": _cadence(stride),
         "peak_vertical_n": {"left": round(float(ds.grf[:, 1].max()), 1), "right": round(float(ds.grf[:, 3].max()), 1)},
         "unmeasured_contacts_filled": filled,
-        "warnings": extra["warnings"] + [f"{len(filled)} contact(s) on no force plate; a simulation run fills them "
-                                         "(see unmeasured_contacts_filled)"] * bool(filled),
+        "warnings": extra["warnings"] + ([f"{len(filled)} contact(s) on no force plate; a simulation run fills "
+                                          "them (see unmeasured_contacts_filled)"] if filled else []),
     }
     if ds.angles is not None:
         deg = np.degrees(ds.angles)

@@ -1,6 +1,6 @@
 r"""Whole-body pose of the five-link biped from a CoM target, a trunk angle and two foot points.
 
-Leg inverse kinematics (the models.biped conventions angles, knee in front of the hip-foot line)
+Leg inverse kinematics (models.biped angles, knee in front of the hip-foot line)
 -----------------------------------------------------------------------------------
 With ``e = H - P`` from the foot ``P`` up to the hip ``H``, ``d = |e|`` and its direction
 ``psi = atan2(e_x, e_y)`` (from the upward vertical, clockwise positive), the triangle

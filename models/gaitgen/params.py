@@ -1,6 +1,6 @@
 """Parameters of one synthetic walking condition, and the three bundled footwear conditions.
 
-The numbers are design choices bounded by human data (published gait norms (grf_data/README.md), measured on
+The numbers are design choices bounded by human data (published gait norms, measured on
 ``../shared/data``) and set apart by footwear after the literature cited in
 ``grf_data/README.md``. Every field is written into the dataset's JSON sidecar.
 """

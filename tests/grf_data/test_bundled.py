@@ -98,13 +98,13 @@ def test_stance_and_double_support_share(sets: dict[str, GaitDataset]) -> None:
 def test_knee_peak_in_swing(sets: dict[str, GaitDataset]) -> None:
     for ds in sets.values():
         knee = np.rad2deg(kin(ds)[one_cycle(ds), 6])
-        # DESIGN §4 (measured on ../shared/data): 55-65 deg at about 72 % of the cycle (here 72-75 %)
+        # human norm (measured on ../shared/data): 55-65 deg at about 72 % of the cycle (here 72-75 %)
         assert np.argmax(knee) / len(knee) == pytest.approx(0.72, abs=0.03)
         assert 55.0 <= knee.max() <= 65.0
 
 
 def test_hip_flexion_range(sets: dict[str, GaitDataset]) -> None:
-    """DESIGN §4: hip flexion about -6 to 37 deg (the peak in late swing, after ~85 % of the cycle)."""
+    """Human norm (measured on ../shared/data): hip flexion about -6 to 37 deg (the peak in late swing, after ~85 % of the cycle)."""
     for ds in sets.values():
         hip = np.rad2deg(kin(ds)[one_cycle(ds), 3:5])
         assert -6.0 <= hip.min() and hip.max() <= 37.0
