@@ -104,7 +104,9 @@ def test_knee_peak_in_swing(sets: dict[str, GaitDataset]) -> None:
 
 
 def test_hip_flexion_range(sets: dict[str, GaitDataset]) -> None:
-    """Human norm (measured on ../shared/data): hip flexion about -6 to 37 deg (the peak in late swing, after ~85 % of the cycle)."""
+    """Human norm (measured on ../shared/data): hip flexion about -6 to 37 deg.
+
+    The peak comes in late swing, at about 85 % of the cycle."""
     for ds in sets.values():
         hip = np.rad2deg(kin(ds)[one_cycle(ds), 3:5])
         assert -6.0 <= hip.min() and hip.max() <= 37.0
