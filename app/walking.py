@@ -4,7 +4,8 @@
 leg length (None if neither happens): a walker whose legs fold or spin has fallen even with an
 upright trunk.
 Reads the default diagram's signals (``body.q``, ``ref.angles``, ``phase.stance``,
-``kin.feet`` or ``kin.contact``, ``kin.com``, ``switch.tau``, ``contact.corr``, ``est.tau``) and computes the
+``kin.feet`` or ``kin.contact``, ``kin.com``, ``switch.tau``, ``contact.corr``, ``ankle.cop``,
+``ankle.mz``, ``est.tau``) and computes the
 metrics of :mod:`models.gait_metrics`. Diagrams without those signals get no walking keys.
 """
 
@@ -46,6 +47,12 @@ def walking_summary_from(results: Results, mass: float, leg_length: float | None
         out["contact_corr_bw_rms"] = {"x": float(np.sqrt(np.mean(net[:, 0] ** 2)) / weight),
                                       "y": float(np.sqrt(np.mean(net[:, 1] ** 2)) / weight),
                                       "per_foot_x": float(np.sqrt(np.mean(corr[:, [0, 2]] ** 2)) / weight)}
+    if "ankle.cop" in results.signals and "ankle.mz" in results.signals:
+        stance = results["phase.stance"] > 0.5
+        cop = np.abs(results["ankle.cop"])[stance]
+        out["cop_shift_m"] = {"rms": float(np.sqrt(np.mean(cop ** 2))) if cop.size else 0.0,
+                              "max": float(cop.max()) if cop.size else 0.0}
+        out["peak_ground_moment_nm_per_kg"] = float(np.abs(results["ankle.mz"]).max()) / mass
     return out
 
 

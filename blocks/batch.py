@@ -162,7 +162,7 @@ class BatchRunner:
         for b in m.blocks:
             name = b.name
             out_cb, der_cb = _callbacks(b)
-            u = tuple(self._cols(sig, m.out_slot[m.in_source[f"{name}.{s.name}"]]) for s in m.inputs[name])
+            u = tuple(self._cols(sig, m.in_slot[f"{name}.{s.name}"]) for s in m.inputs[name])
             y = tuple(self._cols(sig, m.out_slot[f"{name}.{s.name}"]) for s in m.outputs[name])
             x, xw = self._cols(self.x, m.x_slot[name]), self._cols(self.xw, m.x_slot[name])
             z, zn = self._cols(self.z, m.z_slot[name]), self._cols(self.zn, m.z_slot[name])

@@ -46,7 +46,10 @@ class CompiledModel:
     out_slot : dict
         ``"block.output"`` -> ``(offset, size)`` in the signal buffer.
     in_source : dict
-        ``"block.input"`` -> ``"block.output"`` driving it.
+        ``"block.input"`` -> ``"block.output"`` driving it (unconnected optional inputs absent).
+    in_slot : dict
+        ``"block.input"`` -> ``(offset, size)`` it reads: its source's slot, or a slot of zeros
+        beyond the outputs for an unconnected optional input.
     x_slot, z_slot : dict
         Block name -> ``(offset, size)`` in the continuous / discrete state vectors.
     ticks : dict
@@ -62,6 +65,7 @@ class CompiledModel:
     outputs: dict[str, tuple[PortSpec, ...]]
     out_slot: dict[str, tuple[int, int]]
     in_source: dict[str, str]
+    in_slot: dict[str, tuple[int, int]]
     x_slot: dict[str, tuple[int, int]]
     z_slot: dict[str, tuple[int, int]]
     ticks: dict[str, int]
@@ -112,6 +116,15 @@ def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
         for s in outputs[b.name]:
             out_slot[f"{b.name}.{s.name}"] = (off, int(s.size))
             off += int(s.size)
+    in_slot: dict[str, tuple[int, int]] = {}
+    for b in order:
+        for s in inputs[b.name]:
+            key = f"{b.name}.{s.name}"
+            if key in in_source:
+                in_slot[key] = out_slot[in_source[key]]
+            else:  # unconnected optional input: zeros nobody writes
+                in_slot[key] = (off, int(s.size))
+                off += int(s.size)
     params = {b.name: b.make_params(ctx) for b in order}
     x_slot, z_slot, xs, zs = {}, {}, [], []
     xo = zo = 0
@@ -126,7 +139,7 @@ def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
     x0 = np.concatenate(xs) if xs else np.zeros(0)
     z0 = np.concatenate(zs) if zs else np.zeros(0)
     minor = _minor_blocks(order, in_source, ticks)
-    return CompiledModel(diagram, ctx, order, inputs, outputs, out_slot, in_source, x_slot, z_slot, ticks,
+    return CompiledModel(diagram, ctx, order, inputs, outputs, out_slot, in_source, in_slot, x_slot, z_slot, ticks,
                          minor, params, x0, z0, off)
 
 
@@ -162,7 +175,7 @@ def _check_wiring(diagram: Diagram, blocks: dict[str, Block], inputs: dict[str, 
         in_source[dst] = src
     for name, ins in inputs.items():
         for s in ins:
-            if f"{name}.{s.name}" not in in_source:
+            if f"{name}.{s.name}" not in in_source and not s.optional:
                 raise DiagramError(f"block '{name}' ({blocks[name].type_name}): input '{s.name}' is not connected")
     return in_source
 
@@ -258,19 +271,21 @@ def _minor_blocks(order: list[Block], in_source: dict[str, str], ticks: dict[str
             varying.add(b.name)
             continue
         for u, _ in b.feedthrough_pairs():
-            if in_source[f"{b.name}.{u}"].split(".")[0] in varying:
+            if in_source.get(f"{b.name}.{u}", "").split(".")[0] in varying:
                 varying.add(b.name)
                 break
     need: set[str] = set()
     stack = []
     for b in order:
         if b.state_size():
-            stack += [in_source[f"{b.name}.{s.name}"].split(".")[0] for s in b.port_specs()[0]]
+            stack += [in_source[key].split(".")[0] for s in b.port_specs()[0]
+                      if (key := f"{b.name}.{s.name}") in in_source]
     while stack:
         name = stack.pop()
         if name in need or name not in varying:
             continue
         need.add(name)
         blk = by_name[name]
-        stack += [in_source[f"{name}.{u}"].split(".")[0] for u, _ in blk.feedthrough_pairs()]
+        stack += [in_source[key].split(".")[0] for u, _ in blk.feedthrough_pairs()
+                  if (key := f"{name}.{u}") in in_source]
     return need

@@ -7,13 +7,16 @@
         │          trunk balance (stance hips) ─────┼────────────────────┘                                │
         │                                           └──────────────────────► (swing)                      │
         └──► ground contact (recorded GRF + stance-foot spring-damper) ─────────────────► dynamics.grf    │
+                      └──► ankle (CoP shift under the stance foot) ─────────────────────► dynamics.mz     │
                       ◄──────────────────── state q, qd (feedback) ───────────────────────────────────────┘
 
 The additions of the ``default`` preset are blocks, each switched off by the ``paper``
 preset (``assets/presets/paper.json``): ``contact`` (ground under the stance foot),
 ``trunk`` (trunk attitude through the stance hips), ``fb_enable`` + ``stance_fb`` (joint
 feedback in stance as well as swing), ``ref_motion`` (inverse-dynamics feedforward of the reference
-motion for the swing legs, and the reference footprints for the contact). Mass scaling of the GRF is the GRF source's
+motion for the swing legs, and the reference footprints and CoM for the contact and the ankle),
+``ankle`` (the stance foot's centre of pressure steers the CoM over it: a ground moment on
+the stance shank, ``body.mz``). Mass scaling of the GRF is the GRF source's
 ``scale_to_model``; matched initial conditions are the dynamics block's ``init``.
 
 Regenerate the files with ``python -m blocks.default_diagram assets/diagrams`` (also writes
@@ -38,7 +41,7 @@ _POSITIONS = {  # signal flow left to right: sources, phases/selectors, controll
     "phase": (210, 0), "fb_enable": (210, 130), "meas_hip": (210, 240), "meas_knee": (210, 340),
     "est": (420, 0), "pid_hip": (420, 130), "pid_knee": (420, 280), "trunk": (420, 430),
     "swing_mux": (630, 130), "stance_fb": (630, 240), "swing_sum": (630, 340), "stance_sum": (630, 450),
-    "switch": (840, 200), "contact": (840, 380),
+    "switch": (840, 200), "contact": (840, 380), "ankle": (840, 540),
     "body": (1050, 260), "kin": (1250, 260),
 }
 
@@ -69,6 +72,7 @@ def build_grf_walk() -> Diagram:
     d.add("stance_sum", "Sum", signs="+++", n=4)
     d.add("ref_motion", "ReferenceMotion")
     d.add("swing_sum", "Sum", signs="++", n=4)
+    d.add("ankle", "AnkleBalance")
     d.connect("grf.F", "phase.F", "est.F", "contact.F_rec")
     d.connect("contact.F", "body.grf")
     d.connect("body.q", "est.q", "meas_hip.u", "meas_knee.u", "kin.q", "contact.q", "trunk.q")
@@ -96,6 +100,13 @@ def build_grf_walk() -> Diagram:
     d.connect("trunk.tau", "stance_sum.u3")
     d.connect("stance_sum.y", "switch.tau_stance")
     d.connect("switch.tau", "body.tau")
+    d.connect("body.q", "ankle.q")
+    d.connect("body.qd", "ankle.qd")
+    d.connect("phase.stance", "ankle.stance")
+    d.connect("contact.F", "ankle.F")
+    d.connect("ref_motion.feet", "ankle.feet_ref")
+    d.connect("ref_motion.com", "ankle.com_ref")
+    d.connect("ankle.mz", "body.mz")
     for name, (x, y) in _POSITIONS.items():
         d.set_position(name, x, y)
     return d

@@ -104,7 +104,7 @@ class Runner:
         self._derivs: list[list[tuple[Any, ...]]] = [[], [], [], []]
         for b in m.blocks:
             n = b.name
-            u = tuple(self._views(sig, m.out_slot[m.in_source[f"{n}.{s.name}"]]) for s in m.inputs[n])
+            u = tuple(self._views(sig, m.in_slot[f"{n}.{s.name}"]) for s in m.inputs[n])
             y = tuple(self._views(sig, m.out_slot[f"{n}.{s.name}"]) for s in m.outputs[n])
             x, xw = self._views(self.x, m.x_slot[n]), self._views(self.xw, m.x_slot[n])
             z, zn = self._views(self.z, m.z_slot[n]), self._views(self.zn, m.z_slot[n])

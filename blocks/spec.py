@@ -180,13 +180,17 @@ def _infer_kind(default: Any) -> str:
 
 @dataclass(frozen=True)
 class PortSpec:
-    """An input or output port: ``size`` elements (int, or the name of an int parameter)."""
+    """An input or output port: ``size`` elements (int, or the name of an int parameter).
+
+    An ``optional`` input may stay unconnected; it then reads zeros.
+    """
 
     name: str
     size: int | str = 1
     unit: str = ""
     description: str = ""
     labels: tuple[str, ...] = ()
+    optional: bool = False
 
 
 class Params:

@@ -4,7 +4,8 @@ Same equations as :mod:`models._eom_numpy` (see :mod:`models.biped` for the deri
 written as scalar loops so that one state costs about a microsecond:
 
 * ``_assemble`` fills ``M`` (7x7, kg / kg m / kg m^2) and ``b`` (7, N / N m), ``M qdd = b``
-  (with a rolling foot, ``p[13] > 0``, the foot force also turns the shank: ``models.biped``);
+  (with a rolling foot, ``p[13] > 0``, the foot force also turns the shank, and the ground
+  moments ``mz`` (N m, ccw +) turn it too: ``models.biped``);
 * ``_cholesky_solve`` solves the SPD system in place (no pivoting needed: M is SPD).
 
 Compiled on first use and cached on disk (``cache=True``), so only the very first start
@@ -27,7 +28,7 @@ else:
 if AVAILABLE:
 
     @njit(cache=True)
-    def _assemble(p, q, qd, tau, grf, M, b, jx, jy, idx):
+    def _assemble(p, q, qd, tau, grf, mz, M, b, jx, jy, idx):
         r0, m0, J0 = p[1], p[2], p[3]
         l1, r1, m1, J1 = p[4], p[5], p[6], p[7]
         l2, r2, m2, J2 = p[8], p[9], p[10], p[11]
@@ -89,11 +90,12 @@ if AVAILABLE:
                     fy = grf[2 * s + 1]
                     for i in range(5):
                         b[idx[i]] += jx[i] * fx + jy[i] * fy
+                    m_shank = mz[s]  # ground moment on the shank, plus the rolling foot's
                     if rf > 0.0:  # rolling foot: the force acts at the contact point
-                        mz = rf * (s2 * fy - (c2 - 1.0) * fx)
-                        b[2] -= mz
-                        b[ib] += mz
-                        b[ig] -= mz
+                        m_shank += rf * (s2 * fy - (c2 - 1.0) * fx)
+                    b[2] -= m_shank
+                    b[ib] += m_shank
+                    b[ig] -= m_shank
             jl = J1 + J2
             M[2, 2] += jl
             M[2, ib] -= jl
@@ -133,26 +135,26 @@ if AVAILABLE:
             x[i] = acc / M[i, i]
 
     @njit(cache=True)
-    def forward_dynamics_one(p, q, qd, tau, grf):
+    def forward_dynamics_one(p, q, qd, tau, grf, mz):
         M = np.empty((7, 7))
         b = np.empty(7)
         x = np.empty(7)
         jx = np.empty(5)
         jy = np.empty(5)
         idx = np.empty(5, np.int64)
-        _assemble(p, q, qd, tau, grf, M, b, jx, jy, idx)
+        _assemble(p, q, qd, tau, grf, mz, M, b, jx, jy, idx)
         _cholesky_solve(M, b, x)
         return x
 
     @njit(cache=True)
-    def forward_dynamics_many(p, Q, QD, TAU, GRF, out):
+    def forward_dynamics_many(p, Q, QD, TAU, GRF, MZ, out):
         M = np.empty((7, 7))
         b = np.empty(7)
         jx = np.empty(5)
         jy = np.empty(5)
         idx = np.empty(5, np.int64)
         for n in range(Q.shape[0]):
-            _assemble(p, Q[n], QD[n], TAU[n], GRF[n], M, b, jx, jy, idx)
+            _assemble(p, Q[n], QD[n], TAU[n], GRF[n], MZ[n], M, b, jx, jy, idx)
             _cholesky_solve(M, b, out[n])
         return out
 
@@ -181,4 +183,27 @@ if AVAILABLE:
                 out[4 * s + 1] += rf * (c2 - 1.0)
                 out[4 * s + 2] += rf * (c2 - 1.0) * w2
                 out[4 * s + 3] -= rf * s2 * w2
+        return out
+
+    @njit(cache=True)
+    def com_state_one(p, q, qd, out):
+        """``out = [x, y, vx, vy]``: whole-body CoM position (m) and velocity (m/s)."""
+        r0, m0, l1, r1, m1, r2, m2 = p[1], p[2], p[4], p[5], p[6], p[9], p[10]
+        a, ad = q[2], qd[2]
+        sa, ca = math.sin(a), math.cos(a)
+        hx, hy = q[0] - r0 * sa, q[1] - r0 * ca
+        hvx, hvy = qd[0] - r0 * ca * ad, qd[1] + r0 * sa * ad
+        sx, sy, svx, svy = m0 * q[0], m0 * q[1], m0 * qd[0], m0 * qd[1]
+        for s in range(2):
+            th1 = a - q[3 + s]
+            th2 = th1 + q[5 + s]
+            w1 = ad - qd[3 + s]
+            w2 = w1 + qd[5 + s]
+            s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
+            sx += m1 * (hx - r1 * s1) + m2 * (hx - l1 * s1 - r2 * s2)
+            sy += m1 * (hy - r1 * c1) + m2 * (hy - l1 * c1 - r2 * c2)
+            svx += m1 * (hvx - r1 * c1 * w1) + m2 * (hvx - l1 * c1 * w1 - r2 * c2 * w2)
+            svy += m1 * (hvy + r1 * s1 * w1) + m2 * (hvy + l1 * s1 * w1 + r2 * s2 * w2)
+        mt = m0 + 2.0 * (m1 + m2)
+        out[0], out[1], out[2], out[3] = sx / mt, sy / mt, svx / mt, svy / mt
         return out

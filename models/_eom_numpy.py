@@ -96,8 +96,12 @@ class EomTerms(NamedTuple):
     foot: np.ndarray
 
 
-def eom_terms(p: np.ndarray, Q: np.ndarray, QD: np.ndarray, TAU: np.ndarray, GRF: np.ndarray) -> EomTerms:
-    """Mass matrix and the generalised forces, split by origin, for a batch of states."""
+def eom_terms(p: np.ndarray, Q: np.ndarray, QD: np.ndarray, TAU: np.ndarray, GRF: np.ndarray,
+              MZ: np.ndarray | None = None) -> EomTerms:
+    """Mass matrix and the generalised forces, split by origin, for a batch of states.
+
+    ``MZ`` (N, 2): ground moments on the shanks [N m, ccw +], counted with the foot forces.
+    """
     l0, r0, m0, J0, l1, r1, m1, J1, l2, r2, m2, J2, g, rf = p
     n = Q.shape[0]
     M = np.zeros((n, N_DOF, N_DOF))
@@ -125,16 +129,18 @@ def eom_terms(p: np.ndarray, Q: np.ndarray, QD: np.ndarray, TAU: np.ndarray, GRF
         Jf = point_jacobian(r0, t, l1, l2)
         F = GRF[:, 2 * side: 2 * side + 2]
         foot[:, cols] += np.einsum("nki,nk->ni", Jf, F)
+        mz = np.zeros(n) if MZ is None else MZ[:, side].copy()  # ground moment on the shank
         if rf > 0.0:  # rolling foot: the moment of F about the foot point turns the shank
-            mz = rf * (t.s2 * F[:, 1] - (t.c2 - 1.0) * F[:, 0])
-            foot[:, cols] -= mz[:, None] * shank_dir
+            mz += rf * (t.s2 * F[:, 1] - (t.c2 - 1.0) * F[:, 0])
+        foot[:, cols] -= mz[:, None] * shank_dir
         joint[:, BETA_L + side] = TAU[:, side]
         joint[:, GAMMA_L + side] = TAU[:, 2 + side]
     return EomTerms(M, cor, grav, joint, foot)
 
 
-def forward_dynamics(p: np.ndarray, Q: np.ndarray, QD: np.ndarray, TAU: np.ndarray, GRF: np.ndarray) -> np.ndarray:
+def forward_dynamics(p: np.ndarray, Q: np.ndarray, QD: np.ndarray, TAU: np.ndarray, GRF: np.ndarray,
+                     MZ: np.ndarray | None = None) -> np.ndarray:
     """``qdd = M^-1 (coriolis + gravity + joint + foot)`` for a batch, ``(N, 7)``."""
-    terms = eom_terms(p, Q, QD, TAU, GRF)
+    terms = eom_terms(p, Q, QD, TAU, GRF, MZ)
     rhs = terms.coriolis + terms.gravity + terms.joint + terms.foot
     return np.linalg.solve(terms.M, rhs[..., None])[..., 0]

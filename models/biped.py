@@ -37,7 +37,9 @@ shank, centred ``c = foot + R (sin th2, cos th2)`` on the shank axis. On flat gr
 touches at ``P = c - (0, R)``, and ``F`` acts there. The force at ``P`` is the force at the
 foot point plus the moment ``M_z = (P - foot) x F = R (sin th2 F_y - (cos th2 - 1) F_x)``
 [N m, ccw +] on the shank, whose virtual power ``-M_z th2_dot`` adds ``-M_z d(th2)/dq``:
-``-M_z`` on the alpha and gamma rows and ``+M_z`` on beta. The contact is described by the
+``-M_z`` on the alpha and gamma rows and ``+M_z`` on beta. A ground moment ``mz`` given to
+the dynamics (optional, (2,) ``[l, r]`` N m, ccw +; e.g. a centre of pressure ``d`` metres
+ahead of the contact point gives ``mz = d F_y``) enters the same way. The contact is described by the
 rolling coordinates (:meth:`FiveLinkBiped.contact_coordinates`)::
 
     xi  = c_x - R th2     [m]   constant while the arc rolls without slipping
@@ -140,10 +142,12 @@ class FiveLinkBiped:
         return ref.eom_terms(self._p, Q, np.zeros_like(Q), np.zeros((1, 4)), np.zeros((1, 4))).M[0]
 
     def generalized_forces(
-        self, q: np.ndarray, qd: np.ndarray, tau: np.ndarray | None = None, grf: np.ndarray | None = None
+        self, q: np.ndarray, qd: np.ndarray, tau: np.ndarray | None = None, grf: np.ndarray | None = None,
+        mz: np.ndarray | None = None,
     ) -> GeneralizedForces:
-        """Coriolis/centrifugal, gravity, joint-torque and foot-force parts of ``rhs``."""
-        t = ref.eom_terms(self._p, _batch(q, 7), _batch(qd, 7), _batch(tau, 4), _batch(grf, 4))
+        """Coriolis/centrifugal, gravity, joint-torque and foot-force parts of ``rhs`` (ground
+        moments ``mz`` count with the foot forces)."""
+        t = ref.eom_terms(self._p, _batch(q, 7), _batch(qd, 7), _batch(tau, 4), _batch(grf, 4), _batch(mz, 2))
         return GeneralizedForces(t.coriolis[0], t.gravity[0], t.joint[0], t.foot[0])
 
     def inertial_forces(self, q: np.ndarray, qdd: np.ndarray) -> np.ndarray:
@@ -151,26 +155,37 @@ class FiveLinkBiped:
         return self.mass_matrix(q) @ np.asarray(qdd, dtype=np.float64)
 
     def rhs(self, q: np.ndarray, qd: np.ndarray, tau: np.ndarray | None = None,
-            grf: np.ndarray | None = None) -> np.ndarray:
-        """``b(q, qd, tau, grf)`` with ``M qdd = b``, (7,)."""
-        return self.generalized_forces(q, qd, tau, grf).total
+            grf: np.ndarray | None = None, mz: np.ndarray | None = None) -> np.ndarray:
+        """``b(q, qd, tau, grf[, mz])`` with ``M qdd = b``, (7,)."""
+        return self.generalized_forces(q, qd, tau, grf, mz).total
 
     def forward_dynamics(self, q: np.ndarray, qd: np.ndarray, tau: np.ndarray | None = None,
-                         grf: np.ndarray | None = None) -> np.ndarray:
-        """Accelerations ``qdd`` (7,) [m s^-2, rad s^-2]."""
+                         grf: np.ndarray | None = None, mz: np.ndarray | None = None) -> np.ndarray:
+        """Accelerations ``qdd`` (7,) [m s^-2, rad s^-2]; ``mz`` (2,) ground moments on the shanks."""
         tau_a = np.zeros(4) if tau is None else np.asarray(tau, dtype=np.float64)
         grf_a = np.zeros(4) if grf is None else np.asarray(grf, dtype=np.float64)
+        mz_a = np.zeros(2) if mz is None else np.asarray(mz, dtype=np.float64)
         if self.backend == "numba":
             return _eom_numba.forward_dynamics_one(
-                self._p, np.asarray(q, dtype=np.float64), np.asarray(qd, dtype=np.float64), tau_a, grf_a
+                self._p, np.asarray(q, dtype=np.float64), np.asarray(qd, dtype=np.float64), tau_a, grf_a, mz_a
             )
-        return ref.forward_dynamics(self._p, _batch(q, 7), _batch(qd, 7), tau_a[None], grf_a[None])[0]
+        return ref.forward_dynamics(self._p, _batch(q, 7), _batch(qd, 7), tau_a[None], grf_a[None], mz_a[None])[0]
 
-    def accel_function(self) -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
-        """``f(q, qd, tau, grf) -> qdd`` with the least call overhead (float64 contiguous arrays in)."""
+    def accel_function(self) -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+        """``f(q, qd, tau, grf, mz) -> qdd`` with the least call overhead (float64 contiguous arrays in)."""
         if self.backend == "numba":
             return partial(_eom_numba.forward_dynamics_one, self._p)
         return self.forward_dynamics
+
+    def com_state(self, q: np.ndarray, qd: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``[x, y, vx, vy]``: whole-body CoM position [m] and velocity ``J_com qd`` [m/s]."""
+        out = np.empty(4) if out is None else out
+        q_a, qd_a = np.asarray(q, dtype=np.float64), np.asarray(qd, dtype=np.float64)
+        if self.backend == "numba":
+            return _eom_numba.com_state_one(self._p, q_a, qd_a, out)
+        out[0:2] = self.points(q_a)["com"]
+        out[2:4] = self.com_jacobian(q_a) @ qd_a
+        return out
 
     def feet_state(self, q: np.ndarray, qd: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """``[xi_l, eta_l, vx_l, vy_l, xi_r, eta_r, vx_r, vy_r]`` [m, m/s]: contact coordinates
@@ -206,20 +221,23 @@ class FiveLinkBiped:
         return out
 
     def forward_dynamics_batch(self, Q: np.ndarray, QD: np.ndarray, TAU: np.ndarray | None = None,
-                               GRF: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        """Accelerations for ``N`` states at once: ``(N, 7)`` from ``(N, 7), (N, 7), (N, 4), (N, 4)``."""
+                               GRF: np.ndarray | None = None, out: np.ndarray | None = None,
+                               MZ: np.ndarray | None = None) -> np.ndarray:
+        """Accelerations for ``N`` states at once: ``(N, 7)`` from ``(N, 7), (N, 7), (N, 4), (N, 4)``
+        and optional ground moments ``MZ`` ``(N, 2)``."""
         Q = np.ascontiguousarray(Q, dtype=np.float64)
         QD = np.ascontiguousarray(QD, dtype=np.float64)
         n = Q.shape[0]
         TAU = np.zeros((n, 4)) if TAU is None else np.ascontiguousarray(TAU, dtype=np.float64)
         GRF = np.zeros((n, 4)) if GRF is None else np.ascontiguousarray(GRF, dtype=np.float64)
-        for name, arr, width in (("Q", Q, 7), ("QD", QD, 7), ("TAU", TAU, 4), ("GRF", GRF, 4)):
+        MZ = np.zeros((n, 2)) if MZ is None else np.ascontiguousarray(MZ, dtype=np.float64)
+        for name, arr, width in (("Q", Q, 7), ("QD", QD, 7), ("TAU", TAU, 4), ("GRF", GRF, 4), ("MZ", MZ, 2)):
             if arr.shape != (n, width):
                 raise ValueError(f"{name} must have shape ({n}, {width}), got {arr.shape}")
         if self.backend == "numba":
             result = np.empty((n, 7)) if out is None else out
-            return _eom_numba.forward_dynamics_many(self._p, Q, QD, TAU, GRF, result)
-        result = ref.forward_dynamics(self._p, Q, QD, TAU, GRF)
+            return _eom_numba.forward_dynamics_many(self._p, Q, QD, TAU, GRF, MZ, result)
+        result = ref.forward_dynamics(self._p, Q, QD, TAU, GRF, MZ)
         if out is not None:
             out[...] = result
             return out

@@ -16,7 +16,8 @@ Equations (23), for gravity ``g_vec = (0, -g)`` and the 2-D cross product
 * thigh:  ``m1 a1 = m1 g_vec + F_h - F_k``;
   ``J1 eps1 = (h - p1) x F_h - (k - p1) x F_k + tau_hip + tau_knee``;
 * shank:  ``m2 a2 = m2 g_vec + F_k + F_foot``;
-  ``J2 eps2 = (k - p2) x F_k + (f - p2) x F_foot - tau_knee``;
+  ``J2 eps2 = (k - p2) x F_k + (f - p2) x F_foot + mz - tau_knee`` (``mz`` a ground
+  moment on the shank, N m, ccw +; ``f`` the point where ``F_foot`` acts);
 * joint acceleration constraints at each hip and knee (the joint point has one
   acceleration whichever link it is computed from):
   ``a_A + eps_A x r_A - w_A^2 r_A = a_B + eps_B x r_B - w_B^2 r_B``.
@@ -47,12 +48,15 @@ def _rot_ccw(r: np.ndarray) -> np.ndarray:
     return np.array([-r[1], r[0]])
 
 
-def solve(params: BipedParams, q: np.ndarray, qd: np.ndarray, tau: np.ndarray, grf: np.ndarray) -> NewtonEulerSolution:
-    """Solve the 23 free-body equations for one state (see module doc)."""
+def solve(params: BipedParams, q: np.ndarray, qd: np.ndarray, tau: np.ndarray, grf: np.ndarray,
+          mz: np.ndarray | None = None) -> NewtonEulerSolution:
+    """Solve the 23 free-body equations for one state (see module doc); ``mz`` (2,) ground
+    moments on the shanks [N m, ccw +] enter each shank's moment equation."""
     q = np.asarray(q, dtype=float)
     qd = np.asarray(qd, dtype=float)
     tau = np.asarray(tau, dtype=float)
     grf = np.asarray(grf, dtype=float)
+    mz = np.zeros(2) if mz is None else np.asarray(mz, dtype=float)
     r0, m0, J0 = params.trunk.com, params.trunk.mass, params.trunk.inertia
     l1, r1, m1, J1 = params.thigh.length, params.thigh.com, params.thigh.mass, params.thigh.inertia
     l2, r2, m2, J2 = params.shank.length, params.shank.com, params.shank.mass, params.shank.inertia
@@ -134,7 +138,7 @@ def solve(params: BipedParams, q: np.ndarray, qd: np.ndarray, tau: np.ndarray, g
         K[row, eps(ishank)] = J2
         K[row, fk(s)] = -cross_row(knee - p2)
         contact = foot + params.foot_radius * np.array([d2[0], d2[1] - 1.0])  # rolling foot: where F acts
-        rhs[row] = cross_row(contact - p2) @ F_foot - t_knee
+        rhs[row] = cross_row(contact - p2) @ F_foot + mz[s] - t_knee
         row += 1
         # joint constraints: hip seen from trunk and thigh, knee seen from thigh and shank
         for (i_a, p_a, w_a), (i_b, p_b, w_b), point in (

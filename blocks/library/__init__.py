@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from blocks.library.analysis import JointReactions, TorqueDecomposition
+from blocks.library.ankle import AnkleBalance
 from blocks.library.biped import BipedKinematics, FiveLinkDynamics
 from blocks.library.control import PID, TorqueSwitch
 from blocks.library.estimator import NetTorqueEstimator
@@ -23,7 +24,7 @@ from blocks.library.phase import PhaseDetector
 from blocks.library.sources import GrfSource, ReferenceSource
 from blocks.library.walking import FeedbackEnable, GroundContact, ReferenceMotion, TrunkBalance
 
-__all__ = ["BipedKinematics", "Constant", "FeedbackEnable", "FiveLinkDynamics", "Function", "Gain", "GroundContact",
-           "GrfSource", "Integrator", "JointReactions", "Mux", "NetTorqueEstimator", "PID", "PhaseDetector",
-           "ReferenceMotion", "ReferenceSource", "Scope", "Selector", "StateSpace", "Step", "Sum",
+__all__ = ["AnkleBalance", "BipedKinematics", "Constant", "FeedbackEnable", "FiveLinkDynamics", "Function", "Gain",
+           "GroundContact", "GrfSource", "Integrator", "JointReactions", "Mux", "NetTorqueEstimator", "PID",
+           "PhaseDetector", "ReferenceMotion", "ReferenceSource", "Scope", "Selector", "StateSpace", "Step", "Sum",
            "TorqueDecomposition", "TorqueSwitch", "TrunkBalance", "UnitDelay"]

@@ -2,10 +2,12 @@ r"""The five-link biped as blocks: dynamics (continuous state) and kinematics (r
 
 Dynamics (:mod:`models.biped` and its conventions)::
 
-    d/dt [q, qd] = [qd, M(q)^-1 rhs(q, qd, tau, F)]
+    d/dt [q, qd] = [qd, M(q)^-1 rhs(q, qd, tau, F, mz)]
 
 with ``q = [x0, y0, alpha, beta_l, beta_r, gamma_l, gamma_r]`` (m, m, rad x5), joint torques
-``tau = [hip_l, hip_r, knee_l, knee_r]`` N m and foot forces ``F = [F_lx, F_ly, F_rx, F_ry]`` N.
+``tau = [hip_l, hip_r, knee_l, knee_r]`` N m, foot forces ``F = [F_lx, F_ly, F_rx, F_ry]`` N
+and ground moments on the shanks ``mz = [l, r]`` N m (counter-clockwise +; optional, zero
+when unconnected).
 The biped's segment parameters are the diagram's ``model`` settings.
 """
 
@@ -36,6 +38,10 @@ class FiveLinkDynamics(Block):
         ``[hip_l, hip_r, knee_l, knee_r]``.
     grf : (4,) N
         ``[F_lx, F_ly, F_rx, F_ry]``, world-frame forces on the feet.
+    mz : (2,) N m, optional
+        ``[l, r]`` ground moments on the shanks, counter-clockwise positive: the moment of a
+        centre of pressure ``d`` metres ahead of the contact point is ``d F_y``
+        (:class:`~blocks.library.ankle.AnkleBalance`). Zero when unconnected.
 
     Outputs
     -------
@@ -61,7 +67,8 @@ class FiveLinkDynamics(Block):
               "rate_window_s": P(0.05, min=0.0, max=1.0, unit="s", tunable=False,
                                  description="initial rates: least-squares cubic over +/- this span of the "
                                              "reference (0 = the spline's derivative)")}
-    inputs = (PortSpec("tau", 4, "N*m", "joint torques", TAU_NAMES), PortSpec("grf", 4, "N", "foot forces", GRF_NAMES))
+    inputs = (PortSpec("tau", 4, "N*m", "joint torques", TAU_NAMES), PortSpec("grf", 4, "N", "foot forces", GRF_NAMES),
+              PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r"), optional=True))
     outputs = (PortSpec("q", 7, "m, rad", "generalised coordinates", Q_NAMES),
                PortSpec("qd", 7, "m/s, rad/s", "generalised velocities", Q_NAMES))
     feedthrough = "none"
@@ -91,7 +98,7 @@ class FiveLinkDynamics(Block):
 
     def derivative(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, dx: Vec) -> None:
         dx[0:7] = x[7:14]
-        dx[7:14] = p._fd(x[0:7], x[7:14], u[0], u[1])
+        dx[7:14] = p._fd(x[0:7], x[7:14], u[0], u[1], u[2])
 
 
 class BipedKinematics(Block):

@@ -42,6 +42,10 @@ answers one of these, and each can be switched off to measure what it does.
     A positive hip torque turns the thigh counter-clockwise and the trunk clockwise (forward),
     so a trunk leaning too far forward gets a negative (extending) hip torque. N m.
 
+``AnkleBalance`` (:mod:`blocks.library.ankle`) -- the centre of pressure under the stance foot
+    Joint torques cannot change the angular momentum about the stance contact; a CoP shift
+    along the foot can. A PD on the CoM over the stance foot against the reference moves it.
+
 ``TrunkBalance`` and ``ReferenceMotion`` are sampled blocks like the PIDs: their outputs are
 computed once per sample (``ts``, default every solver tick) and held through the RK4 stages,
 so only the physics (GRF source, contact, dynamics) is re-evaluated inside a step.
@@ -160,10 +164,11 @@ class ReferenceMotion(Block):
     """The reference motion's inverse-dynamics torques and foot positions, played back.
 
     Outputs ``tau`` (4) N m ``[hip_l, hip_r, knee_l, knee_r]`` times the tunable ``gain``
-    (module docstring), and ``feet`` (4) m ``[xi_l, eta_l, xi_r, eta_r]``: where the reference
+    (module docstring), ``feet`` (4) m ``[xi_l, eta_l, xi_r, eta_r]``: where the reference
     puts the feet (their contact coordinates; the foot points for point feet), shifted like the
     dynamics block's ``init = "reference"`` (the foot with the larger vertical force at t0 at
-    the origin), so model and reference share one frame.
+    the origin), so model and reference share one frame, and ``com`` (4) ``[x, y, vx, vy]``
+    (m, m/s): the reference's whole-body CoM in that frame.
     """
 
     params = {"dataset": P("", tunable=False, description="dataset; empty = the run's"),
@@ -173,7 +178,8 @@ class ReferenceMotion(Block):
                              description="low-pass of the reference motion before differentiating; 0 = off"),
               "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the feedforward torques (0 = off)")}
     outputs = (PortSpec("tau", 4, "N*m", "reference inverse-dynamics torques", TAU_NAMES),
-               PortSpec("feet", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")))
+               PortSpec("feet", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")),
+               PortSpec("com", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
     time_varying = True
     discrete = True
 
@@ -190,14 +196,17 @@ class ReferenceMotion(Block):
         Q, QD, QDD = reference_state(ds, biped, p.filter_hz or None)
         tau, _ = biped.inverse_dynamics(Q, QD, QDD, scale * ds.grf)
         feet = biped.contact_coordinates(Q)
+        com = biped.points_batch(Q)["com"]
+        com_rate = np.gradient(com, ds.t, axis=0)  # = J_com(Q) QD, QD being the same central differences
         td = _data_times(ds, ctx, p.t_offset, _grid(ctx))
-        table = np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([tau, feet]).T])
+        table = np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([tau, feet, com, com_rate]).T])
         side = 0 if np.interp(td[0], ds.t, ds.grf[:, 1]) >= np.interp(td[0], ds.t, ds.grf[:, 3]) else 1
         origin = table[0, 4 + 2 * side: 6 + 2 * side].copy()
-        table[:, 4:8] -= np.tile(origin, 2)
+        table[:, 4:10] -= np.tile(origin, 3)
         _set_table(p, ctx, table)
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         row = _row(p, t)
         np.multiply(row[0:4], p.gain, out=y[0])
         y[1][:] = row[4:8]
+        y[2][:] = row[8:12]

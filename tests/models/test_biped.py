@@ -233,4 +233,18 @@ def test_feet_state_matches_points_and_jacobians(biped: FiveLinkBiped) -> None:
 def test_accel_function_equals_forward_dynamics(biped: FiveLinkBiped) -> None:
     f = biped.accel_function()
     s = random_state(np.random.default_rng(31))
-    np.testing.assert_array_equal(f(*s), biped.forward_dynamics(*s))
+    mz = np.array([30.0, -12.0])
+    np.testing.assert_array_equal(f(*s, mz), biped.forward_dynamics(*s, mz))
+    assert np.abs(f(*s, mz) - f(*s, np.zeros(2))).max() > 0.1
+
+
+def test_com_state_matches_points_and_momentum(biped: FiveLinkBiped) -> None:
+    rng = np.random.default_rng(37)
+    for _ in range(50):
+        q, qd, _, _ = random_state(rng)
+        cs = biped.com_state(q, qd)
+        np.testing.assert_allclose(cs[0:2], biped.points(q)["com"], rtol=1e-12, atol=1e-12)
+        h = 1e-6
+        rate = (biped.points(q + h * qd)["com"] - biped.points(q - h * qd)["com"]) / (2 * h)
+        np.testing.assert_allclose(cs[2:4], rate, atol=1e-7)
+        np.testing.assert_allclose(cs[2:4] * biped.total_mass, biped.momentum(q, qd), rtol=1e-10, atol=1e-10)

@@ -110,3 +110,42 @@ def test_estimator_moments_include_the_rolling_contact(mode: str) -> None:
     if mode == "jacobian":
         gf = biped.generalized_forces(q, np.zeros(7), out.y["tau"], grf)
         np.testing.assert_allclose((gf.gravity + gf.joint + gf.foot)[3:7], 0.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+def test_ground_moments_agree_with_newton_euler(backend: str) -> None:
+    """A ground moment on each shank (``mz``, the moment of a centre of pressure away from the
+    contact point): the Lagrange kernels against the shank moment equations of Newton-Euler."""
+    bp = BipedParams.scaled(mass=72.6, height=1.8).with_foot_radius(RADIUS)
+    biped = FiveLinkBiped(bp, backend=backend)
+    for q, qd, tau, grf in states(200):
+        mz = RNG.uniform(-120, 120, 2)
+        qdd = biped.forward_dynamics(q, qd, tau, grf, mz)
+        np.testing.assert_allclose(qdd, newton_euler.solve(bp, q, qd, tau, grf, mz).qdd, rtol=1e-9, atol=1e-9)
+        assert np.abs(qdd - biped.forward_dynamics(q, qd, tau, grf)).max() > 1e-3
+    Q, QD, TAU, GRF = (np.array(c) for c in zip(*states(20)))
+    MZ = RNG.uniform(-120, 120, (20, 2))
+    single = np.array([biped.forward_dynamics(*s, m) for s, m in zip(zip(Q, QD, TAU, GRF), MZ)])
+    np.testing.assert_allclose(biped.forward_dynamics_batch(Q, QD, TAU, GRF, MZ=MZ), single, rtol=1e-12)
+
+
+def test_the_rolling_foot_is_a_point_foot_plus_a_ground_moment() -> None:
+    """The arc moves the force's point of action ahead of the foot point; a point foot given
+    that moment, ``R (sin th2 F_y - (cos th2 - 1) F_x)``, moves exactly like the arc."""
+    point, rolling = FiveLinkBiped(), FiveLinkBiped(BipedParams.paper().with_foot_radius(RADIUS))
+    for q, qd, tau, grf in states(50):
+        th2 = q[2] - q[3:5] + q[5:7]
+        mz = RADIUS * (np.sin(th2) * grf[[1, 3]] - (np.cos(th2) - 1.0) * grf[[0, 2]])
+        np.testing.assert_allclose(point.forward_dynamics(q, qd, tau, grf, mz),
+                                   rolling.forward_dynamics(q, qd, tau, grf), rtol=1e-10, atol=1e-10)
+
+
+def test_ground_moment_power_is_moment_times_shank_rate() -> None:
+    """Virtual power: a ccw moment ``mz`` on a shank whose clockwise angle rate is ``th2_dot``
+    delivers ``-mz th2_dot`` watts."""
+    biped = FiveLinkBiped(BipedParams.paper().with_foot_radius(RADIUS))
+    for q, qd, _, _ in states(20):
+        mz = RNG.uniform(-100, 100, 2)
+        w2 = qd[2] - qd[3:5] + qd[5:7]
+        q_foot = biped.generalized_forces(q, qd, None, None, mz).foot
+        assert float(q_foot @ qd) == pytest.approx(float(-(mz @ w2)), rel=1e-12, abs=1e-9)
