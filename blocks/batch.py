@@ -46,7 +46,7 @@ def _dyn_output(t: float, x: np.ndarray, z: np.ndarray, u: Any, p: Params, y: An
 
 def _dyn_derivative(t: float, x: np.ndarray, z: np.ndarray, u: Any, p: Params, dx: np.ndarray) -> None:
     dx[:, 0:7] = x[:, 7:14]
-    dx[:, 7:14] = p._biped.forward_dynamics_batch(x[:, 0:7], x[:, 7:14], u[0], u[1])
+    dx[:, 7:14] = p._biped.forward_dynamics_batch(x[:, 0:7], x[:, 7:14], u[0], u[1], MZ=u[2])
 
 
 def _selector(t: float, x: np.ndarray, z: np.ndarray, u: Any, p: Params, y: Any) -> None:

@@ -49,6 +49,7 @@ def default_scopes(s: SimSession) -> list[ScopeSpec]:
     est = s.find("NetTorqueEstimator", "tau")
     sw = s.find("TorqueSwitch", "tau")
     grf = s.find("GrfSource", "F")
+    cop = s.find("AnkleBalance", "cop")
     pids = {n: f"{n}.u" for n in s.blocks_of_type("PID") if f"{n}.u" in s.signal_names()}
     pid_hip = next((v for k, v in pids.items() if "hip" in k), None)
     pid_knee = next((v for k, v in pids.items() if "knee" in k), None)
@@ -83,4 +84,7 @@ def default_scopes(s: SimSession) -> list[ScopeSpec]:
     if ref:
         tr.append(Trace("α ref", ref, 0, DEG, "#222222", dashed=True, width=1.0))
     out.append(ScopeSpec("Trunk angle α", "deg", tr))
+    if cop:
+        out.append(ScopeSpec("CoP shift ahead of the contact (ankle)", "cm",
+                             [Trace("L", cop, 0, 100.0, LEFT), Trace("R", cop, 1, 100.0, RIGHT)], shade_stance=True))
     return out

@@ -46,3 +46,20 @@ def test_non_vectorisable_diagram_falls_back_to_processes() -> None:
         r = Runner(compile_diagram(single, dataset="sneakers", t_end=0.2), logged=["body.q"]).run()
         np.testing.assert_allclose(res.signals["body.q"][i], r["body.q"], rtol=0, atol=1e-9)
     assert not np.allclose(res.signals["body.q"][0, -1], res.signals["body.q"][1, -1], atol=1e-9)
+
+
+def test_batch_applies_the_ground_moments() -> None:
+    """The optional ``body.mz`` input (here a constant) reaches the batched dynamics too."""
+    d = _pd_biped()
+    d.add("moments", "Constant", value=(6.0, -4.0))
+    d.connect("moments.y", "body.mz")
+    overrides = [{"kp.k": -kp, "kd.k": -0.05 * kp} for kp in KPS[:2]]
+    res = BatchRunner(compile_diagram(d), overrides, logged=["body.q"]).run()
+    free = BatchRunner(compile_diagram(_pd_biped()), overrides, logged=["body.q"]).run()
+    for i, ov in enumerate(overrides):
+        single = d.copy()
+        for ref, v in ov.items():
+            single.set_param(ref, v)
+        r = Runner(compile_diagram(single), logged=["body.q"]).run()
+        np.testing.assert_allclose(res.signals["body.q"][i], r["body.q"], rtol=0, atol=1e-9)
+        assert np.abs(res.signals["body.q"][i, -1] - free.signals["body.q"][i, -1]).max() > 1e-3
