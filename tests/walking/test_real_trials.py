@@ -25,6 +25,7 @@ TRIALS = {
     "subject01": ("opensim-core/subject01_walk1_grf.mot", "opensim-core/subject01_walk_IK.mot",
                   ["--mass", "72.6", "--height", "1.8"]),
     "walk1": ("demotu-BMC/walk1.forces", "demotu-BMC/walk1.trc", []),
+    "walk2": ("demotu-BMC/walk2.forces", "demotu-BMC/walk2.trc", []),  # beyond the issue's two: a second subject
 }
 
 
@@ -46,13 +47,13 @@ def test_runs_full_length_without_blow_up(runs: dict[str, tuple[dict[str, Any], 
     s, length = runs[name]
     assert s["status"] == "ok"                                    # no non-finite value anywhere
     assert s["t_end_reached"] == pytest.approx(length, abs=2e-3)  # the whole recording
-    assert length > 2.0
+    assert length > (1.6 if name == "walk2" else 2.0)
     assert all(np.isfinite(v) for v in s["rms_deg"].values())
 
 
-@pytest.mark.parametrize("name, cycles", [("subject01", 2), ("walk1", 1)])
+@pytest.mark.parametrize("name, cycles", [("subject01", 2), ("walk1", 1), ("walk2", 1)])
 def test_stays_up(runs: dict[str, tuple[dict[str, Any], float]], name: str, cycles: int) -> None:
-    """walk1 holds 4 footfalls (one whole stride of each foot), subject01 two strides."""
+    """walk1 holds 4 footfalls (one whole stride of each foot), walk2 3, subject01 two strides."""
     s = runs[name][0]
     assert s["fell_at_s"] is None
     assert s["cycles_completed"] >= cycles
@@ -62,7 +63,8 @@ def test_stays_up(runs: dict[str, tuple[dict[str, Any], float]], name: str, cycl
 def test_tracking_within_real_trial_bounds(runs: dict[str, tuple[dict[str, Any], float]], name: str) -> None:
     """Measured: subject01 RMS hip 0.46/0.43, knee 0.61/0.62, trunk 0.26 deg, slip 3.4 cm, stance
     height 1.2 cm, peak torque hip 1.02 / knee 1.42 N m/kg; walk1 RMS hip 0.78/0.55, knee
-    0.92/0.96, trunk 0.53 deg, slip 2.8 cm, height 1.1 cm, torque 1.47 / 1.60 N m/kg."""
+    0.92/0.96, trunk 0.53 deg, slip 2.8 cm, height 1.1 cm, torque 1.47 / 1.60 N m/kg; walk2 RMS
+    hip 0.76/1.47, knee 0.92/1.55, trunk 0.87 deg, slip 3.7 cm, height 0.7 cm, torque 1.66 / 1.66."""
     s = runs[name][0]
     rms = s["rms_deg"]
     assert max(rms["hip_l"], rms["hip_r"]) <= 3.0
@@ -90,7 +92,7 @@ def test_walk1_needs_the_centre_of_pressure_to_move(shared_data: Path, tmp_path:
     pytest.param("subject01", marks=pytest.mark.xfail(strict=True, reason=(
         "the reference trunk angle itself reaches -5.15 deg (OpenSim IK, hip -> HAT-CoM line); the model "
         "dips to -5.5 deg while tracking it within 0.26 deg RMS"))),
-    "walk1"])
+    "walk1", "walk2"])
 def test_trunk_within_real_trial_bounds(runs: dict[str, tuple[dict[str, Any], float]], name: str) -> None:
     s = runs[name][0]
     assert -5.0 <= s["trunk_deg"]["min"] and s["trunk_deg"]["max"] <= 12.0
