@@ -159,6 +159,16 @@ if AVAILABLE:
         return out
 
     @njit(cache=True)
+    def _leg_trig(q, qd, s):
+        """Shank angle ``th2``, thigh and shank rates ``w1, w2`` and the sines and cosines of
+        leg ``s`` (absolute angles clockwise from the downward vertical, rad, rad/s)."""
+        th1 = q[2] - q[3 + s]
+        th2 = th1 + q[5 + s]
+        w1 = qd[2] - qd[3 + s]
+        w2 = w1 + qd[5 + s]
+        return th2, w1, w2, math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
+
+    @njit(cache=True)
     def feet_state_one(p, q, qd, out):
         """``out = [xi_l, eta_l, vx_l, vy_l, xi_r, eta_r, vx_r, vy_r]``: contact coordinates (m, m/s).
 
@@ -169,11 +179,7 @@ if AVAILABLE:
         a, ad = q[2], qd[2]
         sa, ca = math.sin(a), math.cos(a)
         for s in range(2):
-            th1 = a - q[3 + s]
-            th2 = th1 + q[5 + s]
-            w1 = ad - qd[3 + s]
-            w2 = w1 + qd[5 + s]
-            s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
+            th2, w1, w2, s1, c1, s2, c2 = _leg_trig(q, qd, s)
             out[4 * s] = q[0] - r0 * sa - l1 * s1 - l2 * s2
             out[4 * s + 1] = q[1] - r0 * ca - l1 * c1 - l2 * c2
             out[4 * s + 2] = qd[0] - r0 * ca * ad - l1 * c1 * w1 - l2 * c2 * w2
@@ -195,11 +201,7 @@ if AVAILABLE:
         hvx, hvy = qd[0] - r0 * ca * ad, qd[1] + r0 * sa * ad
         sx, sy, svx, svy = m0 * q[0], m0 * q[1], m0 * qd[0], m0 * qd[1]
         for s in range(2):
-            th1 = a - q[3 + s]
-            th2 = th1 + q[5 + s]
-            w1 = ad - qd[3 + s]
-            w2 = w1 + qd[5 + s]
-            s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
+            th2, w1, w2, s1, c1, s2, c2 = _leg_trig(q, qd, s)
             sx += m1 * (hx - r1 * s1) + m2 * (hx - l1 * s1 - r2 * s2)
             sy += m1 * (hy - r1 * c1) + m2 * (hy - l1 * c1 - r2 * c2)
             svx += m1 * (hvx - r1 * c1 * w1) + m2 * (hvx - l1 * c1 * w1 - r2 * c2 * w2)

@@ -197,7 +197,7 @@ class ReferenceMotion(Block):
         tau, _ = biped.inverse_dynamics(Q, QD, QDD, scale * ds.grf)
         feet = biped.contact_coordinates(Q)
         com = biped.points_batch(Q)["com"]
-        com_rate = np.gradient(com, ds.t, axis=0)  # = J_com(Q) QD, QD being the same central differences
+        com_rate = np.gradient(com, ds.t, axis=0)  # central differences, as QD
         td = _data_times(ds, ctx, p.t_offset, _grid(ctx))
         table = np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([tau, feet, com, com_rate]).T])
         side = 0 if np.interp(td[0], ds.t, ds.grf[:, 1]) >= np.interp(td[0], ds.t, ds.grf[:, 3]) else 1
