@@ -1,12 +1,13 @@
-"""Walking metrics of a finished run, for ``summary.json`` and ``gaitblocks compare``.
+"""Walking metrics, the run's status and its force account, for ``summary.json`` and ``compare``.
 
-``fell_at_s`` is the first time the trunk tilts beyond 60 deg or the hip drops below half the
-leg length (None if neither happens): a walker whose legs fold or spin has fallen even with an
-upright trunk.
-Reads the default diagram's signals (``body.q``, ``ref.angles``, ``phase.stance``,
-``kin.feet`` or ``kin.contact``, ``kin.com``, ``switch.tau``, ``contact.corr``, ``ankle.cop``,
-``ankle.mz``, ``est.tau``) and computes the
-metrics of :mod:`models.gait_metrics`. Diagrams without those signals get no walking keys.
+Signals are found by *block type and port* (:data:`ROLES`), never by block name, so a
+renamed block changes nothing. A diagram without the walking signals gets no walking keys.
+
+Status (:func:`run_status`): ``failed`` if the engine stopped (non-finite value) or the
+state blew up (a coordinate beyond :data:`BLOWUP`); ``fell`` at the first time the trunk
+tilts beyond 60 deg or the hip drops below half the leg length (``fell_at_s``); else ``ok``.
+A walker whose legs fold or spin has fallen even with an upright trunk. The walking metrics
+of a fallen run are computed up to the fall only (``metrics_until_s``).
 """
 
 from __future__ import annotations
@@ -16,50 +17,129 @@ from typing import Any
 import numpy as np
 
 from blocks import Results
+from models.force_account import force_account, residual
 from models.gait_metrics import walking_metrics
 
 FALL_ALPHA_RAD = np.radians(60.0)  # a trunk tilted beyond 60 deg has fallen
 FALL_HIP_FRACTION = 0.5  # ... and so has a hip below half the leg length
-REQUIRED = ("body.q", "phase.stance", "kin.feet", "kin.com", "switch.tau")
+BLOWUP = 1e3  # |q| beyond this (m or rad) is a numerical blow-up, not a fall
+
+# role -> (block type, output port)
+ROLES: dict[str, tuple[str, str]] = {
+    "q": ("FiveLinkDynamics", "q"), "stance": ("PhaseDetector", "stance"), "feet": ("BipedKinematics", "feet"),
+    "contact": ("BipedKinematics", "contact"), "com": ("BipedKinematics", "com"), "hip": ("BipedKinematics", "hip"),
+    "tau": ("TorqueSwitch", "tau"), "ref": ("ReferenceSource", "angles"), "grf": ("GrfSource", "F"),
+    "corr": ("GroundContact", "corr"), "est": ("NetTorqueEstimator", "tau"), "trunk": ("TrunkBalance", "tau"),
+    "damp": ("StanceDamping", "tau"), "ff": ("ReferenceMotion", "tau"), "cop": ("AnkleBalance", "cop"),
+    "mz": ("AnkleBalance", "mz"),
+}
+REQUIRED = ("q", "stance", "feet", "com", "tau")
 
 
-def walking_summary_from(results: Results, mass: float, leg_length: float | None = None) -> dict[str, Any]:
-    """Walking metrics (module doc) from recorded signals; ``{}`` if the signals are missing."""
-    if any(name not in results.signals for name in REQUIRED) or results.t.size < 2:
-        return {}
-    q = results["body.q"]
-    q_ref = None
-    if "ref.angles" in results.signals:
-        q_ref = np.concatenate([q[:, :2], results["ref.angles"]], axis=1)
-    # where the feet touch: the rolling contact coordinates (the foot points for point feet)
-    feet = results["kin.contact"] if "kin.contact" in results.signals else results["kin.feet"]
-    out = walking_metrics(results.t, q, q_ref, results["phase.stance"] > 0.5, feet,
-                          results["kin.com"], results["switch.tau"], mass)
+def find_signals(results: Results, block_types: dict[str, str]) -> dict[str, np.ndarray]:
+    """``role -> array`` for every role of :data:`ROLES` whose block type is in the diagram (first such block)."""
+    out: dict[str, np.ndarray] = {}
+    for role, (btype, port) in ROLES.items():
+        for name, t in block_types.items():
+            key = f"{name}.{port}"
+            if t == btype and key in results.signals:
+                out[role] = results.signals[key]
+                break
+    return out
+
+
+def fall_time(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length: float | None) -> float | None:
+    """First time of a fall (module docstring), or None."""
     down = np.abs(q[:, 2]) > FALL_ALPHA_RAD
-    if leg_length is not None and "kin.hip" in results.signals:
-        down |= results["kin.hip"][:, 1] < FALL_HIP_FRACTION * leg_length
+    if leg_length is not None and hip is not None:
+        down |= hip[:, 1] < FALL_HIP_FRACTION * leg_length
     fallen = np.flatnonzero(down)
-    out["fell_at_s"] = float(results.t[fallen[0]]) if fallen.size else None
-    weight = mass * 9.81
-    if "contact.corr" in results.signals:
-        corr = results["contact.corr"]
+    return float(t[fallen[0]]) if fallen.size else None
+
+
+def run_status(engine_status: str, sig: dict[str, np.ndarray], fell_at: float | None) -> str:
+    """``ok``, ``fell`` or ``failed`` (module docstring)."""
+    if engine_status != "ok":
+        return "failed"
+    q = sig.get("q")
+    if q is not None and (not np.all(np.isfinite(q)) or np.abs(q).max(initial=0.0) > BLOWUP):
+        return "failed"
+    return "fell" if fell_at is not None else "ok"
+
+
+def _account(t: np.ndarray, s: dict[str, np.ndarray], mass: float, g: float) -> dict[str, Any]:
+    """``actuation`` and ``residual`` (:mod:`models.force_account`) from the walking diagram's signals."""
+    stance = s["stance"] > 0.5
+    legs = np.repeat(stance, 2, axis=1)[:, [0, 2, 1, 3]]  # [hip_l hip_r knee_l knee_r] -> its leg's flag
+    tau = s["tau"]
+    parts = {name: np.where(legs, s[role], 0.0) for name, role in
+             (("estimator", "est"), ("trunk_balance", "trunk"), ("stance_damping", "damp")) if role in s}
+    if "ff" in s:
+        parts["feedforward"] = np.where(legs, 0.0, s["ff"])
+    # joint feedback: whatever the applied torque holds beyond the named sources
+    parts["joint_feedback"] = tau - sum(parts.values(), np.zeros_like(tau))
+    order = ("estimator", "joint_feedback", "trunk_balance", "feedforward", "stance_damping")
+    torques = {k: parts[k] for k in order if k in parts}
+    grf = s.get("grf")
+    if grf is None:
+        return {}
+    corr = s.get("corr")
+    out: dict[str, Any] = {"actuation": force_account(t, stance, mass, g, grf, corr, torques, s.get("mz"))}
+    if corr is not None:
+        out["residual"] = residual(grf, corr)
+    return out
+
+
+def walking_summary_from(results: Results, mass: float, leg_length: float | None = None,
+                         block_types: dict[str, str] | None = None, g: float = 9.81) -> dict[str, Any]:
+    """Status, walking metrics (up to a fall) and the force account; ``{}`` without walking signals."""
+    types = block_types if block_types is not None else _types_from_names(results)
+    s = find_signals(results, types)
+    if any(role not in s for role in REQUIRED) or results.t.size < 2:
+        return {}
+    t = results.t
+    fell = fall_time(t, s["q"], s.get("hip"), leg_length)
+    status = run_status(results.status, s, fell)
+    n = t.size if fell is None else max(int(np.searchsorted(t, fell, side="right")), 2)
+    cut = {k: v[:n] for k, v in s.items()}
+    q = cut["q"]
+    q_ref = np.concatenate([q[:, :2], cut["ref"]], axis=1) if "ref" in cut else None
+    # where the feet touch: the rolling contact coordinates (the foot points for point feet)
+    feet = cut.get("contact", cut["feet"])
+    out: dict[str, Any] = {"status": status, "fell_at_s": fell,
+                           "metrics_until_s": float(t[n - 1]),
+                           "metrics_scope": "whole run" if fell is None else "up to the fall"}
+    out.update(walking_metrics(t[:n], q, q_ref, cut["stance"] > 0.5, feet, cut["com"], cut["tau"], mass))
+    weight = mass * g
+    if "corr" in cut:
+        corr = cut["corr"]
         net = corr[:, 0:2] + corr[:, 2:4]  # external; in double support the feet also push on each other
         out["contact_corr_bw_rms"] = {"x": float(np.sqrt(np.mean(net[:, 0] ** 2)) / weight),
                                       "y": float(np.sqrt(np.mean(net[:, 1] ** 2)) / weight),
                                       "per_foot_x": float(np.sqrt(np.mean(corr[:, [0, 2]] ** 2)) / weight)}
-    if "ankle.cop" in results.signals and "ankle.mz" in results.signals:
-        stance = results["phase.stance"] > 0.5
-        cop = np.abs(results["ankle.cop"])[stance]
+    if "cop" in cut and "mz" in cut:
+        cop = np.abs(cut["cop"])[cut["stance"] > 0.5]
         out["cop_shift_m"] = {"rms": float(np.sqrt(np.mean(cop ** 2))) if cop.size else 0.0,
                               "max": float(cop.max()) if cop.size else 0.0}
-        out["peak_ground_moment_nm_per_kg"] = float(np.abs(results["ankle.mz"]).max()) / mass
+        out["peak_ground_moment_nm_per_kg"] = float(np.abs(cut["mz"]).max()) / mass
+    out.update(_account(t[:n], cut, mass, g))
     return out
+
+
+def _types_from_names(results: Results) -> dict[str, str]:
+    """Block types when only the results are at hand: the default diagram's names (a saved run)."""
+    from blocks.default_diagram import build_grf_walk
+
+    d = build_grf_walk()
+    names = {k.split(".", 1)[0] for k in results.signals}
+    return {n: d.blocks[n].type for n in names if n in d.blocks}
 
 
 def walking_summary(results: Results, ctx: Any) -> dict[str, Any]:
     """``register_metric`` hook of ``gaitblocks run``."""
     bp = ctx.model.ctx.biped_params
-    out = walking_summary_from(results, bp.total_mass, bp.leg_length)
+    types = {name: e.type for name, e in ctx.diagram.blocks.items()}
+    out = walking_summary_from(results, bp.total_mass, bp.leg_length, types, bp.g)
     preset = getattr(ctx.args, "preset", None)
     if out and preset:
         out["preset"] = preset

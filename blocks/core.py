@@ -177,6 +177,10 @@ class Block:
     def derive(self, p: Params, ctx: CompileContext) -> None:
         """Compute constants from parameters into ``p`` (called at compile and after changes)."""
 
+    def max_step(self, p: Params) -> float | None:
+        """Largest solver tick [s] at which this block's fastest mode stays stable under RK4 (None: no limit)."""
+        return None
+
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
         return np.zeros(self.state_size())
 

@@ -42,6 +42,7 @@ _POSITIONS = {  # signal flow left to right: sources, phases/selectors, controll
     "est": (420, 0), "pid_hip": (420, 130), "pid_knee": (420, 280), "trunk": (420, 430),
     "swing_mux": (630, 130), "stance_fb": (630, 240), "swing_sum": (630, 340), "stance_sum": (630, 450),
     "switch": (840, 200), "contact": (840, 380), "ankle": (840, 540),
+    "footprints": (630, 560), "stance_damp": (420, 560),
     "body": (1050, 260), "kin": (1250, 260),
 }
 
@@ -69,10 +70,12 @@ def build_grf_walk() -> Diagram:
     d.add("trunk", "TrunkBalance")
     d.add("fb_enable", "FeedbackEnable", mode="always")
     d.add("stance_fb", "Gain", k=1.0, n=4)
-    d.add("stance_sum", "Sum", signs="+++", n=4)
+    d.add("stance_sum", "Sum", signs="++++", n=4)
     d.add("ref_motion", "ReferenceMotion")
     d.add("swing_sum", "Sum", signs="++", n=4)
     d.add("ankle", "AnkleBalance")
+    d.add("footprints", "Footprints")
+    d.add("stance_damp", "StanceDamping")
     d.connect("grf.F", "phase.F", "est.F", "contact.F_rec")
     d.connect("contact.F", "body.grf")
     d.connect("body.q", "est.q", "meas_hip.u", "meas_knee.u", "kin.q", "contact.q", "trunk.q")
@@ -94,7 +97,12 @@ def build_grf_walk() -> Diagram:
     d.connect("est.tau", "stance_sum.u1")
     d.connect("swing_mux.y", "swing_sum.u1", "stance_fb.u")
     d.connect("ref_motion.tau", "swing_sum.u2")
-    d.connect("ref_motion.feet", "contact.feet_ref")
+    d.connect("ref_motion.feet", "footprints.feet_ref")
+    d.connect("body.q", "footprints.q", "stance_damp.q")
+    d.connect("body.qd", "stance_damp.qd")
+    d.connect("phase.stance", "footprints.stance", "stance_damp.stance")
+    d.connect("footprints.feet", "contact.feet_ref")
+    d.connect("stance_damp.tau", "stance_sum.u4")
     d.connect("swing_sum.y", "switch.tau_swing")
     d.connect("stance_fb.y", "stance_sum.u2")
     d.connect("trunk.tau", "stance_sum.u3")

@@ -4,8 +4,10 @@ A preset file holds ``{"format": "gaitblocks-preset", "version": 1, "name", "des
 "set": {"block.param": value, ...}, "why": {...}}``. Applying it sets each parameter through
 :meth:`Diagram.set_param`, so every value is range-checked by its ``ParamSpec``.
 
-* ``default`` -- the product's recommended configuration (ground contact, trunk balance,
-  stance feedback on top of the paper's estimator);
+* ``tracking`` (alias ``default``) -- walks by tracking the recording (footprints, trunk curve,
+  CoM and stance angles): its posture metrics are inputs, not results;
+* ``emergent`` -- posture as a result of the recorded GRF (footprints where the foot lands,
+  one shared trunk set-point, the estimator plus a light knee spring in stance);
 * ``paper`` -- the paper as published (estimator in stance, PID in swing, its gains).
 """
 
@@ -18,7 +20,9 @@ from typing import Any
 from blocks.diagram import Diagram
 from models.errors import UserError
 
-PRESETS: tuple[str, ...] = ("default", "paper")
+PRESETS: tuple[str, ...] = ("tracking", "emergent", "paper")
+ALIASES: dict[str, str] = {"default": "tracking"}  # old name -> preset
+PRESET_CHOICES: tuple[str, ...] = PRESETS + tuple(ALIASES)
 
 
 def preset_path(name: str) -> Path:
@@ -29,6 +33,7 @@ def preset_path(name: str) -> Path:
 
 def load_preset(name: str) -> dict[str, Any]:
     """The preset file's content; :class:`UserError` for an unknown name or a malformed file."""
+    name = ALIASES.get(name, name)
     if name not in PRESETS:
         raise UserError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}")
     path = preset_path(name)

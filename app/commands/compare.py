@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from blocks.presets import PRESETS
+from blocks.presets import PRESET_CHOICES
 
 HELP = "compare datasets (footwear conditions) with the same diagram: metrics table, overlay plots, verdict"
 
@@ -20,7 +20,7 @@ HELP = "compare datasets (footwear conditions) with the same diagram: metrics ta
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grf", nargs="+", default=["all"], metavar="NAME|FILE",
                         help="datasets to compare; 'all' = every bundled dataset (default)")
-    parser.add_argument("--preset", default="default", choices=PRESETS, help="diagram preset (default: default)")
+    parser.add_argument("--preset", default="default", choices=PRESET_CHOICES, help="diagram preset (default: default)")
     parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per condition")
     parser.add_argument("--workers", type=int, default=None, metavar="K", help="parallel processes (default: cores)")
     parser.add_argument("--out", type=Path, default=Path("gaitblocks_compare"), metavar="DIR", help="output folder")

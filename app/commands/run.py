@@ -19,7 +19,7 @@ from typing import Any
 from blocks import Diagram, Results, Runner, compile_diagram
 from blocks.compile import CompiledModel
 from blocks.datasets import default_dataset_name
-from blocks.presets import PRESETS, apply_preset
+from blocks.presets import PRESET_CHOICES, apply_preset
 from models.dataset import GaitDataset
 from models.errors import UserError
 from models.gaitdata.offplate import FilledContact
@@ -82,8 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rolling-foot radius of the model; 0 = point foot (default: fitted to the "
                              "dataset's double supports: 0 for the bundled sets, about 0.45 m for recordings)")
     parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
-    parser.add_argument("--preset", default=None, choices=PRESETS,
-                        help="parameter preset of the default diagram: default (recommended) or paper (as published)")
+    parser.add_argument("--preset", default=None, choices=PRESET_CHOICES,
+                        help="parameter preset of the default diagram: tracking (alias default: walks by tracking the "
+                             "recording), emergent (posture as a result of the GRF) or paper (as published)")
     parser.add_argument("--set-file", type=Path, default=None, metavar="FILE",
                         help='JSON {"set": {"block.param": value}} (e.g. tune best.json), applied before --set')
     parser.add_argument("--set", action="append", default=[], metavar="BLOCK.PARAM=VALUE", dest="sets",
@@ -146,7 +147,25 @@ def prepare(args: argparse.Namespace) -> RunContext:
     else:
         model = compile_diagram(diagram, dataset=dataset, dt=args.dt, t_end=t_end)
     runner = Runner(model, capacity=int(round((t_end - diagram.solver.t_start) / model.dt)) + 2)
+    warn_coarse_step(runner)
     return RunContext(diagram, model, runner, dataset, args)
+
+
+def warn_coarse_step(runner: Runner) -> str | None:
+    """Warn (stderr) when the solver tick exceeds a block's stable step (:meth:`Block.max_step`); returns the text."""
+    import sys
+
+    limits = [(b.max_step(runner.params[b.name]), b.name) for b in runner.model.blocks]
+    known = [(h, n) for h, n in limits if h is not None]
+    if not known:
+        return None
+    h, name = min(known)
+    if runner.model.dt <= h:
+        return None
+    text = (f"warning: the solver step dt = {runner.model.dt:g} s is above the stable step of block '{name}' "
+            f"(about {h * 1e3:.1f} ms with RK4): expect a blow-up; use --dt {h / 2:.2g} or smaller")
+    print(text, file=sys.stderr)
+    return text
 
 
 PAPER_SUBJECT = (55.33, 1.66)  # kg, m: the model of Table 1 (Luxman & Zielinska 2017)
@@ -223,11 +242,39 @@ def write_outputs(results: Results, summary: dict[str, Any], out: Path) -> None:
         raise UserError(f"cannot write results to {out}: {exc.strerror}") from None
 
 
+EXIT_CODES = {"ok": 0, "fell": 3, "failed": 1}  # 2: user error (models.errors.UserError)
+
+
+def status_line(summary: dict[str, Any]) -> str:
+    """``FELL at 0.84 s``, ``FAILED: reason`` or ``ok``: the first word a user reads."""
+    status = summary["status"]
+    if status == "fell":
+        return f"FELL at {summary['fell_at_s']:.2f} s (metrics up to the fall)"
+    if status == "failed":
+        return f"FAILED: {summary.get('message') or 'the state blew up (non-finite or beyond 1e3)'}"
+    return "ok"
+
+
+def account_line(summary: dict[str, Any]) -> str | None:
+    """One line of the force account: what acted beyond the recorded GRF."""
+    act, res = summary.get("actuation"), summary.get("residual")
+    if not act:
+        return None
+    share = act.get("stance_joint_impulse_share", {})
+    parts = ", ".join(f"{k.replace('_', ' ')} {100 * v:.0f} %" for k, v in share.items() if v >= 0.005)
+    text = f"forces: stance joint impulse {parts}"
+    if res:
+        text += (f"; residual (contact beyond the recording) {100 * res['x']['rms_fraction']:.1f} % / "
+                 f"{100 * res['y']['rms_fraction']:.1f} % of peak GRF (x/y RMS): {res['verdict']}")
+    return text
+
+
 def run(args: argparse.Namespace) -> int:
     ctx = prepare(args)
     results = ctx.runner.run(ctx.model.ctx.t_end)
     summary = summarise(results, ctx)
     write_outputs(results, summary, args.out)
+    print(status_line(summary))
     rtf = summary["realtime_factor"]
     line = (f"{summary['status']}: {summary['steps']} steps to t = {summary['t_end_reached']:.3f} s, "
             f"{summary['wall_s']:.2f} s wall ({rtf:.1f}x real time), {len(results.events)} events -> {args.out}"
@@ -240,9 +287,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"walking: RMS tracking hip {max(rms['hip_l'], rms['hip_r']):.2f} deg, knee "
               f"{max(rms['knee_l'], rms['knee_r']):.2f} deg, trunk {rms['trunk']:.2f} deg; "
               f"{summary['cycles_completed']} cycles; " + (f"fell at {fell:.2f} s" if fell is not None else "no fall"))
+    account = account_line(summary)
+    if account:
+        print(account)
     if results.status != "ok":
         import sys
 
         print(f"gaitblocks run: simulation stopped: {results.message}", file=sys.stderr)
-        return 1
-    return 0
+    return EXIT_CODES.get(summary["status"], 1)

@@ -21,7 +21,7 @@ from app.tuning.objective import parse_objective
 from app.tuning.sweep import Progress, run_sweep, write_csv
 from app.tuning.worker import RunSpec
 from blocks import Diagram
-from blocks.presets import PRESETS
+from blocks.presets import PRESET_CHOICES
 from models.errors import UserError
 
 HELP = "run a parameter grid or random/LHS samples; write sweep.csv and heat maps"
@@ -31,7 +31,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``sweep`` and ``tune``."""
     parser.add_argument("--grf", required=True, metavar="NAME|FILE", help="dataset: bundled name or file")
     parser.add_argument("--diagram", type=Path, default=None, help="diagram JSON file (default: grf_walk.json)")
-    parser.add_argument("--preset", default=None, choices=PRESETS, help="parameter preset applied before --set")
+    parser.add_argument("--preset", default=None, choices=PRESET_CHOICES, help="parameter preset applied before --set")
     parser.add_argument("--set", action="append", default=[], metavar="BLOCK.PARAM=VALUE", dest="sets",
                         help="fixed parameter for every run (repeatable)")
     parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per run")

@@ -7,6 +7,7 @@ from blocks.library.ankle import AnkleBalance
 from blocks.library.biped import BipedKinematics, FiveLinkDynamics
 from blocks.library.control import PID, TorqueSwitch
 from blocks.library.estimator import NetTorqueEstimator
+from blocks.library.floor import Footprints, StanceDamping
 from blocks.library.generic import (
     Constant,
     Function,
@@ -24,7 +25,8 @@ from blocks.library.phase import PhaseDetector
 from blocks.library.sources import GrfSource, ReferenceSource
 from blocks.library.walking import FeedbackEnable, GroundContact, ReferenceMotion, TrunkBalance
 
-__all__ = ["AnkleBalance", "BipedKinematics", "Constant", "FeedbackEnable", "FiveLinkDynamics", "Function", "Gain",
-           "GroundContact", "GrfSource", "Integrator", "JointReactions", "Mux", "NetTorqueEstimator", "PID",
-           "PhaseDetector", "ReferenceMotion", "ReferenceSource", "Scope", "Selector", "StateSpace", "Step", "Sum",
-           "TorqueDecomposition", "TorqueSwitch", "TrunkBalance", "UnitDelay"]
+__all__ = ["AnkleBalance", "BipedKinematics", "Constant", "FeedbackEnable", "FiveLinkDynamics", "Footprints",
+           "Function", "Gain", "GroundContact", "GrfSource", "Integrator", "JointReactions", "Mux",
+           "NetTorqueEstimator", "PID", "PhaseDetector", "ReferenceMotion", "ReferenceSource", "Scope",
+           "Selector", "StanceDamping", "StateSpace", "Step", "Sum", "TorqueDecomposition", "TorqueSwitch",
+           "TrunkBalance", "UnitDelay"]

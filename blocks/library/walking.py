@@ -13,8 +13,11 @@ answers one of these, and each can be switched off to measure what it does.
         F_applied = F_rec + clip(-K (p_foot - p_ref) - C v_foot, -F_max, F_max)   (stance)
         F_applied = F_rec                                                       (swing)
 
-    ``p_ref = (x_ref, ground_y)`` [m] with ``x_ref`` the reference foot position (input
-    ``feet_ref``, from ``ReferenceMotion``), ``K`` [N/m], ``C`` [N s/m]. The footprint anchor
+    ``p_ref = (x_ref, ground_y)`` [m] with ``x_ref`` from the input ``feet_ref``: the
+    reference foot position (``tracking``) or where the foot landed (``emergent``; both from
+    :class:`~blocks.library.floor.Footprints`), ``K`` [N/m], ``C`` [N s/m]. With ``mu > 0``
+    the horizontal force is regularised Coulomb friction: the total ``|F_x|`` of a foot
+    (recorded plus correction) is held within ``mu F_y`` and the foot slides beyond it. The footprint anchor
     keeps the model in step with the recording: an anchor where the model's own foot landed
     brakes it a little every step until it meets the recorded events too early and falls.
     Physically the correction is the ground's reaction to the difference between the
@@ -39,6 +42,11 @@ answers one of these, and each can be switched off to measure what it does.
 
         tau_hip,stance = (-K_a (alpha - alpha_ref) - D_a (alpha_dot - alpha_dot_ref)) / n_stance
 
+    ``target = "reference"`` (``tracking``): ``alpha_ref`` is the recording's trunk curve.
+    ``target = "setpoint"`` (``emergent``): ``alpha_ref = alpha_set`` (``alpha_set_deg``), one
+    documented value for every condition, and ``alpha_dot_ref = 0``; the trunk's excursions
+    about it are then the result of the GRF, not a copy of the recording.
+
     A positive hip torque turns the thigh counter-clockwise and the trunk clockwise (forward),
     so a trunk leaning too far forward gets a negative (extending) hip torque. N m.
 
@@ -52,6 +60,8 @@ so only the physics (GRF source, contact, dynamics) is re-evaluated inside a ste
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -78,6 +88,9 @@ class GroundContact(Block):
               "c_y": P(2.0e3, min=0.0, max=1e5, unit="N*s/m", description="vertical damping"),
               "ground_y": P(0.0, min=-1.0, max=1.0, unit="m", description="ground height"),
               "f_max": P(2000.0, min=0.0, max=1e5, unit="N", description="limit on each correction component"),
+              "unilateral": P(False, description="a floor that only pushes (stance foot above the ground: no pull)"),
+              "mu": P(0.0, min=0.0, max=5.0,
+                      description="friction coefficient: |F_x| <= mu F_y of that foot (0 = no friction limit)"),
               "gain": P(1.0, min=0.0, max=1.0, description="1 = contact on, 0 = recorded GRF only (paper)"),
               "height": P("ground", choices=("ground", "reference"),
                           description="hold the stance foot at y = ground_y, or at the reference foot height")}
@@ -91,6 +104,16 @@ class GroundContact(Block):
     def derive(self, p: Params, ctx: CompileContext) -> None:
         p.set("_biped", FiveLinkBiped(ctx.biped_params))
         p.set("_feet", np.zeros(8))
+        p.set("_m_shank", ctx.biped_params.shank.mass)
+
+    def max_step(self, p: Params) -> float | None:
+        """RK4's real-axis limit ``h |lambda| <= 2.78`` on the shank's contact mode: ``lambda`` from
+        ``m s^2 + c s + k`` with ``m`` the shank mass (the damping root ``c/m`` for an overdamped mode)."""
+        if p.gain <= 0.0:
+            return None
+        k, c, m = max(p.k_x, p.k_y), max(p.c_x, p.c_y), p._m_shank
+        lam = max(c / m, math.sqrt(k / m)) if m > 0 else 0.0
+        return 2.78 / lam if lam > 0 else None
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         on_l, on_r = u[2][0] > 0.5, u[2][1] > 0.5
@@ -105,8 +128,14 @@ class GroundContact(Block):
             if on:
                 fx, fy, vx, vy = fs[4 * s: 4 * s + 4]
                 gy = ref[2 * s + 1] if p.height == "reference" else p.ground_y
-                corr[2 * s] = p.gain * _clip(-p.k_x * (fx - ref[2 * s]) - p.c_x * vx, p.f_max)
-                corr[2 * s + 1] = p.gain * _clip(-p.k_y * (fy - gy) - p.c_y * vy, p.f_max)
+                cy = p.gain * _clip(-p.k_y * (fy - gy) - p.c_y * vy, p.f_max)
+                corr[2 * s + 1] = max(cy, 0.0) if p.unilateral and fy < gy else 0.0 if p.unilateral else cy
+                cx = p.gain * _clip(-p.k_x * (fx - ref[2 * s]) - p.c_x * vx, p.f_max)
+                if p.mu > 0.0:  # regularised Coulomb friction: the stick spring saturates at mu N
+                    f_rec = u[3].item(2 * s)
+                    lim = p.mu * max(u[3].item(2 * s + 1) + corr[2 * s + 1], 0.0)
+                    cx = min(max(f_rec + cx, -lim), lim) - f_rec
+                corr[2 * s] = cx
         y[1][:] = corr
         np.add(u[3], y[1], out=y[0])
 
@@ -115,7 +144,11 @@ class TrunkBalance(Block):
     """PD on the trunk angle, applied through the stance hips (module docstring)."""
 
     params = {"kp": P(3000.0, min=0.0, max=1e5, unit="N*m/rad", description="trunk-angle stiffness"),
-              "kd": P(300.0, min=0.0, max=1e4, unit="N*m*s/rad", description="trunk-rate damping")}
+              "kd": P(300.0, min=0.0, max=1e4, unit="N*m*s/rad", description="trunk-rate damping"),
+              "target": P("reference", choices=("reference", "setpoint"),
+                          description="reference: the recording's trunk curve; setpoint: one alpha_set"),
+              "alpha_set_deg": P(3.0, min=-30.0, max=30.0, unit="deg",
+                                 description="trunk set-point (target = setpoint), forward lean +")}
     inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
               PortSpec("ref", 5, "rad", "reference angles", ANGLE_NAMES),
               PortSpec("ref_rate", 5, "rad/s", "reference rates", ANGLE_NAMES),
@@ -127,8 +160,10 @@ class TrunkBalance(Block):
         """No state: the block is sampled only so that its output is held between ticks."""
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        e = float(u[0][2] - u[2][0])
-        ed = float(u[1][2] - u[3][0])
+        if p.target == "setpoint":
+            e, ed = float(u[0][2]) - math.radians(p.alpha_set_deg), float(u[1][2])
+        else:
+            e, ed = float(u[0][2] - u[2][0]), float(u[1][2] - u[3][0])
         sl, sr = u[4][0] > 0.5, u[4][1] > 0.5
         n = int(sl) + int(sr)
         tau = y[0]

@@ -111,7 +111,7 @@ def test_compare_view_two_datasets_in_worker(qtbot) -> None:
     view.duration.setValue(4.0)
     with qtbot.waitSignal(view.done, timeout=10000):
         view.start(["barefoot", "high_heels"])
-    assert calls == [("barefoot", "default", 4.0), ("high_heels", "default", 4.0)]
+    assert calls == [("barefoot", "tracking", 4.0), ("high_heels", "tracking", 4.0)]
     assert view.table_rows() == [["condition", "stride [m]"], ["barefoot", "1.20"], ["high_heels", "2.20"]]
     curves = view.plot_items["grf_ly_bw"].listDataItems()
     assert [float(c.getData()[1][50]) for c in curves] == [pytest.approx(1.0), pytest.approx(1.1)]

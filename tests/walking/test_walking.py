@@ -20,8 +20,8 @@ BUNDLED = ("sneakers", "barefoot", "high_heels")
 DURATION = 10.0
 
 
-def run_summary(tmp: Path, *args: str) -> dict[str, Any]:
-    assert main(["run", *args, "--out", str(tmp)]) == 0
+def run_summary(tmp: Path, *args: str, code: int = 0) -> dict[str, Any]:
+    assert main(["run", *args, "--out", str(tmp)]) == code
     return json.loads((tmp / "summary.json").read_text())
 
 
@@ -92,9 +92,11 @@ def test_estimator_does_real_work(default_runs: dict[str, dict[str, Any]], tmp_p
 
 def test_paper_preset_falls_as_reported(tmp_path: Path) -> None:
     """The paper's gains (Kp 2.5-3 N m/rad ...) cannot hold a 55 kg model: it falls within a second."""
-    s = run_summary(tmp_path, "--grf", "sneakers", "--preset", "paper", "--duration", "3")
-    assert s["status"] == "ok"  # the integration itself stays finite
+    s = run_summary(tmp_path, "--grf", "sneakers", "--preset", "paper", "--duration", "3", code=3)
+    assert s["status"] == "fell"  # exit code 3, not a success
     assert s["fell_at_s"] is not None and s["fell_at_s"] < 1.5
+    assert s["metrics_scope"] == "up to the fall" and s["metrics_until_s"] == pytest.approx(s["fell_at_s"], abs=2e-3)
+    assert s["rms_deg"]["hip_l"] < 90.0  # computed up to the fall, not over a spinning body (was ~2000 deg)
     assert s["contact_corr_bw_rms"]["x"] == 0.0  # no contact model in the paper preset
 
 

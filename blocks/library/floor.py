@@ -1,0 +1,122 @@
+r"""The floor and the stance leg without the recording's answer: blocks of the ``emergent`` preset.
+
+``Footprints`` -- where each stance foot is held
+    ``source = "reference"`` passes the reference footprints through (the ``tracking``
+    preset: the foot is held where the human's was). ``source = "landing"`` captures the
+    foot's own rolling contact coordinate ``xi`` [m] (:meth:`FiveLinkBiped.contact_coordinates`)
+    at the tick its stance begins (the recorded GRF's phase flag rises) and holds it for the
+    whole stance: a floor with friction, not a footprint from the recording::
+
+        x_anchor,s = xi_s(t_landing)          (stance)
+        x_anchor,s = xi_s(t)                  (swing: not used)
+
+    Output ``feet`` (4) ``[x_l, y_l, x_r, y_r]`` [m] with ``y = ground_y`` (``landing``) or the
+    reference's (``reference``), in the layout of ``ReferenceMotion.feet``, so the
+    ``GroundContact`` block reads either. With a rolling foot ``xi`` stays constant while the
+    foot rolls without slipping, so the anchor holds the rolling contact, not a point.
+
+    Discrete state ``[x_l, x_r, stance_l, stance_r]``: the anchors and the stance flags of the
+    previous tick. The output at a landing tick already holds the new anchor.
+
+``StanceDamping`` -- light stance-leg impedance instead of tracking the reference angles
+    What the ``emergent`` preset adds to the GRF estimator in stance::
+
+        tau_hip,s  = -c_hip  beta_dot_s                                                   (stance)
+        tau_knee,s = k_knee (gamma_rest - gamma_s) - c_knee gamma_dot_s
+                     + k_stop max(gamma_min - gamma_s, 0)                                 (stance)
+
+    The knee is a torsional spring about one rest angle ``gamma_rest`` (``knee_rest_deg``,
+    the same for every condition), the "quasi-stiffness" of the stance knee (Shamaei,
+    Sawicki & Dollar 2013, PLoS ONE 8(3):e59935: about 4-5 N m/deg in weight acceptance for
+    a 70 kg walker), on top of the estimator that carries the GRF's moment. No reference
+    angle is read: the stance knee's excursion about the rest angle is the result (its mean
+    is set by the rest angle, which ``compare`` says). ``c`` [N m s/rad], ``k`` [N m/rad],
+    ``gamma_min`` [deg]. The knee stop is the passive end of the knee's range (a human knee
+    does not hyperextend); it acts only past ``gamma_min``. Its torque and the damping are
+    reported in the run's force account (``actuation.stance_damping``). Output ``tau`` (4)
+    N m ``[hip_l, hip_r, knee_l, knee_r]``, zero for swing legs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
+from blocks.core import ParamSpec as P
+from models.biped import Q_NAMES, TAU_NAMES, FiveLinkBiped
+
+__all__ = ["Footprints", "StanceDamping"]
+
+_FEET = ("x_l", "y_l", "x_r", "y_r")
+
+
+class Footprints(Block):
+    """Stance-foot anchors: the reference footprints, or where the foot landed (module docstring)."""
+
+    params = {"source": P("reference", choices=("reference", "landing"),
+                          description="reference: the recording's footprints; landing: where the model's foot landed"),
+              "ground_y": P(0.0, min=-1.0, max=1.0, unit="m", description="floor height (source = landing)")}
+    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES),
+              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
+              PortSpec("feet_ref", 4, "m", "reference footprints", _FEET))
+    outputs = (PortSpec("feet", 4, "m", "where each stance foot is held", _FEET),)
+    n_discrete = 4
+    discrete = True
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_biped", FiveLinkBiped(ctx.biped_params))
+        p.set("_zero", np.zeros(7))
+        p.set("_fs", np.zeros(8))
+
+    def _anchors(self, z: Vec, u: Ports, p: Params) -> tuple[float, float]:
+        fs = p._biped.feet_state(u[0], p._zero, p._fs)
+        out = []
+        for s in (0, 1):
+            held = u[1][s] > 0.5 and z[2 + s] > 0.5
+            out.append(float(z[s]) if held else float(fs[4 * s]))
+        return out[0], out[1]
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        if p.source == "reference":
+            y[0][:] = u[2]
+            return
+        xl, xr = self._anchors(z, u, p)
+        y[0][0], y[0][1], y[0][2], y[0][3] = xl, p.ground_y, xr, p.ground_y
+
+    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
+        znext[0], znext[1] = self._anchors(z, u, p)
+        znext[2], znext[3] = u[1][0], u[1][1]
+
+
+class StanceDamping(Block):
+    """Stance hip damping, a knee quasi-stiffness about one rest angle, and the knee stop (module docstring)."""
+
+    params = {"c_hip": P(0.0, min=0.0, max=1e4, unit="N*m*s/rad", description="stance hip damping"),
+              "c_knee": P(0.0, min=0.0, max=1e4, unit="N*m*s/rad", description="stance knee damping"),
+              "k_knee": P(0.0, min=0.0, max=1e4, unit="N*m/rad",
+                          description="stance knee quasi-stiffness about knee_rest_deg"),
+              "knee_rest_deg": P(15.0, min=0.0, max=90.0, unit="deg",
+                                 description="rest angle of the knee spring (one value for every condition)"),
+              "k_stop": P(0.0, min=0.0, max=1e6, unit="N*m/rad", description="knee stop stiffness (0 = off)"),
+              "gamma_min": P(0.0, min=-30.0, max=30.0, unit="deg", description="knee angle where the stop begins")}
+    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+              PortSpec("stance", 2, "", "stance flags", ("l", "r")))
+    outputs = (PortSpec("tau", 4, "N*m", "stance damping, knee spring and knee-stop torques", TAU_NAMES),)
+    discrete = True
+
+    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
+        """No state: the block is sampled only so that its output is held between ticks."""
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        tau = y[0]
+        tau[:] = 0.0
+        rest, g_min = math.radians(p.knee_rest_deg), math.radians(p.gamma_min)
+        for s in (0, 1):
+            if u[2][s] <= 0.5:
+                continue
+            tau[s] = -p.c_hip * u[1][3 + s]
+            gam = float(u[0][5 + s])
+            tau[2 + s] = (p.k_knee * (rest - gam) - p.c_knee * u[1][5 + s]
+                          + (p.k_stop * (g_min - gam) if gam < g_min else 0.0))

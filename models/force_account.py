@@ -1,0 +1,109 @@
+r"""An account of every force and torque that acts on the model, and the residual verdict.
+
+Why: the model walks on a *recorded* GRF. Whatever else acts on it is not in the
+recording, and a reader must see how large it is. This module turns the time series of a
+run into that account; it knows nothing of blocks or diagrams (the app gathers the series).
+
+Sources (arrays on the run's time base ``t`` [s], ``n`` samples):
+
+* ``recorded_grf`` (n, 4) N ``[F_lx, F_ly, F_rx, F_ry]``: the recorded GRF as applied;
+* ``contact_correction`` (n, 4) N: the ground's force beyond the recording;
+* joint torques (n, 4) N m ``[hip_l, hip_r, knee_l, knee_r]``, each already zero where
+  the source does not act: ``estimator``, ``joint_feedback``, ``trunk_balance``,
+  ``feedforward``, ``stance_damping`` (any subset);
+* ``ground_moment`` (n, 2) N m: the CoP/ankle moment on each stance shank.
+
+For a force source: ``rms_n``, ``peak_n`` (norm of the per-sample vector over both feet's
+components, summed per axis first, i.e. the net external force) and the same divided by
+body weight (``_bw``). For a torque source: ``rms_nm``, ``peak_nm`` over all four joints
+and per kg (``_nm_per_kg``). Stance-leg joint impulse share: for each torque source,
+
+.. math:: \text{share}_k = \frac{\int \sum_{j \in \text{stance}} |\tau_{k,j}|\,dt}
+                                {\sum_m \int \sum_{j \in \text{stance}} |\tau_{m,j}|\,dt}
+
+over the joints of legs in stance (hip and knee of each stance leg).
+
+Residual (after OpenSim's RRA guidance, Hicks, Uchida, Seth, Rajagopal & Delp 2015,
+J Biomech Eng 137(2):020905: a residual force below 5 % of the peak external force is good,
+5-10 % acceptable, above that poor): the *net* contact correction per axis (both feet
+summed; in double support the feet may also push on each other, which is internal),
+its RMS and peak, against the peak magnitude of the recorded resultant GRF. The verdict
+uses the larger of the two axes' RMS ratios; the peaks are reported beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["GOOD", "ACCEPTABLE", "force_account", "residual", "verdict"]
+
+GOOD, ACCEPTABLE = 0.05, 0.10  # residual / peak external force (Hicks et al. 2015)
+
+
+def verdict(ratio: float) -> str:
+    """``good`` (<= 5 %), ``acceptable`` (<= 10 %) or ``poor``; ``poor`` for a non-finite ratio."""
+    if not np.isfinite(ratio):
+        return "poor"
+    return "good" if ratio <= GOOD else "acceptable" if ratio <= ACCEPTABLE else "poor"
+
+
+def _rms(a: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(a ** 2))) if a.size else 0.0
+
+
+def _net(f: np.ndarray) -> np.ndarray:
+    """(n, 2) net external force of both feet ``[F_x, F_y]``."""
+    return f[:, 0:2] + f[:, 2:4]
+
+
+def _force_entry(f: np.ndarray, weight: float) -> dict[str, float]:
+    mag = np.linalg.norm(_net(f), axis=1)
+    rms, peak = _rms(mag), float(mag.max()) if mag.size else 0.0
+    return {"rms_n": rms, "peak_n": peak, "rms_bw": rms / weight, "peak_bw": peak / weight}
+
+
+def _torque_entry(tau: np.ndarray, mass: float) -> dict[str, float]:
+    rms, peak = _rms(tau), float(np.abs(tau).max()) if tau.size else 0.0
+    return {"rms_nm": rms, "peak_nm": peak, "rms_nm_per_kg": rms / mass, "peak_nm_per_kg": peak / mass}
+
+
+def residual(recorded: np.ndarray, correction: np.ndarray) -> dict[str, Any]:
+    """The residual of the module docstring: per-axis RMS and peak [N and fraction] and the verdict."""
+    peak_ext = float(np.linalg.norm(_net(recorded), axis=1).max()) if recorded.size else 0.0
+    net = _net(correction)
+    out: dict[str, Any] = {"peak_external_n": peak_ext}
+    ratios = []
+    for i, axis in enumerate(("x", "y")):
+        rms, peak = _rms(net[:, i]), float(np.abs(net[:, i]).max()) if net.size else 0.0
+        r = rms / peak_ext if peak_ext > 0 else float("inf")
+        ratios.append(r)
+        out[axis] = {"rms_n": rms, "peak_n": peak, "rms_fraction": r,
+                     "peak_fraction": peak / peak_ext if peak_ext > 0 else float("inf")}
+    out["fraction"] = max(ratios)
+    out["verdict"] = verdict(out["fraction"])
+    return out
+
+
+def force_account(t: np.ndarray, stance: np.ndarray, mass: float, g: float, recorded: np.ndarray,
+                  correction: np.ndarray | None, torques: Mapping[str, np.ndarray],
+                  ground_moment: np.ndarray | None = None) -> dict[str, Any]:
+    """``actuation`` of ``summary.json`` (module docstring); ``stance`` (n, 2) bool ``[l, r]``."""
+    weight = mass * g
+    out: dict[str, Any] = {"recorded_grf": _force_entry(recorded, weight)}
+    if correction is not None:
+        out["contact_correction"] = _force_entry(correction, weight)
+    dt = np.diff(t, append=t[-1]) if t.size else t
+    leg_mask = np.repeat(np.asarray(stance, dtype=bool), 2, axis=1)[:, [0, 2, 1, 3]]  # hip_l hip_r knee_l knee_r
+    impulses = {}
+    for name, tau in torques.items():
+        out[name] = _torque_entry(tau, mass)
+        impulses[name] = float(np.sum(np.abs(np.where(leg_mask, tau, 0.0)).sum(axis=1) * dt))
+    if ground_moment is not None:
+        out["ground_moment"] = _torque_entry(ground_moment, mass)
+    total = sum(impulses.values())
+    out["stance_joint_impulse_share"] = {k: (v / total if total > 0 else 0.0) for k, v in impulses.items()}
+    out["stance_joint_impulse_nms"] = total
+    return out

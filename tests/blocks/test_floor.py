@@ -1,0 +1,80 @@
+"""Footprints and StanceDamping alone: the emergent preset's floor and stance leg."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from blocks.core import CompileContext
+from blocks.library.floor import Footprints, StanceDamping
+from blocks.library.walking import GroundContact
+from models.biped import FiveLinkBiped
+from models.params import BipedParams
+
+Q = np.array([0.1, 1.0, 0.05, 0.3, -0.2, 0.4, 0.1])
+
+
+def test_footprints_capture_where_the_foot_lands_and_hold_it() -> None:
+    fp = Footprints("fp", source="landing")
+    ctx = CompileContext()
+    p = fp.make_params(ctx)
+    xi = FiveLinkBiped(BipedParams.paper()).contact_coordinates(Q[None, :])[0]
+    ref = [9.0, 9.0, 9.0, 9.0]  # a reference footprint far away: never read in landing mode
+    # left stance begins now (previous flags 0): the anchor is the foot's own contact coordinate
+    out = fp.probe(u={"q": Q, "stance": [1, 0], "feet_ref": ref}, z=np.zeros(4), ctx=ctx, p=p)
+    assert out.y["feet"][0] == pytest.approx(xi[0]) and out.y["feet"][1] == 0.0
+    np.testing.assert_allclose(out.z_next, [xi[0], xi[2], 1.0, 0.0])
+    # later in the same stance the foot has moved: the anchor stays where it landed
+    moved = Q + np.array([0.2, 0, 0, 0, 0, 0, 0])
+    again = fp.probe(u={"q": moved, "stance": [1, 0], "feet_ref": ref}, z=out.z_next, ctx=ctx, p=p)
+    assert again.y["feet"][0] == pytest.approx(xi[0])
+    # reference mode passes the reference through
+    p_ref = Footprints("fp2", source="reference").make_params(ctx)
+    np.testing.assert_allclose(Footprints("fp2").probe(u={"q": Q, "stance": [1, 0], "feet_ref": ref},
+                                                       z=np.zeros(4), ctx=ctx, p=p_ref).y["feet"], ref)
+
+
+def test_stance_damping_spring_damper_and_knee_stop_act_on_stance_legs_only() -> None:
+    sd = StanceDamping("sd", c_hip=10.0, c_knee=20.0, k_knee=600.0, knee_rest_deg=20.0, k_stop=500.0, gamma_min=0.0)
+    ctx = CompileContext()
+    p = sd.make_params(ctx)
+    q = np.array([0, 1, 0, 0.3, 0.2, math.radians(30.0), -0.1])
+    qd = np.array([0, 0, 0, 1.0, 2.0, -0.5, 3.0])
+    tau = sd.probe(u={"q": q, "qd": qd, "stance": [1, 1]}, ctx=ctx, p=p).y["tau"]
+    assert tau[0] == pytest.approx(-10.0) and tau[1] == pytest.approx(-20.0)
+    assert tau[2] == pytest.approx(600.0 * math.radians(-10.0) + 20.0 * 0.5)
+    assert tau[3] == pytest.approx(600.0 * (math.radians(20.0) + 0.1) - 60.0 + 500.0 * 0.1)
+    swing = sd.probe(u={"q": q, "qd": qd, "stance": [0, 1]}, ctx=ctx, p=p).y["tau"]
+    assert swing[0] == 0.0 and swing[2] == 0.0 and swing[1] == pytest.approx(tau[1])
+
+
+def test_ground_contact_friction_limit_and_unilateral_floor() -> None:
+    ctx = CompileContext()
+    stance = [1, 0]
+    xi = FiveLinkBiped(BipedParams.paper()).contact_coordinates(Q[None, :])[0]
+    F_rec = np.array([50.0, 400.0, 0.0, 0.0])
+    feet = [xi[0] - 0.05, 0.0, 0.0, 0.0]  # the anchor 5 cm behind: the stick spring pulls back hard
+    u = {"q": Q, "qd": np.zeros(7), "stance": stance, "F_rec": F_rec, "feet_ref": feet}
+    gc = GroundContact("gc", mu=0.5, height="ground")
+    y = gc.probe(u=u, ctx=ctx, p=gc.make_params(ctx)).y
+    fy = y["F"][1]
+    assert abs(y["F"][0]) == pytest.approx(0.5 * fy)  # |F_x| held at mu F_y: the foot slides
+    free = GroundContact("gc2", height="ground")
+    assert abs(free.probe(u=u, ctx=ctx, p=free.make_params(ctx)).y["F"][0]) > 0.5 * fy
+    # a stance foot above the floor: a bilateral floor pulls it down, a unilateral floor does not
+    up = dict(u, feet_ref=[xi[0], 0.0, 0.0, 0.0])
+    lifted = dict(up, q=Q + np.array([0, 0.02 - xi[1], 0, 0, 0, 0, 0]))  # contact point 2 cm above the floor
+    uni = GroundContact("gc3", height="ground", unilateral=True)
+    bi = GroundContact("gc4", height="ground")
+    assert uni.probe(u=lifted, ctx=ctx, p=uni.make_params(ctx)).y["corr"][1] == 0.0
+    assert bi.probe(u=lifted, ctx=ctx, p=bi.make_params(ctx)).y["corr"][1] < 0.0
+
+
+def test_contact_reports_its_stable_step() -> None:
+    gc = GroundContact("gc", k_y=1e5, c_y=2e3)
+    h = gc.max_step(gc.make_params(CompileContext()))
+    m = BipedParams.paper().shank.mass
+    assert h == pytest.approx(2.78 / (2e3 / m))  # overdamped: the damping root sets it (about 4.6 ms)
+    assert GroundContact("off", gain=0.0).max_step(GroundContact("off", gain=0.0).make_params(CompileContext())) is None

@@ -1,0 +1,47 @@
+"""The force account and the residual verdict against hand-computed numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models.force_account import force_account, residual, verdict
+
+
+def test_verdict_thresholds_follow_hicks_2015() -> None:
+    assert [verdict(r) for r in (0.0, 0.05, 0.0501, 0.10, 0.11, float("nan"))] == [
+        "good", "good", "acceptable", "acceptable", "poor", "poor"]
+
+
+def test_residual_is_net_correction_against_peak_external_force() -> None:
+    n = 1000
+    rec = np.zeros((n, 4))
+    rec[:, 1] = 600.0
+    rec[500, 3] = 400.0  # peak resultant 1000 N
+    corr = np.zeros((n, 4))
+    corr[:, 0], corr[:, 2] = 30.0, -30.0  # the feet push on each other: internal, no net force
+    corr[:, 3] = 20.0
+    r = residual(rec, corr)
+    assert r["peak_external_n"] == pytest.approx(1000.0)
+    assert r["x"]["rms_n"] == pytest.approx(0.0) and r["y"]["rms_fraction"] == pytest.approx(0.02)
+    assert r["verdict"] == "good"
+    corr[:, 3] = 80.0
+    assert residual(rec, corr)["verdict"] == "acceptable"
+
+
+def test_stance_impulse_shares_and_units() -> None:
+    t = np.arange(0.0, 1.0, 0.001)
+    stance = np.zeros((t.size, 2), dtype=bool)
+    stance[:, 0] = True  # left leg in stance throughout, right in swing
+    est = np.tile([30.0, 0.0, -10.0, 0.0], (t.size, 1))
+    fb = np.tile([0.0, 50.0, 0.0, 5.0], (t.size, 1))  # acts on the swing leg only: no stance share
+    trunk = np.tile([-40.0, 0.0, 0.0, 0.0], (t.size, 1))
+    rec = np.tile([0.0, 540.0, 0.0, 0.0], (t.size, 1))
+    acc = force_account(t, stance, 55.0, 9.81, rec, np.zeros_like(rec),
+                        {"estimator": est, "joint_feedback": fb, "trunk_balance": trunk})
+    share = acc["stance_joint_impulse_share"]
+    assert share["estimator"] == pytest.approx(40.0 / 80.0, rel=1e-3)
+    assert share["trunk_balance"] == pytest.approx(40.0 / 80.0, rel=1e-3)
+    assert share["joint_feedback"] == 0.0
+    assert acc["recorded_grf"]["rms_bw"] == pytest.approx(540.0 / (55.0 * 9.81))
+    assert acc["joint_feedback"]["peak_nm_per_kg"] == pytest.approx(50.0 / 55.0)
