@@ -38,16 +38,18 @@ class ConditionResult:
 
 
 def cycle_curves(t: np.ndarray, stance_l: np.ndarray, signals: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Mean of each signal over complete cycles (left landing to left landing) on 0-100 %."""
+    """Mean (``name``) and standard deviation (``name_sd``) of each signal over complete cycles (left
+    landing to left landing) on 0-100 %; ``n_cycles`` (a 1-element array) says over how many."""
     land = landings(stance_l > 0.5)
-    out: dict[str, np.ndarray] = {"pct": PCT}
+    out: dict[str, np.ndarray] = {"pct": PCT, "n_cycles": np.array([max(len(land) - 1, 0)])}
     for name, sig in signals.items():
         rows = [np.interp(PCT, np.linspace(0, 100, b - a + 1), sig[a:b + 1]) for a, b in zip(land[:-1], land[1:])]
         out[name] = np.mean(rows, axis=0) if rows else np.full(PCT.size, np.nan)
+        out[f"{name}_sd"] = np.std(rows, axis=0) if rows else np.full(PCT.size, np.nan)
     return out
 
 
-def run_condition(spec: str, preset: str = "default", duration: float | None = None) -> ConditionResult:
+def run_condition(spec: str, preset: str = "tracking", duration: float | None = None) -> ConditionResult:
     """Run the default diagram on ``spec`` (bundled name or file); never raises for a failed run."""
     from app.commands.run import prepare, summarise
 
@@ -61,10 +63,17 @@ def run_condition(spec: str, preset: str = "default", duration: float | None = N
     weight = ctx.model.ctx.biped_params.total_mass * 9.81
     curves: dict[str, np.ndarray] = {}
     if results.t.size > 2 and "body.q" in results.signals:
-        q, F = results["body.q"], results["grf.F"]
-        curves = cycle_curves(results.t, results["phase.stance"][:, 0], {
-            "trunk_deg": np.degrees(q[:, 2]), "knee_l_deg": np.degrees(q[:, 5]), "knee_r_deg": np.degrees(q[:, 6]),
-            "grf_ly_bw": F[:, 1] / weight, "grf_ry_bw": F[:, 3] / weight})
+        n = results.t.size
+        if summary.get("metrics_until_s") is not None:  # a fallen run: cycles up to the fall only
+            n = int(np.searchsorted(results.t, summary["metrics_until_s"], side="right"))
+        q, F = results["body.q"][:n], results["grf.F"][:n]
+        signals = {"trunk_deg": np.degrees(q[:, 2]), "knee_l_deg": np.degrees(q[:, 5]),
+                   "knee_r_deg": np.degrees(q[:, 6]), "grf_ly_bw": F[:, 1] / weight, "grf_ry_bw": F[:, 3] / weight}
+        if "ref.angles" in results.signals:
+            ref = results["ref.angles"][:n]
+            signals.update({"rec_trunk_deg": np.degrees(ref[:, 0]), "rec_knee_l_deg": np.degrees(ref[:, 3])})
+        curves = cycle_curves(results.t[:n], results["phase.stance"][:n, 0], signals)
+    summary["duration_s"] = float(ctx.model.ctx.t_end - ctx.model.ctx.t0)
     grf_file = spec.split("|")[0].strip()  # a GRF|KINEMATICS pair is named after its GRF file
     return ConditionResult(name=Path(grf_file).stem if os.sep in grf_file else spec, summary=summary, cycle=curves)
 
@@ -73,7 +82,7 @@ def _run_one(job: tuple[str, str, float | None]) -> ConditionResult:
     return run_condition(*job)
 
 
-def compare(specs: Sequence[str], preset: str = "default", duration: float | None = None,
+def compare(specs: Sequence[str], preset: str = "tracking", duration: float | None = None,
             progress: Callable[[int, int, str], None] | None = None, cancel: Callable[[], bool] | None = None,
             workers: int | None = None) -> list[ConditionResult]:
     """Run every condition (in parallel processes when ``workers`` > 1); results in input order."""
@@ -102,58 +111,24 @@ def compare(specs: Sequence[str], preset: str = "default", duration: float | Non
     return [r for r in results if r is not None]
 
 
-def _fmt(v: Any, digits: int = 1) -> str:
-    return "n/a" if v is None or (isinstance(v, float) and not np.isfinite(v)) else f"{v:.{digits}f}"
+def _preset(results: Sequence[ConditionResult], preset: str | None) -> str:
+    """The preset given, else the one the runs record (``summary["preset"]``), else ``tracking``."""
+    return preset or next((str(r.summary["preset"]) for r in results if r.summary.get("preset")), "tracking")
 
 
-def metrics_table(results: Sequence[ConditionResult]) -> list[list[str]]:
-    """Rows of the paper's metrics (header first): trunk ranges per take-off phase, knee range, stride."""
-    header = ["condition", "status", "trunk R-off->L-land [deg]", "trunk L-off->R-land [deg]", "trunk range [deg]",
-              "knee range L/R [deg]", "stride [m]", "cadence [steps/min]", "RMS hip/knee/trunk [deg]"]
-    rows = [header]
-    for r in results:
-        s = r.summary
-        tr = s.get("trunk_deg", {})
-        a, b = tr.get("r_takeoff_to_l_landing", {}), tr.get("l_takeoff_to_r_landing", {})
-        kr = s.get("knee_range_deg", {})
-        rms = s.get("rms_deg", {})
-        rows.append([
-            r.name, str(s.get("status")),
-            f"{_fmt(a.get('min'))} to {_fmt(a.get('max'))}", f"{_fmt(b.get('min'))} to {_fmt(b.get('max'))}",
-            _fmt((tr.get("max", np.nan) or np.nan) - (tr.get("min", np.nan) or np.nan)),
-            f"{_fmt(kr.get('l'))} / {_fmt(kr.get('r'))}", _fmt(s.get("stride_length_m"), 3),
-            _fmt(s.get("cadence_steps_per_min")),
-            f"{_fmt(max(rms.get('hip_l', np.nan), rms.get('hip_r', np.nan)), 2)} / "
-            f"{_fmt(max(rms.get('knee_l', np.nan), rms.get('knee_r', np.nan)), 2)} / {_fmt(rms.get('trunk'), 2)}",
-        ])
-    return rows
+def metrics_table(results: Sequence[ConditionResult], preset: str | None = None) -> list[list[str]]:
+    """The labelled table of :mod:`app.compare_report`."""
+    from app.compare_report import metrics_table as table
+
+    return table(results, _preset(results, preset))
 
 
-def verdict(results: Sequence[ConditionResult]) -> str:
-    """A few sentences on where each condition sits (lean, sway, stride), from the measured metrics."""
-    ok = [r for r in results if r.ok and "trunk_deg" in r.summary]
-    lines = [f"{r.name}: run {r.summary.get('status')} ({r.summary.get('message', '')})" for r in results if not r.ok]
-    if len(ok) >= 1:
-        def mean_trunk(r: ConditionResult) -> float:
-            return float(np.nanmean(r.cycle.get("trunk_deg", np.array([np.nan]))))
+def verdict(results: Sequence[ConditionResult], preset: str | None = None) -> str:
+    """The verdict of :mod:`app.compare_report` (emergent metrics only), with the cycle-mean trunk angles."""
+    from app.compare_report import verdict as text
 
-        def sway(r: ConditionResult) -> float:
-            return float(r.summary["trunk_deg"]["max"] - r.summary["trunk_deg"]["min"])
-
-        lean = max(ok, key=mean_trunk)
-        back = min(ok, key=lambda r: r.summary["trunk_deg"]["min"])
-        lines.append(f"Most forward lean: {lean.name} (mean trunk angle {mean_trunk(lean):.1f} deg).")
-        lines.append(f"Smallest trunk sway: {min(ok, key=sway).name} ({sway(min(ok, key=sway)):.1f} deg); "
-                     f"largest: {max(ok, key=sway).name} ({sway(max(ok, key=sway)):.1f} deg).")
-        if back.summary["trunk_deg"]["min"] < 0:
-            low = back.summary["trunk_deg"]["min"]
-            lines.append(f"{back.name} leans backward at times (trunk down to {low:.1f} deg).")
-        strides = [(r.summary.get("stride_length_m", np.nan), r.name) for r in ok]
-        strides = [s for s in strides if np.isfinite(s[0])]
-        if strides:
-            lines.append(f"Shortest stride: {min(strides)[1]} ({min(strides)[0]:.2f} m); "
-                         f"longest: {max(strides)[1]} ({max(strides)[0]:.2f} m).")
-    return "\n".join(lines)
+    means = {r.name: float(np.nanmean(r.cycle["trunk_deg"])) for r in results if "trunk_deg" in r.cycle}
+    return text(results, _preset(results, preset), means)
 
 
 def overlay_plots(results: Sequence[ConditionResult], out: Path) -> list[Path]:
@@ -163,19 +138,32 @@ def overlay_plots(results: Sequence[ConditionResult], out: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = (("trunk_deg", "trunk angle alpha [deg]", "trunk.png"),
-              ("knee_l_deg", "left knee flexion gamma_l [deg]", "knee.png"),
-              ("grf_ly_bw", "left vertical GRF [BW]", "grf_vertical.png"))
+    panels = (("trunk_deg", "trunk angle alpha [deg]", "trunk.png", "rec_trunk_deg"),
+              ("knee_l_deg", "left knee flexion gamma_l [deg]", "knee.png", "rec_knee_l_deg"),
+              ("grf_ly_bw", "left vertical GRF [BW]", "grf_vertical.png", None))
     paths = []
-    for key, label, fname in panels:
-        fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
-        for r in results:
-            if key in r.cycle:
-                ax.plot(r.cycle["pct"], r.cycle[key], label=r.name, lw=1.8)
+    colours = plt.get_cmap("tab10")
+    for key, label, fname, rec_key in panels:
+        fig, ax = plt.subplots(figsize=(6.8, 4.2), dpi=110)
+        counts = []
+        for i, r in enumerate(sorted(results, key=lambda r: r.name)):  # stable colours: by name
+            if key not in r.cycle:
+                continue
+            c = colours(i % 10)
+            pct, mean, sd = r.cycle["pct"], r.cycle[key], r.cycle[f"{key}_sd"]
+            ax.plot(pct, mean, color=c, lw=1.8, label=f"{r.name} (simulation)")
+            ax.fill_between(pct, mean - sd, mean + sd, color=c, alpha=0.18, lw=0)
+            if rec_key and rec_key in r.cycle:
+                ax.plot(pct, r.cycle[rec_key], color=c, lw=1.2, ls="--", label=f"{r.name} (recording)")
+            counts.append(f"{r.name} {int(r.cycle['n_cycles'][0])}")
+        preset = next((str(r.summary.get("preset", "")) for r in results if r.summary.get("preset")), "")
+        duration = max((float(r.summary.get("duration_s", 0.0)) for r in results), default=0.0)
+        ax.set_title(f"preset {preset or 'n/a'}, {duration:.1f} s per condition\n"
+                     f"mean +/- 1 SD over cycles ({', '.join(counts)}); recording dashed", fontsize=8)
         ax.set_xlabel("gait cycle [%] (left landing = 0)")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
-        ax.legend()
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         fig.tight_layout()
         path = out / fname
         fig.savefig(path)

@@ -31,8 +31,10 @@ ROLES: dict[str, tuple[str, str]] = {
     "tau": ("TorqueSwitch", "tau"), "ref": ("ReferenceSource", "angles"), "grf": ("GrfSource", "F"),
     "corr": ("GroundContact", "corr"), "est": ("NetTorqueEstimator", "tau"), "trunk": ("TrunkBalance", "tau"),
     "damp": ("StanceDamping", "tau"), "ff": ("ReferenceMotion", "tau"), "cop": ("AnkleBalance", "cop"),
-    "mz": ("AnkleBalance", "mz"),
+    "mz": ("AnkleBalance", "mz"), "ref_feet": ("ReferenceMotion", "feet"), "ref_com": ("ReferenceMotion", "com"),
 }
+# what the ``recording`` block of summary.json holds: the same metrics on the recording itself
+RECORDING_KEYS = ("trunk_deg", "knee_range_deg", "knee_deg", "stride_length_m", "com_height_m")
 REQUIRED = ("q", "stance", "feet", "com", "tau")
 
 
@@ -122,8 +124,21 @@ def walking_summary_from(results: Results, mass: float, leg_length: float | None
         out["cop_shift_m"] = {"rms": float(np.sqrt(np.mean(cop ** 2))) if cop.size else 0.0,
                               "max": float(cop.max()) if cop.size else 0.0}
         out["peak_ground_moment_nm_per_kg"] = float(np.abs(cut["mz"]).max()) / mass
+    out["com_height_m"] = float(np.mean(cut["com"][:, 1]))
     out.update(_account(t[:n], cut, mass, g))
+    if "ref" in cut and "ref_feet" in cut and "ref_com" in cut:
+        out["recording"] = recording_metrics(t[:n], cut, mass)
     return out
+
+
+def recording_metrics(t: np.ndarray, s: dict[str, np.ndarray], mass: float) -> dict[str, Any]:
+    """:data:`RECORDING_KEYS` of the recording over the same window: the reference angles, its
+    footprints and its CoM (``ReferenceMotion``), with the run's stance phases (from the GRF)."""
+    q_ref = np.concatenate([s["ref_com"][:, :2], s["ref"]], axis=1)
+    m = walking_metrics(t, q_ref, None, s["stance"] > 0.5, s["ref_feet"], s["ref_com"][:, :2],
+                        np.zeros((t.size, 4)), mass)
+    m["com_height_m"] = float(np.mean(s["ref_com"][:, 1]))
+    return {k: m[k] for k in RECORDING_KEYS}
 
 
 def _types_from_names(results: Results) -> dict[str, str]:

@@ -222,6 +222,38 @@ def _scale(ds: GaitDataset, mass: float | None, height: float | None) -> GaitDat
     return replace(ds, t=ds.t * math.sqrt(lam), grf=ds.grf * mu, q=q, cop_x=cop, meta=meta)
 
 
+def swap_kinematics(grf_ds: GaitDataset, kin_ds: GaitDataset) -> GaitDataset:
+    """``grf_ds``'s GRF with ``kin_ds``'s reference motion, read at the same gait phase (:mod:`models.phase_warp`).
+
+    The result keeps the GRF's clock; it is cropped to where the phase map stays inside the
+    kinematics recording. Its name is ``GRF|KINEMATICS``.
+    """
+    from dataclasses import replace
+
+    from models.phase_warp import gait_events, phase_map
+
+    if kin_ds.reference_angles() is None:
+        raise UserError(f"dataset {kin_ds.name!r} has no joint angles to use as kinematics")
+    try:
+        tau = phase_map(grf_ds.t, gait_events(grf_ds.t, grf_ds.grf), gait_events(kin_ds.t, kin_ds.grf))
+    except ValueError as exc:
+        raise UserError(f"cannot pair {grf_ds.name!r} with {kin_ds.name!r} by gait phase: {exc}") from None
+    keep = (tau >= kin_ds.t[0]) & (tau <= kin_ds.t[-1])
+    if keep.sum() < 2:
+        raise UserError(f"{grf_ds.name!r} and {kin_ds.name!r} share no gait phase")
+
+    def warp(a: np.ndarray | None) -> np.ndarray | None:
+        return None if a is None else np.column_stack([np.interp(tau[keep], kin_ds.t, c) for c in a.T])
+
+    meta = replace(grf_ds.meta, name=f"{grf_ds.name}{PAIR_SEPARATOR}{kin_ds.name}",
+                   notes=f"GRF of {grf_ds.name}, kinematics of {kin_ds.name} followed by gait phase",
+                   extra={**grf_ds.meta.extra, "kinematics_from": kin_ds.name,
+                          "phase_map": {"grf_events": len(gait_events(grf_ds.t, grf_ds.grf))}})
+    return replace(grf_ds, t=grf_ds.t[keep], grf=grf_ds.grf[keep], meta=meta,
+                   angles=warp(kin_ds.reference_angles()), q=warp(kin_ds.q),
+                   cop_x=None if grf_ds.cop_x is None else grf_ds.cop_x[keep])
+
+
 def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None,
                  mass: float | None = None, height: float | None = None) -> GaitDataset:
     """A bundled name, a registered name, a file path or a ``GRF|KINEMATICS`` pair -> :class:`GaitDataset`.
@@ -258,9 +290,10 @@ def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str
         raise UserError(f"{path}: not a file")
     meta = _sidecar(path)
     if meta is not None:
-        if kinematics is not None:
-            raise UserError(f"{path}: a synthetic dataset already holds its kinematics; drop --kinematics")
-        return _scale(read_synthetic(path, meta), mass, height)
+        own = _scale(read_synthetic(path, meta), mass, height)
+        if kinematics is None:
+            return own
+        return swap_kinematics(own, load_dataset(kinematics, mass=mass, height=height))
     from models import gaitdata
 
     kin = None if kinematics is None else Path(kinematics)

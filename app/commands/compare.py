@@ -20,7 +20,8 @@ HELP = "compare datasets (footwear conditions) with the same diagram: metrics ta
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grf", nargs="+", default=["all"], metavar="NAME|FILE",
                         help="datasets to compare; 'all' = every bundled dataset (default)")
-    parser.add_argument("--preset", default="default", choices=PRESET_CHOICES, help="diagram preset (default: default)")
+    parser.add_argument("--preset", default="tracking", choices=PRESET_CHOICES,
+                        help="diagram preset (default: tracking; emergent: posture as a result of the GRF)")
     parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per condition")
     parser.add_argument("--workers", type=int, default=None, metavar="K", help="parallel processes (default: cores)")
     parser.add_argument("--out", type=Path, default=Path("gaitblocks_compare"), metavar="DIR", help="output folder")
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"[{done}/{total}] {name} done", file=sys.stderr)
 
     results = compare(specs, preset=args.preset, duration=args.duration, progress=progress, workers=args.workers)
-    table = metrics_table(results)
+    table = metrics_table(results, args.preset)
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "compare.csv", "w", newline="", encoding="utf-8") as fh:
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     md = ["| " + " | ".join(table[0]) + " |", "|" + "---|" * len(table[0])]
     md += ["| " + " | ".join(row) + " |" for row in table[1:]]
     (out / "compare.md").write_text("\n".join(md) + "\n", encoding="utf-8")
-    text = verdict(results)
+    text = verdict(results, args.preset)
     (out / "verdict.txt").write_text(text + "\n", encoding="utf-8")
     (out / "summaries.json").write_text(json.dumps({r.name: r.summary for r in results}, indent=2, default=str) + "\n",
                                         encoding="utf-8")

@@ -33,6 +33,15 @@ What it computes (every tick, held through the RK4 stages like the other control
     damping ratio 0.47 at ``h = 1 m``. ``d_max = 0.10 m`` keeps the CoP within a foot's
     length of the contact point; the run's ``summary.json`` reports how far it went
     (``cop_shift_m``).
+
+    ``target = "own_speed"`` (the ``emergent`` preset) reads no reference: the position term is
+    dropped and the rate error is the CoM's forward speed against the body's *own* running
+    mean ``v_mean`` (a first-order lag with time constant ``tau_v`` [s], discrete state)::
+
+        d_s = clip(gain k_d (v_com - v_mean), -d_max, d_max)
+
+    It damps the speed's step-to-step swings without pulling toward any recorded speed or
+    position: the mean speed stays whatever the GRF makes it.
 """
 
 from __future__ import annotations
@@ -52,7 +61,10 @@ class AnkleBalance(Block):
     params = {"kp": P(2.0, min=0.0, max=100.0, unit="m/m", description="CoP shift per metre of CoM error"),
               "kd": P(0.3, min=0.0, max=10.0, unit="s", description="CoP shift per m/s of CoM velocity error"),
               "d_max": P(0.10, min=0.0, max=0.5, unit="m", description="largest CoP shift from the contact point"),
-              "gain": P(1.0, min=0.0, max=1.0, description="1 = on, 0 = off (paper)")}
+              "gain": P(1.0, min=0.0, max=1.0, description="1 = on, 0 = off (paper)"),
+              "target": P("reference", choices=("reference", "own_speed"),
+                          description="reference: the reference CoM; own_speed: the body's own mean speed"),
+              "tau_v": P(2.0, min=0.05, max=100.0, unit="s", description="own_speed: time constant of the mean speed")}
     inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
               PortSpec("stance", 2, "", "stance flags", ("l", "r")),
               PortSpec("F", 4, "N", "foot forces applied by the ground", GRF_NAMES),
@@ -60,15 +72,21 @@ class AnkleBalance(Block):
               PortSpec("com_ref", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
     outputs = (PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r")),
                PortSpec("cop", 2, "m", "CoP shift ahead of the contact point", ("l", "r")))
+    n_discrete = 2
     discrete = True
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         p.set("_biped", FiveLinkBiped(ctx.biped_params))
         p.set("_com", np.zeros(4))
         p.set("_feet", np.zeros(8))
+        p.set("_dt", ctx.dt * max(1, round(p.ts / ctx.dt)) if p.ts > 0 else ctx.dt)
 
     def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        """No state: the block is sampled only so that its output is held between ticks."""
+        """``z = [v_mean, started]``: the body's own mean forward speed, a first-order lag of ``v_com``."""
+        v = float(p._biped.com_state(u[0], u[1], p._com)[2])
+        a = min(p._dt / p.tau_v, 1.0)
+        znext[0] = v if z[1] < 0.5 else z[0] + a * (v - z[0])
+        znext[1] = 1.0
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         mz, cop = y
@@ -78,12 +96,13 @@ class AnkleBalance(Block):
             return
         com = p._biped.com_state(u[0], u[1], p._com)
         feet = p._biped.feet_state(u[0], u[1], p._feet)
+        own = p.target == "own_speed"
         ref_feet, ref_com = u[4], u[5]
-        rate_err = com[2] - ref_com[2]
+        rate_err = com[2] - (z[0] if z[1] > 0.5 else com[2]) if own else com[2] - ref_com[2]
         for s in (0, 1):
             if u[2][s] <= 0.5:
                 continue
-            err = (com[0] - feet[4 * s]) - (ref_com[0] - ref_feet[2 * s])
+            err = 0.0 if own else (com[0] - feet[4 * s]) - (ref_com[0] - ref_feet[2 * s])
             d = p.gain * (p.kp * err + p.kd * rate_err)
             d = min(max(d, -p.d_max), p.d_max)
             cop[s] = d

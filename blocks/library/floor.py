@@ -34,7 +34,9 @@ r"""The floor and the stance leg without the recording's answer: blocks of the `
     ``gamma_min`` [deg]. The knee stop is the passive end of the knee's range (a human knee
     does not hyperextend); it acts only past ``gamma_min``. Its torque and the damping are
     reported in the run's force account (``actuation.stance_damping``). Output ``tau`` (4)
-    N m ``[hip_l, hip_r, knee_l, knee_r]``, zero for swing legs.
+    N m ``[hip_l, hip_r, knee_l, knee_r]``, zero for swing legs. Sampled like the controllers
+    (held through the RK4 stages); evaluated in every stage instead, the bundled high-heels
+    walk fell at 7.4 s instead of walking its 10 s (measured).
 """
 
 from __future__ import annotations

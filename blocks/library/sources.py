@@ -76,6 +76,10 @@ class GrfSource(Block):
     .. math:: F(t) = s\,\mathrm{LP}(F_{data})(t_{data}),\quad
               s = g_{extra}\,m_{model}/m_{data}\ \text{(if scaled and the data mass is known)}
 
+    Perturbations for experiments (tunable, 1 = the recording): ``propulsion_gain`` multiplies
+    the propulsive (forward, ``F_x > 0``) part of each foot's fore-aft force, ``vertical_gain``
+    every vertical force.
+
     Outputs
     -------
     F : (4,) N
@@ -91,7 +95,9 @@ class GrfSource(Block):
               "filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
                              description="zero-lag Butterworth low-pass cut-off; 0 = off"),
               "scale_to_model": P(True, tunable=False, description="scale forces by model mass / data mass"),
-              "gain": P(1.0, min=0.0, max=3.0, description="extra multiplier on all forces")}
+              "gain": P(1.0, min=0.0, max=3.0, description="extra multiplier on all forces"),
+              "propulsion_gain": P(1.0, min=0.0, max=3.0, description="multiplier on the propulsive part of F_x"),
+              "vertical_gain": P(1.0, min=0.0, max=3.0, description="multiplier on F_y")}
     outputs = (PortSpec("F", 4, "N", "ground reaction forces", GRF_NAMES), PortSpec("cop", 2, "m", "CoP x", ("l", "r")))
     time_varying = True
 
@@ -113,8 +119,19 @@ class GrfSource(Block):
         self._scaled(p)
 
     @staticmethod
+    def _perturbed(f: np.ndarray, p: Params) -> np.ndarray:
+        """``f`` (..., 4) scaled by ``gain`` and the mass ratio, with the propulsive/vertical gains applied."""
+        out = f * (p.gain * p._mass_scale)
+        if p.propulsion_gain != 1.0:
+            fx = out[..., 0::2]
+            out[..., 0::2] = np.where(fx > 0.0, fx * p.propulsion_gain, fx)
+        if p.vertical_gain != 1.0:
+            out[..., 1::2] *= p.vertical_gain
+        return out
+
+    @staticmethod
     def _scaled(p: Params) -> None:
-        forces = p._tab[:, 0:4] * (p.gain * p._mass_scale)
+        forces = GrfSource._perturbed(p._tab[:, 0:4], p)
         forces.setflags(write=False)
         p.set("_F", forces)
         p.set("_cop", np.ascontiguousarray(p._tab[:, 4:6]))
@@ -127,7 +144,7 @@ class GrfSource(Block):
             y[1][:] = p._cop[i]
             return
         row = _row(p, t)
-        np.multiply(row[0:4], p.gain * p._mass_scale, out=y[0])
+        y[0][:] = self._perturbed(row[0:4], p)
         y[1][:] = row[4:6]
 
 

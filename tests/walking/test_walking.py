@@ -104,10 +104,21 @@ def test_compare_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["compare", "--grf", "sneakers", "high_heels", "--duration", "4", "--workers", "1",
                  "--out", str(tmp_path)]) == 0
     rows = (tmp_path / "compare.csv").read_text().splitlines()
-    assert rows[0].startswith("condition,status,trunk R-off->L-land")
-    assert len(rows) == 3
+    assert rows[0].startswith("condition,status,trunk min [deg] (input),trunk min [deg] recording")
+    assert len(rows) == 3 + 3  # two conditions, three published reference rows
+    assert rows[-1].startswith("paper: high_heels,published,-1.8")
     for name in ("trunk.png", "knee.png", "grf_vertical.png", "compare.md", "verdict.txt"):
         assert (tmp_path / name).stat().st_size > 100
     verdict = (tmp_path / "verdict.txt").read_text()
-    assert "Shortest stride: high_heels" in verdict  # 0.72 m vs 0.75 m in the bundled sets
+    # the tracking preset's posture metrics are its input: the verdict must not present them as findings
+    assert "not findings" in verdict and "Shortest stride" not in verdict
     assert "high_heels" in capsys.readouterr().out
+
+
+def test_coarse_step_warns_and_a_blow_up_is_failed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--dt 0.01 s is above the contact's stable step: a warning naming the step, then FAILED and exit 1."""
+    s = run_summary(tmp_path, "--grf", "sneakers", "--dt", "0.01", "--duration", "2", code=1)
+    captured = capsys.readouterr()
+    assert s["status"] == "failed"
+    assert "above the stable step of block 'contact'" in captured.err and "4.6 ms" in captured.err
+    assert captured.out.startswith("FAILED: ")

@@ -1,0 +1,141 @@
+"""Issue 16 evals: the ``emergent`` preset's posture is a result of the GRF, not a copy of the recording.
+
+Whole-system runs of the default diagram (``gaitblocks run --preset emergent``) on the bundled
+synthetic sets. What the preset meets is asserted; the targets it misses are strict xfails
+carrying the measured figures (they fail the moment a change brings a figure inside its bound).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from app.cli import main
+from blocks.recorder import Results
+
+BUNDLED = ("sneakers", "barefoot", "high_heels")
+
+
+def emergent(tmp: Path, grf: str, *extra: str, duration: float = 10.0) -> tuple[dict[str, Any], Results]:
+    code = main(["run", "--grf", grf, "--preset", "emergent", "--duration", str(duration), *extra, "--out", str(tmp)])
+    summary = json.loads((tmp / "summary.json").read_text())
+    assert code == {"ok": 0, "fell": 3, "failed": 1}[summary["status"]]  # the exit code tells the status
+    return summary, Results.load_npz(tmp / "results.npz")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict[str, Any], Results]]:
+    return {ds: emergent(tmp_path_factory.mktemp(ds), ds) for ds in BUNDLED}
+
+
+@pytest.mark.parametrize("ds", BUNDLED)
+def test_emergent_walks_10_s_with_its_trunk_in_range_and_feet_planted(runs: dict, ds: str) -> None:
+    s, _ = runs[ds]
+    assert s["status"] == "ok" and s["fell_at_s"] is None
+    assert -5.0 <= s["trunk_deg"]["min"] and s["trunk_deg"]["max"] <= 12.0
+    assert s["stance_slip_m_max"] <= 0.02
+    assert s["cycles_completed"] >= 7
+
+
+@pytest.mark.parametrize("ds", BUNDLED)
+def test_emergent_trunk_is_not_a_copy_of_the_recording(runs: dict, ds: str) -> None:
+    """The emergent trunk curve differs from the reference beyond tracking precision (issue: corr < 0.999
+    or RMS difference > 0.3 deg); the tracking preset's trunk RMS error is 0.08 deg on these sets."""
+    _, r = runs[ds]
+    alpha, ref = np.degrees(r["body.q"][:, 2]), np.degrees(r["ref.angles"][:, 0])
+    corr = float(np.corrcoef(alpha, ref)[0, 1])
+    rms = float(np.sqrt(np.mean((alpha - ref) ** 2)))
+    assert corr < 0.999 or rms > 0.3
+    assert rms > 0.3  # measured 1.2-2.0 deg
+
+
+def test_emergent_reads_no_stance_posture_of_the_recording(runs: dict) -> None:
+    """Stance feedback is off: the whole stance-joint impulse comes from the estimator, the trunk
+    balance and the stance-leg impedance, and the footprints are where the model landed."""
+    for ds in BUNDLED:
+        s, r = runs[ds]
+        share = s["actuation"]["stance_joint_impulse_share"]
+        assert share["joint_feedback"] < 0.01
+        assert share["estimator"] > 0.3
+        held = r["footprints.feet"][:, [0, 2]]
+        ref = r["ref_motion.feet"][:, [0, 2]]
+        assert np.abs(held - ref).max() > 0.02  # not the reference footprints
+
+
+_LONG = pytest.mark.xfail(strict=True, reason="measured emergent stride 0.824 m barefoot (+13 %) and 0.890 m high "
+                          "heels (+24 %): the swing leg lands where the reference angles put it relative to a body "
+                          "whose stance knee is straighter than the recording's")
+
+
+@pytest.mark.parametrize("ds, rec", [("sneakers", 0.75), pytest.param("barefoot", 0.73, marks=_LONG),
+                                     pytest.param("high_heels", 0.72, marks=_LONG)])
+def test_emergent_stride_within_10_percent(runs: dict, ds: str, rec: float) -> None:
+    s, _ = runs[ds]
+    assert s["recording"]["stride_length_m"] == pytest.approx(rec, abs=0.01)  # the recording's own stride
+    assert s["stride_length_m"] == pytest.approx(rec, rel=0.10)  # sneakers: measured 0.795 m (+6 %)
+
+
+@pytest.mark.xfail(strict=True, reason="residual measured poor on every bundled set: vertical 49-67 % of the "
+                   "peak GRF (RMS), a ~5 Hz bounce of the body on the stance knee spring; the net per cycle is "
+                   "under 3 N")
+@pytest.mark.parametrize("ds", BUNDLED)
+def test_emergent_residual_good(runs: dict, ds: str) -> None:
+    assert runs[ds][0]["residual"]["verdict"] == "good"
+
+
+def test_status_and_force_account_are_reported(runs: dict) -> None:
+    s, _ = runs["sneakers"]
+    act = s["actuation"]
+    assert act["recorded_grf"]["rms_bw"] == pytest.approx(1.0, abs=0.15)
+    assert sum(act["stance_joint_impulse_share"].values()) == pytest.approx(1.0)
+    res = s["residual"]
+    assert res["verdict"] in ("good", "acceptable", "poor")
+    assert res["y"]["rms_fraction"] == pytest.approx(res["y"]["rms_n"] / res["peak_external_n"])
+    assert s["recording"]["trunk_deg"]["min"] < s["recording"]["trunk_deg"]["max"]
+
+
+def _speed(s: dict[str, Any], r: Results) -> float:
+    """Mean forward speed of the whole-body CoM up to the end of the metrics window [m/s]."""
+    n = int(np.searchsorted(r.t, s["metrics_until_s"], side="right"))
+    com = r["kin.com"]
+    return float((com[n - 1, 0] - com[0, 0]) / (r.t[n - 1] - r.t[0]))
+
+
+@pytest.fixture(scope="module")
+def propulsion(tmp_path_factory: pytest.TempPathFactory, runs: dict) -> dict[float, tuple[float, float]]:
+    out = {1.0: (_speed(*runs["sneakers"]), runs["sneakers"][0]["stride_length_m"])}
+    for g in (0.9, 1.1):
+        s, r = emergent(tmp_path_factory.mktemp(f"prop{g}"), "sneakers", "--set", f"grf.propulsion_gain={g}")
+        assert s["status"] == "ok"
+        out[g] = (_speed(s, r), s["stride_length_m"])
+    return out
+
+
+@pytest.mark.xfail(strict=True, reason="measured on sneakers: speed 0.717 / 0.719 / 0.719 m/s and stride 0.796 / "
+                   "0.795 / 0.795 m for propulsion x0.9 / 1.0 / 1.1: the planted floor supplies whatever fore-aft "
+                   "force the legs' geometry needs, so the GRF's propulsion does not reach the speed")
+def test_perturbation_speed_and_stride_rise_with_propulsion(propulsion: dict[float, tuple[float, float]]) -> None:
+    speeds = [propulsion[g][0] for g in (0.9, 1.0, 1.1)]
+    strides = [propulsion[g][1] for g in (0.9, 1.0, 1.1)]
+    assert speeds[2] - speeds[0] > 0.01 and np.all(np.diff(speeds) > 0)
+    assert np.all(np.diff(strides) > 0)
+
+
+def test_perturbation_runs_are_finite_and_differ_from_the_unperturbed(propulsion: dict) -> None:
+    """The perturbation reaches the model (the GRF source's propulsion gain acts)."""
+    assert all(np.isfinite(v).all() for v in propulsion.values())
+    assert propulsion[0.9][0] != propulsion[1.0][0]
+
+
+@pytest.mark.xfail(strict=True, reason="measured: sneakers kinematics under the high-heels GRF (phase-warped) "
+                   "fall at 2.2 s, so the swap has no emergent posture to compare")
+def test_swap_high_heels_grf_leans_back_and_shortens_the_stride(tmp_path: Path, runs: dict) -> None:
+    base, _ = runs["sneakers"]
+    swap, _ = emergent(tmp_path, "high_heels", "--kinematics", "sneakers")
+    assert swap["status"] == "ok"
+    assert swap["trunk_deg"]["min"] < base["trunk_deg"]["min"]
+    assert swap["stride_length_m"] < base["stride_length_m"]
