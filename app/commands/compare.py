@@ -12,7 +12,9 @@ import json
 import sys
 from pathlib import Path
 
+from app.commands.run import add_output_options, check_out_dir
 from blocks.presets import PRESETS
+from models.errors import UserError
 
 HELP = "compare datasets (footwear conditions) with the same diagram: metrics table, overlay plots, verdict"
 
@@ -20,10 +22,13 @@ HELP = "compare datasets (footwear conditions) with the same diagram: metrics ta
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grf", nargs="+", default=["all"], metavar="NAME|FILE",
                         help="datasets to compare; 'all' = every bundled dataset (default)")
-    parser.add_argument("--preset", default="default", choices=PRESETS, help="diagram preset (default: default)")
+    parser.add_argument("--preset", default="default", choices=PRESETS, help="diagram preset")
     parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per condition")
     parser.add_argument("--workers", type=int, default=None, metavar="K", help="parallel processes (default: cores)")
-    parser.add_argument("--out", type=Path, default=Path("gaitblocks_compare"), metavar="DIR", help="output folder")
+    add_output_options(parser, "gaitblocks_compare")
+
+
+OUT_FILES = ("compare.csv", "compare.md", "verdict.txt", "summaries.json", "trunk.png", "knee.png", "grf_vertical.png")
 
 
 def _specs(names: list[str]) -> list[str]:
@@ -36,8 +41,16 @@ def _specs(names: list[str]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from app.comparison import compare, metrics_table, overlay_plots, verdict
+    from blocks.datasets import check_dataset
 
+    check_out_dir(args.out, args.force, OUT_FILES)
+    if args.duration is not None and not args.duration > 0:
+        raise UserError(f"--duration must be a positive number of seconds, got {args.duration}")
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers must be at least 1, got {args.workers}")
     specs = _specs(args.grf)
+    for spec in specs:
+        check_dataset(spec)
 
     def progress(done: int, total: int, name: str) -> None:
         print(f"[{done}/{total}] {name} done", file=sys.stderr)

@@ -1,7 +1,7 @@
 """``gaitblocks run``: simulate a diagram on a dataset and write the results.
 
-Writes ``DIR/results.csv``, ``DIR/results.npz`` (+ ``results.json`` sidecar) and
-``DIR/summary.json`` with ``status``, ``message``, ``t_end_reached``, ``wall_s``,
+Writes ``DIR/results.npz`` (+ ``results.json`` sidecar), ``DIR/results.csv`` (unless ``--no-csv``;
+headers carry units) and ``DIR/summary.json`` with ``status``, ``message``, ``t_end_reached``, ``wall_s``,
 ``realtime_factor``, ``steps``, ``events`` and the parameters used, plus whatever the
 registered metric functions add (:data:`METRICS`, :func:`register_metric`).
 """
@@ -11,18 +11,19 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from blocks import Diagram, Results, Runner, compile_diagram
-from blocks.compile import CompiledModel
-from blocks.datasets import default_dataset_name
-from blocks.presets import PRESETS, apply_preset
-from models.dataset import GaitDataset
+from blocks.presets import PRESETS
 from models.errors import UserError
-from models.gaitdata.offplate import FilledContact
+
+if TYPE_CHECKING:
+    from blocks import Diagram, Results, Runner
+    from blocks.compile import CompiledModel
+    from models.dataset import GaitDataset
 
 HELP = "simulate a diagram on a dataset; write results.csv, results.npz and summary.json"
 
@@ -38,7 +39,7 @@ class RunContext:
     args: argparse.Namespace
 
 
-MetricFn = Callable[[Results, RunContext], dict[str, Any]]
+MetricFn = Callable[["Results", RunContext], dict[str, Any]]
 METRICS: list[MetricFn] = []
 
 
@@ -66,6 +67,7 @@ def default_diagram_path() -> Path:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--diagram", type=Path, default=None, help="diagram JSON file (default: grf_walk.json)")
+    add_output_options(parser, "gaitblocks_run")
     parser.add_argument("--grf", default=None, metavar="NAME|FILE",
                         help="dataset: bundled name or file (default: the diagram's, else the registry default)")
     parser.add_argument("--kinematics", default=None, metavar="FILE",
@@ -88,12 +90,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='JSON {"set": {"block.param": value}} (e.g. tune best.json), applied before --set')
     parser.add_argument("--set", action="append", default=[], metavar="BLOCK.PARAM=VALUE", dest="sets",
                         help="set a block parameter before compiling (repeatable)")
-    parser.add_argument("--out", type=Path, default=Path("gaitblocks_run"), metavar="DIR",
-                        help="output folder (default: ./gaitblocks_run)")
+    parser.add_argument("--csv", action=argparse.BooleanOptionalAction, default=True,
+                        help="also write results.csv (text, about 1.4 MB per simulated second)")
+    parser.add_argument("--compress", action="store_true", help="write results.npz compressed (smaller, slower)")
+
+
+RESULT_FILES = ("results.csv", "results.npz", "results.json", "summary.json")
+
+
+def add_output_options(parser: argparse.ArgumentParser, default: str) -> None:
+    """``--out DIR`` and ``--force`` (shared by every command that writes a results folder)."""
+    parser.add_argument("--out", type=Path, default=Path(default), metavar="DIR", help="output folder")
+    parser.add_argument("--force", action="store_true", help="overwrite results already in the output folder")
+
+
+def check_out_dir(out: Path, force: bool, files: tuple[str, ...]) -> None:
+    """Fail before any simulation when ``out`` cannot take the results: a file, not writable, or
+    already holding results (one of ``files``) and ``force`` not given."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out}: exists and is not a folder")
+    present = [f for f in files if (out / f).exists()]
+    if present and not force:
+        raise UserError(f"--out {out} already holds results ({', '.join(present)}); "
+                        "give --force to overwrite them or choose another folder")
+    probe = out if out.exists() else next((p for p in out.parents if p.exists()), Path("."))
+    if not os.access(probe, os.W_OK):
+        raise UserError(f"--out {out}: {probe} is not writable")
 
 
 def load_diagram(args: argparse.Namespace) -> Diagram:
     """The diagram named by ``--diagram`` with every ``--set`` applied."""
+    from blocks import Diagram
+    from blocks.presets import apply_preset
+
     diagram = Diagram.load(args.diagram if args.diagram is not None else default_diagram_path())
     if getattr(args, "preset", None):
         diagram = apply_preset(diagram, args.preset)
@@ -116,6 +145,9 @@ def load_diagram(args: argparse.Namespace) -> Diagram:
 
 def prepare(args: argparse.Namespace) -> RunContext:
     """Load, configure and compile; the runner is ready to go."""
+    from blocks import Runner, compile_diagram
+    from blocks.datasets import default_dataset_name
+
     diagram = load_diagram(args)
     dataset = args.grf or diagram.dataset or default_dataset_name()
     if args.dt is not None and not (math.isfinite(args.dt) and args.dt > 0):
@@ -213,26 +245,31 @@ def _dataset_info(ctx: RunContext) -> dict[str, Any]:
         return {"spec": ctx.dataset}
 
 
-def write_outputs(results: Results, summary: dict[str, Any], out: Path) -> None:
+def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: bool = True,
+                  compress: bool = False) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
-        results.save_csv(out / "results.csv")
-        results.save_npz(out / "results.npz")
+        if csv:
+            results.save_csv(out / "results.csv")
+        results.save_npz(out / "results.npz", compress=compress)
         (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot write results to {out}: {exc.strerror}") from None
 
 
 def run(args: argparse.Namespace) -> int:
+    check_out_dir(args.out, args.force, RESULT_FILES)
     ctx = prepare(args)
     results = ctx.runner.run(ctx.model.ctx.t_end)
     summary = summarise(results, ctx)
-    write_outputs(results, summary, args.out)
+    write_outputs(results, summary, args.out, csv=args.csv, compress=args.compress)
     rtf = summary["realtime_factor"]
     line = (f"{summary['status']}: {summary['steps']} steps to t = {summary['t_end_reached']:.3f} s, "
             f"{summary['wall_s']:.2f} s wall ({rtf:.1f}x real time), {len(results.events)} events -> {args.out}"
             if rtf else f"{summary['status']}: no steps taken -> {args.out}")
     print(line)
+    from models.gaitdata.offplate import FilledContact
+
     for fill in summary.get("dataset", {}).get("filled_contacts", []):
         print(f"data: {FilledContact(**fill).note()}")
     if "rms_deg" in summary:

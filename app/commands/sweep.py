@@ -1,6 +1,7 @@
 """``gaitblocks sweep``: run a parameter grid (or random / Latin-hypercube samples) of a diagram.
 
-Writes ``DIR/sweep.csv`` (one row per run, failed runs included: :mod:`app.tuning.sweep`),
+Writes ``DIR/sweep.csv`` (one row per run, failed runs included: :mod:`app.tuning.sweep`; rewritten
+as each run finishes, so a crash or Ctrl+C keeps every finished row),
 ``DIR/sweep.json`` (axes, objective, best run) and, for two swept parameters,
 ``DIR/heatmap_objective.png``. A progress line on stderr shows done/total and the time left;
 Ctrl+C stops the sweep, keeps and writes the finished rows, and exits with code 130.
@@ -13,16 +14,19 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from app.commands.run import add_output_options, check_out_dir
 from app.tuning.executors import EXECUTORS, make_executor
 from app.tuning.grid import Axis, check_axes, grid_points, lhs_points, parse_axis, random_points
 from app.tuning.objective import parse_objective
 from app.tuning.sweep import Progress, run_sweep, write_csv
 from app.tuning.worker import RunSpec
-from blocks import Diagram
 from blocks.presets import PRESETS
 from models.errors import UserError
+
+if TYPE_CHECKING:
+    from blocks import Diagram
 
 HELP = "run a parameter grid or random/LHS samples; write sweep.csv and heat maps"
 
@@ -39,7 +43,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--objective", default="default", metavar="SPEC",
                         help="default | tracking | weights like track=1,effort=0.1 | metric:COLUMN")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="K",
-                        help="parallel runs (default: the number of cores)")
+                        help="parallel runs (default: the number of cores, here %(default)s)")
     parser.add_argument("--executor", default="process", choices=EXECUTORS,
                         help="process (concurrent.futures, default), dask, or serial")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -54,7 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="N sampled points in the box instead of the full grid")
     parser.add_argument("--sampler", default="lhs", choices=("random", "lhs"), help="sampler for --samples")
     parser.add_argument("--seed", type=int, default=0, help="seed of the sampler")
-    parser.add_argument("--out", type=Path, default=Path("gaitblocks_sweep"), metavar="DIR", help="output folder")
+    add_output_options(parser, "gaitblocks_sweep")
+
+
+OUT_FILES = ("sweep.csv", "sweep.json", "heatmap_objective.png")
 
 
 def base_diagram(args: argparse.Namespace) -> Diagram:
@@ -104,6 +111,7 @@ def points(args: argparse.Namespace, axes: list[Axis], diagram: Diagram) -> list
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    check_out_dir(args.out, args.force, OUT_FILES)
     check_numbers(args)
     if not args.params:
         raise UserError("give at least one --param BLOCK.PARAM=LO:HI:N")
@@ -116,10 +124,17 @@ def run(args: argparse.Namespace) -> int:
     specs = [RunSpec(args.grf, fixed + tuple(p.items()), args.preset, str(args.diagram) if args.diagram else None,
                      args.duration, args.dt, objective) for p in pts]
     refs = [a.ref for a in axes]
-    with make_executor(args.executor, min(args.workers, len(specs)), args.scheduler) as ex:
-        outcome = run_sweep(specs, ex, progress=Progress(len(specs), f"sweep ({ex.name} x{ex.workers})"))
     out: Path = args.out
-    write_csv(outcome.rows, out / "sweep.csv", [r for r, _ in fixed] + refs)
+    columns = [r for r, _ in fixed] + refs
+    done: list[dict[str, Any]] = []
+
+    def keep(row: dict[str, Any]) -> None:  # every finished row reaches the disk at once
+        done.append(row)
+        write_csv(sorted(done, key=lambda r: int(r["run"])), out / "sweep.csv", columns)
+
+    with make_executor(args.executor, min(args.workers, len(specs)), args.scheduler) as ex:
+        outcome = run_sweep(specs, ex, progress=Progress(len(specs), f"sweep ({ex.name} x{ex.workers})"), on_row=keep)
+    write_csv(outcome.rows, out / "sweep.csv", columns)
     ok = [r for r in outcome.rows if r.get("status") == "ok"]
     best = min(ok, key=lambda r: r["objective"]) if ok else None
     meta = {"params": [{"ref": a.ref, "lo": a.lo, "hi": a.hi, "values": list(a.values)} for a in axes],

@@ -26,14 +26,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.tuning.executors import Executor
 from app.tuning.worker import RunSpec, run_one
-from blocks import Diagram
 from models.errors import UserError
+
+if TYPE_CHECKING:
+    from blocks import Diagram
 
 __all__ = ["TuneParam", "tune_params", "Evaluation", "OptimizeResult", "optimize", "param_value", "DEFAULT_REFS",
            "ALGORITHMS"]

@@ -83,10 +83,15 @@ def test_tune_cli_writes_best_json_table_and_plot(tmp_path: Path, capsys: pytest
     assert 250.0 <= best["set"]["pid_hip.kp"] <= 4000.0  # start 1000 (default preset), span 4
     assert "| rms_deg.knee_l |" in (out / "metrics.md").read_text()
     assert (out / "convergence.png").read_bytes()[:4] == b"\x89PNG"
+    capsys.readouterr()
     code = main(["tune", "--grf", "sneakers", "--method", "zn", "--duration", "0.3", "--out", str(tmp_path / "z")])
-    assert code == 0
-    zn = json.loads((tmp_path / "z" / "tune.json").read_text())["zn"]
-    zb = json.loads((tmp_path / "z" / "best.json").read_text())["set"]
+    info = json.loads((tmp_path / "z" / "tune.json").read_text())
+    zn = info["zn"]
+    # Ziegler-Nichols scores worse than the tuned default preset here: never stored as best, and said so
+    assert info["after"]["objective"] > info["before"]["objective"] and info["improved"] is False
+    assert code == 1 and not (tmp_path / "z" / "best.json").exists()
+    assert "WORSE than the start" in capsys.readouterr().err
+    zb = json.loads((tmp_path / "z" / "worse.json").read_text())["set"]
     for joint, block in (("hip", "pid_hip"), ("knee", "pid_knee")):
         ku, tu = zn[joint]["ku_nm_per_rad"], zn[joint]["tu_s"]
         assert zb[f"{block}.kp"] == pytest.approx(0.6 * ku) and zb[f"{block}.kd"] == pytest.approx(0.075 * ku * tu)
