@@ -2,7 +2,7 @@
 
 Every caller goes through it: ``gaitblocks run`` parses its options into a :class:`RunSpec`;
 the GUI session holds one (:meth:`app.gui.session.SimSession.spec`); ``compare``, ``sweep`` and
-``tune`` map specs over an executor (:mod:`app.tuning.executors`: serial, process pool, Dask).
+``tune`` map specs over an executor (:mod:`blocks.executors`: serial, process pool, Dask).
 
 * :class:`RunSpec` -- what a run is: diagram, preset, dataset (name, file, or a
   ``GRF|KINEMATICS`` pair, with the subject's mass/height and a time window), typed parameter
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from blocks.compile import CompiledModel
     from models.dataset import GaitDataset
 
-__all__ = ["RunSpec", "Built", "RunResult", "build", "run", "summarise", "METRICS", "register_metric",
+__all__ = ["RunSpec", "Built", "RunResult", "build", "build_diagram", "run", "summarise", "METRICS", "register_metric",
            "find_signal", "by_type", "default_diagram_path", "PAPER_SUBJECT", "CANONICAL"]
 
 PAPER_SUBJECT = (55.33, 1.66)  # kg, m: the model of Table 1 (Luxman & Zielinska 2017)
@@ -94,8 +94,10 @@ class RunSpec:
     logged: tuple[str, ...] | None = None
 
     def with_settings(self, *pairs: tuple[str, Any]) -> RunSpec:
-        """A copy with ``pairs`` applied after this spec's settings."""
-        return replace(self, settings=self.settings + tuple(pairs))
+        """A copy with ``pairs`` applied after this spec's settings (an earlier value of the same
+        parameter is dropped: the last one wins either way)."""
+        refs = {ref for ref, _ in pairs}
+        return replace(self, settings=tuple(p for p in self.settings if p[0] not in refs) + tuple(pairs))
 
     def check(self) -> None:
         """Raise :class:`UserError` for a bad number or an unknown dataset, without loading data."""
@@ -178,7 +180,8 @@ def by_type(results: Results, diagram: Diagram) -> Results:
 
 
 # ----------------------------------------------------------------------------- building
-def _diagram(spec: RunSpec) -> Diagram:
+def build_diagram(spec: RunSpec) -> Diagram:
+    """The spec's diagram with its preset, then its settings, applied (a new object)."""
     from blocks import Diagram
     from blocks.presets import apply_preset
 
@@ -222,7 +225,7 @@ def build(spec: RunSpec) -> Built:
     from blocks.datasets import default_dataset_name, resolve_dataset
 
     spec.check()
-    diagram = _diagram(spec)
+    diagram = build_diagram(spec)
     dataset = spec.dataset or diagram.dataset or default_dataset_name()
     t0 = diagram.solver.t_start
     t_end = t0 + (spec.duration if spec.duration is not None else diagram.solver.t_end - t0)

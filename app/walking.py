@@ -3,10 +3,11 @@
 ``fell_at_s`` is the first time the trunk tilts beyond 60 deg or the hip drops below half the
 leg length (None if neither happens): a walker whose legs fold or spin has fallen even with an
 upright trunk.
-Reads the default diagram's signals (``body.q``, ``ref.angles``, ``phase.stance``,
+Reads the signals by their canonical names (``body.q``, ``ref.angles``, ``phase.stance``,
 ``kin.feet`` or ``kin.contact``, ``kin.com``, ``switch.tau``, ``contact.corr``, ``ankle.cop``,
-``ankle.mz``, ``est.tau``) and computes the
-metrics of :mod:`models.gait_metrics`. Diagrams without those signals get no walking keys.
+``ankle.mz``, ``est.tau``: the first block of each type in :data:`app.runs.CANONICAL`, whatever
+it is called) and computes the metrics of :mod:`models.gait_metrics`. Diagrams without those
+signals get no walking keys.
 """
 
 from __future__ import annotations
@@ -56,11 +57,11 @@ def walking_summary_from(results: Results, mass: float, leg_length: float | None
     return out
 
 
-def walking_summary(results: Results, ctx: Any) -> dict[str, Any]:
-    """``register_metric`` hook of ``gaitblocks run``."""
-    bp = ctx.model.ctx.biped_params
+def walking_summary(results: Results, built: Any) -> dict[str, Any]:
+    """Metric hook of :mod:`app.runs` (``results`` carries the canonical names: :func:`app.runs.by_type`)."""
+    bp = built.model.ctx.biped_params
     out = walking_summary_from(results, bp.total_mass, bp.leg_length)
-    preset = getattr(ctx.args, "preset", None)
+    preset = built.spec.preset
     if out and preset:
         out["preset"] = preset
     return out

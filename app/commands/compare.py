@@ -41,6 +41,7 @@ def _specs(names: list[str]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from app.comparison import compare, metrics_table, overlay_plots, verdict
+    from app.runs import RunSpec
     from blocks.datasets import check_dataset
 
     check_out_dir(args.out, args.force, OUT_FILES)
@@ -55,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
     def progress(done: int, total: int, name: str) -> None:
         print(f"[{done}/{total}] {name} done", file=sys.stderr)
 
-    results = compare(specs, preset=args.preset, duration=args.duration, progress=progress, workers=args.workers)
+    results = compare(specs, duration=args.duration, progress=progress, workers=args.workers,
+                      base=RunSpec(preset=args.preset))
     table = metrics_table(results)
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)

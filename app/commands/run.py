@@ -1,19 +1,18 @@
 """``gaitblocks run``: simulate a diagram on a dataset and write the results.
 
-Writes ``DIR/results.npz`` (+ ``results.json`` sidecar), ``DIR/results.csv`` (unless ``--no-csv``;
-headers carry units) and ``DIR/summary.json`` with ``status``, ``message``, ``t_end_reached``, ``wall_s``,
-``realtime_factor``, ``steps``, ``events`` and the parameters used, plus whatever the
-registered metric functions add (:data:`METRICS`, :func:`register_metric`).
+The run is assembled by :mod:`app.runs` from the :class:`~app.runs.RunSpec` the options describe
+(:func:`spec_from_args`). Writes ``DIR/results.npz`` (+ ``results.json`` sidecar),
+``DIR/results.csv`` (unless ``--no-csv``; headers carry units) and ``DIR/summary.json`` with
+``status``, ``message``, ``t_end_reached``, ``wall_s``, ``realtime_factor``, ``steps``, ``events``
+and the parameters used, plus whatever the registered metric functions add
+(:func:`app.runs.summarise`, :func:`app.runs.register_metric`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,48 +20,10 @@ from blocks.presets import PRESETS
 from models.errors import UserError
 
 if TYPE_CHECKING:
-    from blocks import Diagram, Results, Runner
-    from blocks.compile import CompiledModel
-    from models.dataset import GaitDataset
+    from app.runs import RunSpec
+    from blocks import Diagram, Results
 
 HELP = "simulate a diagram on a dataset; write results.csv, results.npz and summary.json"
-
-
-@dataclass
-class RunContext:
-    """What metric functions may look at besides the results."""
-
-    diagram: Diagram
-    model: CompiledModel
-    runner: Runner
-    dataset: str
-    args: argparse.Namespace
-
-
-MetricFn = Callable[["Results", RunContext], dict[str, Any]]
-METRICS: list[MetricFn] = []
-
-
-def register_metric(fn: MetricFn) -> MetricFn:
-    """Add ``fn(results, ctx) -> {key: value}``; its keys are merged into ``summary.json``."""
-    METRICS.append(fn)
-    return fn
-
-
-def _walking(results: Results, ctx: RunContext) -> dict[str, Any]:
-    from app.walking import walking_summary
-
-    return walking_summary(results, ctx)
-
-
-register_metric(_walking)
-
-
-def default_diagram_path() -> Path:
-    """``assets/diagrams/grf_walk.json`` of this installation."""
-    import assets
-
-    return Path(assets.__file__).resolve().parent / "diagrams" / "grf_walk.json"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -118,131 +79,46 @@ def check_out_dir(out: Path, force: bool, files: tuple[str, ...]) -> None:
         raise UserError(f"--out {out}: {probe} is not writable")
 
 
-def load_diagram(args: argparse.Namespace) -> Diagram:
-    """The diagram named by ``--diagram`` with every ``--set`` applied."""
+def parse_settings(diagram: Diagram, items: list[str], set_file: Path | None = None) -> tuple[tuple[str, Any], ...]:
+    """``--set-file`` then ``--set BLOCK.PARAM=VALUE`` items as typed ``(ref, value)`` pairs, each
+    parsed and range-checked by its ``ParamSpec`` in ``diagram``."""
+    out: list[tuple[str, Any]] = []
+    if set_file is not None:
+        try:
+            values = json.loads(Path(set_file).read_text(encoding="utf-8"))["set"]
+            items_from_file = list(values.items())
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise UserError(f"{set_file}: not a parameter set file ({exc})") from None
+        for ref, value in items_from_file:
+            out.append((ref, diagram.param_spec(ref).validate(value, f"{set_file}: {ref}")))
+    for item in items:
+        if "=" not in item:
+            raise UserError(f"--set {item!r}: expected BLOCK.PARAM=VALUE")
+        ref, text = (t.strip() for t in item.split("=", 1))
+        out.append((ref, diagram.param_spec(ref).parse(text, f"--set {ref}")))
+    return tuple(out)
+
+
+def spec_from_args(args: argparse.Namespace) -> RunSpec:
+    """The :class:`~app.runs.RunSpec` of a command line (``run``, ``sweep`` and ``tune`` options)."""
+    from app.runs import RunSpec, default_diagram_path
     from blocks import Diagram
     from blocks.presets import apply_preset
 
-    diagram = Diagram.load(args.diagram if args.diagram is not None else default_diagram_path())
-    if getattr(args, "preset", None):
-        diagram = apply_preset(diagram, args.preset)
-    if getattr(args, "set_file", None):
-        try:
-            values = json.loads(Path(args.set_file).read_text(encoding="utf-8"))["set"]
-            items = list(values.items())
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise UserError(f"{args.set_file}: not a parameter set file ({exc})") from None
-        for ref, value in items:
-            diagram.set_param(ref, value)
-    for item in args.sets:
-        if "=" not in item:
-            raise UserError(f"--set {item!r}: expected BLOCK.PARAM=VALUE")
-        ref, text = item.split("=", 1)
-        spec = diagram.param_spec(ref.strip())
-        diagram.set_param(ref.strip(), spec.parse(text, f"--set {ref.strip()}"))
-    return diagram
-
-
-def prepare(args: argparse.Namespace) -> RunContext:
-    """Load, configure and compile; the runner is ready to go."""
-    from blocks import Runner, compile_diagram
-    from blocks.datasets import default_dataset_name
-
-    diagram = load_diagram(args)
-    dataset = args.grf or diagram.dataset or default_dataset_name()
-    if args.dt is not None and not (math.isfinite(args.dt) and args.dt > 0):
-        raise UserError(f"--dt must be a positive number of seconds, got {args.dt}")
-    if args.duration is not None and not (math.isfinite(args.duration) and args.duration > 0):
-        raise UserError(f"--duration must be a positive number of seconds, got {args.duration}")
-    t_end = diagram.solver.t_start + (args.duration if args.duration is not None
-                                      else diagram.solver.t_end - diagram.solver.t_start)
-    if args_has_subject(args):
-        diagram.model = replace(diagram.model, mass_kg=args.mass if args.mass is not None else PAPER_SUBJECT[0],
-                                height_m=args.height if args.height is not None else PAPER_SUBJECT[1])
-    if getattr(args, "foot_radius", None) is not None:
-        if not (math.isfinite(args.foot_radius) and 0.0 <= args.foot_radius < 1.0):
-            raise UserError(f"--foot-radius must be a number of metres in [0, 1), got {args.foot_radius}")
-        diagram.model = replace(diagram.model, foot_radius_m=args.foot_radius)
-    if _uses_dataset(diagram):
-        from blocks.datasets import resolve_dataset
-
-        data = load_run_dataset(dataset, args)
-        t_end = min(t_end, diagram.solver.t_start + data.duration)
-        subject = (data.meta.body_mass_kg, data.meta.height_m)
-        if diagram.model.mass_kg is None and not data.meta.synthetic and None not in subject:
-            # a recording that knows its subject (e.g. a registered trial): scale the model to it
-            diagram.model = replace(diagram.model, mass_kg=subject[0], height_m=subject[1])
-        cached = {dataset: data}
-        model = compile_diagram(diagram, dataset=dataset, dt=args.dt, t_end=t_end,
-                                resolver=lambda s: cached[s] if s in cached else resolve_dataset(s))
-    else:
-        model = compile_diagram(diagram, dataset=dataset, dt=args.dt, t_end=t_end)
-    runner = Runner(model, capacity=int(round((t_end - diagram.solver.t_start) / model.dt)) + 2)
-    return RunContext(diagram, model, runner, dataset, args)
-
-
-PAPER_SUBJECT = (55.33, 1.66)  # kg, m: the model of Table 1 (Luxman & Zielinska 2017)
-
-
-def args_has_subject(args: argparse.Namespace) -> bool:
-    return getattr(args, "mass", None) is not None or getattr(args, "height", None) is not None
-
-
-def load_run_dataset(spec: str, args: argparse.Namespace) -> GaitDataset:
-    """The dataset of a run: bundled name or file (+ kinematics), with the subject's mass, cropped."""
-    from blocks.datasets import resolve_dataset
-
-    kin, mass, height = getattr(args, "kinematics", None), getattr(args, "mass", None), getattr(args, "height", None)
-    if kin is None and mass is None and height is None:
-        data = resolve_dataset(spec)
-    else:
-        from grf_data.registry import load_dataset
-
-        data = load_dataset(spec, kinematics=kin, mass=mass, height=height)
-    start, end = getattr(args, "start", None), getattr(args, "end", None)
-    if start is not None or end is not None:
-        try:
-            data = data.crop(start, end)
-        except ValueError as exc:
-            raise UserError(f"--start/--end: {exc}") from None
-    return data
-
-
-def _uses_dataset(diagram: Diagram) -> bool:
-    return any("dataset" in diagram.instantiate(name).params for name in diagram.blocks)
-
-
-def summarise(results: Results, ctx: RunContext) -> dict[str, Any]:
-    """The keys of ``summary.json`` (metric functions add more)."""
-    t_end = ctx.model.ctx.t_end
-    reached = float(results.t[-1]) if results.t.size else ctx.model.ctx.t0
-    summary: dict[str, Any] = {
-        "status": results.status,
-        "message": results.message,
-        "t_end_requested": t_end,
-        "t_end_reached": reached,
-        "wall_s": results.stats["wall_s"],
-        "realtime_factor": results.stats["realtime_factor"],
-        "steps": results.stats["steps"],
-        "rhs_calls": results.stats["rhs_calls"],
-        "events": results.events,
-        "param_changes": results.param_changes,
-        "params": {k: list(v) if isinstance(v, tuple) else v for k, v in results.params.items() if not callable(v)},
-        "solver": results.solver,
-        "diagram": ctx.diagram.name,
-        "dataset": _dataset_info(ctx),
-        "model": ctx.model.ctx.biped_params.to_dict(),
-    }
-    for fn in METRICS:
-        summary.update(fn(results, ctx))
-    return summary
-
-
-def _dataset_info(ctx: RunContext) -> dict[str, Any]:
-    try:
-        return {"spec": ctx.dataset, **ctx.model.ctx.get_dataset(ctx.dataset).meta.to_dict()}
-    except UserError:
-        return {"spec": ctx.dataset}
+    diagram_file = getattr(args, "diagram", None)
+    preset = getattr(args, "preset", None)
+    diagram = Diagram.load(diagram_file if diagram_file is not None else default_diagram_path())
+    if preset:
+        diagram = apply_preset(diagram, preset)
+    settings = parse_settings(diagram, list(getattr(args, "sets", [])), getattr(args, "set_file", None))
+    spec = RunSpec(dataset=getattr(args, "grf", None) or "", settings=settings, preset=preset,
+                   diagram=str(diagram_file) if diagram_file is not None else None,
+                   duration=getattr(args, "duration", None), dt=getattr(args, "dt", None),
+                   kinematics=getattr(args, "kinematics", None), mass=getattr(args, "mass", None),
+                   height=getattr(args, "height", None), start=getattr(args, "start", None),
+                   end=getattr(args, "end", None), foot_radius=getattr(args, "foot_radius", None))
+    spec.check()
+    return spec
 
 
 def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: bool = True,
@@ -258,10 +134,11 @@ def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: boo
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.runs import run as run_spec
+
     check_out_dir(args.out, args.force, RESULT_FILES)
-    ctx = prepare(args)
-    results = ctx.runner.run(ctx.model.ctx.t_end)
-    summary = summarise(results, ctx)
+    result = run_spec(spec_from_args(args))
+    results, summary = result.results, result.summary
     write_outputs(results, summary, args.out, csv=args.csv, compress=args.compress)
     rtf = summary["realtime_factor"]
     line = (f"{summary['status']}: {summary['steps']} steps to t = {summary['t_end_reached']:.3f} s, "

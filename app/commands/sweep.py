@@ -13,19 +13,21 @@ import argparse
 import json
 import math
 import os
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.commands.run import add_output_options, check_out_dir
-from app.tuning.executors import EXECUTORS, make_executor
+from app.commands.run import add_output_options, check_out_dir, spec_from_args
 from app.tuning.grid import Axis, check_axes, grid_points, lhs_points, parse_axis, random_points
 from app.tuning.objective import parse_objective
 from app.tuning.sweep import Progress, run_sweep, write_csv
-from app.tuning.worker import RunSpec
+from app.tuning.worker import run_one
+from blocks.executors import EXECUTORS, make_executor
 from blocks.presets import PRESETS
 from models.errors import UserError
 
 if TYPE_CHECKING:
+    from app.runs import RunSpec
     from blocks import Diagram
 
 HELP = "run a parameter grid or random/LHS samples; write sweep.csv and heat maps"
@@ -64,21 +66,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 OUT_FILES = ("sweep.csv", "sweep.json", "heatmap_objective.png")
 
 
-def base_diagram(args: argparse.Namespace) -> Diagram:
-    from app.commands.run import load_diagram
+def base_diagram(spec: RunSpec) -> Diagram:
+    """The diagram every run starts from (preset and fixed ``--set`` applied), for checking axes."""
+    from app.runs import build_diagram
 
-    return load_diagram(argparse.Namespace(diagram=args.diagram, preset=args.preset, sets=args.sets))
-
-
-def fixed_sets(args: argparse.Namespace, diagram: Diagram) -> tuple[tuple[str, Any], ...]:
-    """``--set`` items parsed by their ``ParamSpec``."""
-    out = []
-    for item in args.sets:
-        if "=" not in item:
-            raise UserError(f"--set {item!r}: expected BLOCK.PARAM=VALUE")
-        ref, text = (s.strip() for s in item.split("=", 1))
-        out.append((ref, diagram.param_spec(ref).parse(text, f"--set {ref}")))
-    return tuple(out)
+    return build_diagram(spec)
 
 
 def check_numbers(args: argparse.Namespace) -> None:
@@ -88,9 +80,9 @@ def check_numbers(args: argparse.Namespace) -> None:
             raise UserError(f"--{name} must be a positive number of seconds, got {v}")
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
-    from blocks.datasets import resolve_dataset
+    from blocks.datasets import check_dataset
 
-    resolve_dataset(args.grf)  # an unknown name or a bad file fails here, once, with its own message
+    check_dataset(args.grf)  # an unknown name or a missing file fails here, once, with its own message
 
 
 def points(args: argparse.Namespace, axes: list[Axis], diagram: Diagram) -> list[dict[str, float]]:
@@ -116,13 +108,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.params:
         raise UserError("give at least one --param BLOCK.PARAM=LO:HI:N")
     axes = [parse_axis(t) for t in args.params]
-    diagram = base_diagram(args)
+    base = spec_from_args(args)
+    diagram = base_diagram(base)
     check_axes(axes, diagram)
     objective = parse_objective(args.objective)
-    fixed = fixed_sets(args, diagram)
+    fixed = base.settings
     pts = points(args, axes, diagram)
-    specs = [RunSpec(args.grf, fixed + tuple(p.items()), args.preset, str(args.diagram) if args.diagram else None,
-                     args.duration, args.dt, objective) for p in pts]
+    specs = [base.with_settings(*p.items()) for p in pts]
     refs = [a.ref for a in axes]
     out: Path = args.out
     columns = [r for r, _ in fixed] + refs
@@ -133,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
         write_csv(sorted(done, key=lambda r: int(r["run"])), out / "sweep.csv", columns)
 
     with make_executor(args.executor, min(args.workers, len(specs)), args.scheduler) as ex:
-        outcome = run_sweep(specs, ex, progress=Progress(len(specs), f"sweep ({ex.name} x{ex.workers})"), on_row=keep)
+        outcome = run_sweep(specs, ex, progress=Progress(len(specs), f"sweep ({ex.name} x{ex.workers})"), on_row=keep,
+                            fn=partial(run_one, objective=objective))
     write_csv(outcome.rows, out / "sweep.csv", columns)
     ok = [r for r in outcome.rows if r.get("status") == "ok"]
     best = min(ok, key=lambda r: r["objective"]) if ok else None

@@ -24,12 +24,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.commands.run import add_output_options, check_out_dir
-from app.commands.sweep import add_common, base_diagram, check_numbers, fixed_sets
-from app.tuning.executors import make_executor
+from app.commands.run import add_output_options, check_out_dir, spec_from_args
+from app.commands.sweep import add_common, base_diagram, check_numbers
 from app.tuning.objective import parse_objective
 from app.tuning.optimize import ALGORITHMS, DEFAULT_REFS, optimize, tune_params
-from app.tuning.worker import RunSpec, run_one
+from app.tuning.worker import run_one
+from blocks.executors import make_executor
 from models.errors import UserError
 
 HELP = "tune PID gains (Ziegler-Nichols or optimisation); write best.json, a convergence plot and a metric table"
@@ -93,10 +93,9 @@ def write_table(rows: list[tuple[str, str, str]], out: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     check_out_dir(args.out, args.force, OUT_FILES)
     check_numbers(args)
-    diagram = base_diagram(args)
+    base = spec_from_args(args)
+    diagram = base_diagram(base)
     objective = parse_objective(args.objective)
-    base = RunSpec(args.grf, fixed_sets(args, diagram), args.preset, str(args.diagram) if args.diagram else None,
-                   args.duration, args.dt, objective)
     out: Path = args.out
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -108,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
         refs, ranges = _ranges(args.params) if args.params else (list(DEFAULT_REFS), {})
         params = tune_params(diagram, refs, args.span, ranges)
         with make_executor(args.executor, args.workers, args.scheduler) as ex:
-            res = optimize(base, params, ex, budget=args.budget, seed=args.seed, algorithm=args.algorithm)
+            res = optimize(base, params, ex, budget=args.budget, seed=args.seed, algorithm=args.algorithm,
+                           objective=objective)
         best_set, before, after = res.best.values, res.start.row, res.best.row
         from app.tuning.plots import convergence
 
@@ -123,9 +123,8 @@ def run(args: argparse.Namespace) -> int:
 
         best_set, zn_info = zn_tune(diagram, args, out / "convergence.png")
         info |= zn_info
-        before = run_one(base)
-        after = run_one(RunSpec(base.dataset, base.sets + tuple(best_set.items()), base.preset, base.diagram,
-                                base.duration, base.dt, objective))
+        before = run_one(base, objective)
+        after = run_one(base.with_settings(*best_set.items()), objective)
     b, a = float(before["objective"]), float(after["objective"])
     improved = math.isfinite(a) and (not math.isfinite(b) or a <= b)
     info |= {"before": {k: before.get(k) for k in TABLE}, "after": {k: after.get(k) for k in TABLE},

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.tuning.executors import Executor
-from app.tuning.worker import BASE_COLUMNS, RunSpec, run_one
+from app.runs import RunSpec
+from app.tuning.worker import BASE_COLUMNS, run_one
+from blocks.executors import Executor
 from models.errors import UserError
 
 __all__ = ["Progress", "SweepOutcome", "run_sweep", "write_csv", "read_csv"]

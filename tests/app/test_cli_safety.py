@@ -73,8 +73,8 @@ def test_compare_fails_before_simulating(tmp_path: Path, capsys: pytest.CaptureF
 def test_sweep_keeps_rows_finished_before_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker crash after two runs still leaves those two rows in sweep.csv."""
     import app.commands.sweep as sweep_cmd
-    from app.tuning.executors import Executor
     from app.tuning.sweep import read_csv
+    from blocks.executors import Executor
 
     class Crashing(Executor):
         def imap(self, fn: Any, items: Any) -> Any:

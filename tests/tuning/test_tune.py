@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from app.tuning.executors import Executor
+from app.runs import RunSpec
 from app.tuning.optimize import optimize, tune_params
-from app.tuning.worker import RunSpec, run_one
+from app.tuning.worker import run_one
 from app.tuning.zn import (
     JointPlant,
     simulate_p_loop,
@@ -20,6 +20,7 @@ from app.tuning.zn import (
     ultimate_by_sweep,
     zn_table,
 )
+from blocks.executors import Executor
 
 
 @pytest.mark.parametrize(("gain", "t1", "t2", "delay"), [(2.0, 1.0, 0.5, 0.3), (0.5, 0.2, 0.05, 0.02)])
@@ -49,11 +50,9 @@ def test_joint_plant_ultimate_matches_its_frequency_response() -> None:
 
 
 def _short_opt(seed: int, budget: int = 8) -> tuple[float, float, dict[str, float]]:
-    import argparse
+    from app.runs import build_diagram
 
-    from app.commands.run import load_diagram
-
-    d = load_diagram(argparse.Namespace(diagram=None, preset="default", sets=[]))
+    d = build_diagram(RunSpec(preset="default"))
     params = tune_params(d, ["pid_knee.kp", "pid_knee.kd"])
     base = RunSpec("sneakers", (), preset="default", duration=0.8)
     res = optimize(base, params, Executor(), budget=budget, seed=seed)
