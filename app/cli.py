@@ -6,9 +6,10 @@ Each sub-command lives in its own module ``app/commands/<name>.py`` that defines
     def add_arguments(parser) -> None           # argparse options
     def run(args) -> int                        # exit code
 
-Commands listed here whose module does not exist yet print which issue will build them
-and exit with code 2. User errors (bad files, bad diagrams, bad options) are reported as
-one line on stderr with exit code 2, never as a traceback.
+Only the module of the command being run is imported (``gaitblocks --help`` imports none), and
+command modules import the engine inside ``run``, so the help and a user error print at once.
+User errors (bad files, bad diagrams, bad options) are reported as one line on stderr with exit
+code 2, never as a traceback. Every option's help shows its default.
 """
 
 from __future__ import annotations
@@ -16,68 +17,67 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from types import ModuleType
 
 from models.errors import UserError
 
-# command name -> (module, what it does, where it is planned)
-COMMANDS: dict[str, tuple[str, str, str]] = {
-    "run": ("app.commands.run", "simulate a diagram on a dataset, write results", "issue 3"),
-    "compare": ("app.commands.compare", "compare footwear conditions side by side", "issue 5"),
-    "tune": ("app.commands.tune", "tune PID gains (Ziegler-Nichols or optimisation)", "issue 7"),
-    "sweep": ("app.commands.sweep", "run a parameter grid", "issue 7"),
-    "datasets": ("app.commands.datasets", "list bundled and registered datasets", "issue 4"),
-    "data": ("app.commands.data", "inspect a gait data file (data info FILE)", "issue 4"),
-    "validate": ("app.commands.validate", "validate inverse dynamics against reference data", "issue 8"),
-    "gui": ("app.commands.gui", "open the desktop GUI", "issue 6"),
+# command name -> (module, what it does)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("app.commands.run", "simulate a diagram on a dataset, write results"),
+    "compare": ("app.commands.compare", "compare footwear conditions side by side"),
+    "tune": ("app.commands.tune", "tune PID gains (Ziegler-Nichols or optimisation)"),
+    "sweep": ("app.commands.sweep", "run a parameter grid"),
+    "datasets": ("app.commands.datasets", "list bundled and registered datasets"),
+    "data": ("app.commands.data", "inspect a gait data file (data info FILE)"),
+    "validate": ("app.commands.validate", "validate inverse dynamics against reference data"),
+    "gui": ("app.commands.gui", "open the desktop GUI"),
 }
 
 
-def _load(module_name: str) -> ModuleType | None:
-    try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            return None
-        raise
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows ``(default: X)`` after every option that has a default other than None/False/[]."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "%(default)" in text or "default:" in text or action.default in (None, False, [], argparse.SUPPRESS):
+            return text
+        return super()._get_help_string(action)
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType | None]]:
+def _command_of(argv: list[str]) -> str | None:
+    """The sub-command named in ``argv`` (first word that is not an option), if it is known."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; only the command named in ``argv`` (all with ``argv=None``) gets its options."""
     parser = argparse.ArgumentParser(
-        prog="gaitblocks",
+        prog="gaitblocks", formatter_class=HelpFormatter,
         description="Block-diagram simulator of a five-link biped walking on recorded ground reaction forces.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    modules: dict[str, ModuleType | None] = {}
-    for name, (module_name, summary, planned) in COMMANDS.items():
-        module = _load(module_name)
-        modules[name] = module
-        if module is None:
-            sub.add_parser(name, help=f"{summary} (not built yet: {planned})", add_help=False)
+    wanted = set(COMMANDS) if argv is None else {_command_of(argv)}
+    for name, (module_name, summary) in COMMANDS.items():
+        if name not in wanted:
+            sub.add_parser(name, help=summary, add_help=False)
             continue
-        cmd = sub.add_parser(name, help=getattr(module, "HELP", summary), description=getattr(module, "HELP", summary))
+        module = importlib.import_module(module_name)
+        help_text = getattr(module, "HELP", summary)
+        cmd = sub.add_parser(name, help=summary, description=help_text, formatter_class=HelpFormatter)
         module.add_arguments(cmd)
-    return parser, modules
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser, modules = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 0
-    module = modules[args.command]
-    if module is None:
-        _, summary, planned = COMMANDS[args.command]
-        print(
-            f"gaitblocks {args.command}: {summary} -- not built yet (planned in {planned}). "
-            f"Available now: {', '.join(n for n, m in modules.items() if m is not None) or 'none'}.",
-            file=sys.stderr,
-        )
-        return 2
-    if extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    module = importlib.import_module(COMMANDS[args.command][0])
     try:
         return int(module.run(args) or 0)
     except UserError as exc:

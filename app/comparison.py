@@ -1,24 +1,26 @@
 """Run several datasets with the same diagram and preset, and compare them as the paper does.
 
-Used by ``gaitblocks compare`` and the GUI's compare view. For each condition the default
-diagram runs headless; the walking metrics (:mod:`models.gait_metrics`) are computed and the
+Used by ``gaitblocks compare`` and the GUI's compare view (which passes the GUI's own diagram,
+preset and parameter changes as the base :class:`~app.runs.RunSpec`). For each condition the run
+service runs the spec on that dataset; the walking metrics (:mod:`models.gait_metrics`) are computed and the
 trunk angle, knee angles and vertical GRF are normalised to 0-100 % of the gait cycle (left
 landing to left landing, mean over complete cycles, 101 points).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from models.gait_metrics import landings
+
+if TYPE_CHECKING:
+    from app.runs import RunSpec
 
 PCT = np.linspace(0.0, 100.0, 101)
 CURVES = ("trunk_deg", "knee_l_deg", "knee_r_deg", "grf_ly_bw", "grf_ry_bw")
@@ -49,65 +51,66 @@ def cycle_curves(t: np.ndarray, stance_l: np.ndarray, signals: dict[str, np.ndar
     return out
 
 
-def run_condition(spec: str, preset: str = "tracking", duration: float | None = None) -> ConditionResult:
-    """Run the default diagram on ``spec`` (bundled name or file); never raises for a failed run."""
-    from app.commands.run import prepare, summarise
+def run_condition(spec: RunSpec) -> ConditionResult:
+    """Run ``spec`` (:func:`app.runs.run`) and cut its curves into gait cycles; a run that blows up
+    is a result with its status, not an exception."""
+    from app.runs import run
 
-    args = argparse.Namespace(diagram=None, grf=spec, duration=duration, dt=None, sets=[], preset=preset,
-                              kinematics=None, mass=None, height=None, start=None, end=None, out=None)
-    ctx = prepare(args)
-    results = ctx.runner.run(ctx.model.ctx.t_end)
-    summary = summarise(results, ctx)
+    res = run(spec)
+    summary = dict(res.summary)
     summary.pop("events", None)
     summary.pop("param_changes", None)
-    weight = ctx.model.ctx.biped_params.total_mass * 9.81
+    weight = res.built.model.ctx.biped_params.total_mass * 9.81
+    q, F, stance = (res.signal("FiveLinkDynamics", "q"), res.signal("GrfSource", "F"),
+                    res.signal("PhaseDetector", "stance"))
     curves: dict[str, np.ndarray] = {}
-    if results.t.size > 2 and "body.q" in results.signals:
-        n = results.t.size
+    if res.results.t.size > 2 and q is not None and F is not None and stance is not None:
+        t = res.results.t
+        n = t.size
         if summary.get("metrics_until_s") is not None:  # a fallen run: cycles up to the fall only
-            n = int(np.searchsorted(results.t, summary["metrics_until_s"], side="right"))
-        q, F = results["body.q"][:n], results["grf.F"][:n]
-        signals = {"trunk_deg": np.degrees(q[:, 2]), "knee_l_deg": np.degrees(q[:, 5]),
-                   "knee_r_deg": np.degrees(q[:, 6]), "grf_ly_bw": F[:, 1] / weight, "grf_ry_bw": F[:, 3] / weight}
-        if "ref.angles" in results.signals:
-            ref = results["ref.angles"][:n]
-            signals.update({"rec_trunk_deg": np.degrees(ref[:, 0]), "rec_knee_l_deg": np.degrees(ref[:, 3])})
-        curves = cycle_curves(results.t[:n], results["phase.stance"][:n, 0], signals)
-    summary["duration_s"] = float(ctx.model.ctx.t_end - ctx.model.ctx.t0)
-    grf_file = spec.split("|")[0].strip()  # a GRF|KINEMATICS pair is named after its GRF file
-    return ConditionResult(name=Path(grf_file).stem if os.sep in grf_file else spec, summary=summary, cycle=curves)
+            n = int(np.searchsorted(t, summary["metrics_until_s"], side="right"))
+        signals = {"trunk_deg": np.degrees(q[:n, 2]), "knee_l_deg": np.degrees(q[:n, 5]),
+                   "knee_r_deg": np.degrees(q[:n, 6]), "grf_ly_bw": F[:n, 1] / weight, "grf_ry_bw": F[:n, 3] / weight}
+        ref = res.signal("ReferenceSource", "angles")
+        if ref is not None:
+            signals.update({"rec_trunk_deg": np.degrees(ref[:n, 0]), "rec_knee_l_deg": np.degrees(ref[:n, 3])})
+        curves = cycle_curves(t[:n], stance[:n, 0], signals)
+    summary["duration_s"] = float(res.built.t_end - res.built.model.ctx.t0)
+    return ConditionResult(name=condition_name(res.built.dataset), summary=summary, cycle=curves)
 
 
-def _run_one(job: tuple[str, str, float | None]) -> ConditionResult:
-    return run_condition(*job)
+def condition_name(dataset: str) -> str:
+    """A bundled name as it is; a file (or a ``GRF|KINEMATICS`` pair, after its GRF file) by its stem."""
+    grf_file = dataset.split("|")[0].strip()
+    return Path(grf_file).stem if os.sep in grf_file or "/" in grf_file else dataset
 
 
-def compare(specs: Sequence[str], preset: str = "tracking", duration: float | None = None,
+def compare(datasets: Sequence[str], preset: str = "tracking", duration: float | None = None,
             progress: Callable[[int, int, str], None] | None = None, cancel: Callable[[], bool] | None = None,
-            workers: int | None = None) -> list[ConditionResult]:
-    """Run every condition (in parallel processes when ``workers`` > 1); results in input order."""
-    jobs = [(s, preset, duration) for s in specs]
-    workers = min(len(jobs), workers if workers is not None else (os.cpu_count() or 1))
-    results: list[ConditionResult | None] = [None] * len(jobs)
-    if workers <= 1:
-        for i, job in enumerate(jobs):
-            if cancel is not None and cancel():
-                break
-            results[i] = _run_one(job)
-            if progress is not None:
-                progress(i + 1, len(jobs), job[0])
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_run_one, job): i for i, job in enumerate(jobs)}
-            done = 0
-            for fut, i in futures.items():
-                if cancel is not None and cancel():
-                    pool.shutdown(cancel_futures=True)
-                    break
-                results[i] = fut.result()
-                done += 1
+            workers: int | None = None, base: RunSpec | None = None) -> list[ConditionResult]:
+    """Run ``base`` (default: the default diagram with ``preset``) on every dataset, on the serial or
+    process executor (:mod:`blocks.executors`; processes when ``workers`` > 1); results in input
+    order. ``duration`` [s] overrides the base's."""
+    from app.runs import RunSpec
+    from blocks.executors import make_executor
+
+    base = base if base is not None else RunSpec(preset=preset)
+    if duration is not None:
+        base = replace(base, duration=duration)
+    specs = [replace(base, dataset=d) for d in datasets]
+    workers = max(1, min(len(specs), workers if workers is not None else (os.cpu_count() or 1)))
+    results: list[ConditionResult | None] = [None] * len(specs)
+    with make_executor("process", workers) as ex:
+        stream = ex.imap(run_condition, specs)
+        try:
+            for done, (i, res) in enumerate(stream, start=1):
+                results[i] = res
                 if progress is not None:
-                    progress(done, len(jobs), jobs[i][0])
+                    progress(done, len(specs), datasets[i])
+                if cancel is not None and cancel():
+                    break
+        finally:
+            stream.close()
     return [r for r in results if r is not None]
 
 

@@ -1,6 +1,7 @@
 """Walking metrics, the run's status and its force account, for ``summary.json`` and ``compare``.
 
-Signals are found by *block type and port* (:data:`ROLES`), never by block name, so a
+Signals are read by their canonical names (``body.q``, ``est.tau``, ...: the first block of
+each type in :data:`app.runs.CANONICAL`, whatever it is called; :func:`app.runs.by_type`), so a
 renamed block changes nothing. A diagram without the walking signals gets no walking keys.
 
 Status (:func:`run_status`): ``failed`` if the engine stopped (non-finite value) or the
@@ -24,30 +25,21 @@ FALL_ALPHA_RAD = np.radians(60.0)  # a trunk tilted beyond 60 deg has fallen
 FALL_HIP_FRACTION = 0.5  # ... and so has a hip below half the leg length
 BLOWUP = 1e3  # |q| beyond this (m or rad) is a numerical blow-up, not a fall
 
-# role -> (block type, output port)
-ROLES: dict[str, tuple[str, str]] = {
-    "q": ("FiveLinkDynamics", "q"), "stance": ("PhaseDetector", "stance"), "feet": ("BipedKinematics", "feet"),
-    "contact": ("BipedKinematics", "contact"), "com": ("BipedKinematics", "com"), "hip": ("BipedKinematics", "hip"),
-    "tau": ("TorqueSwitch", "tau"), "ref": ("ReferenceSource", "angles"), "grf": ("GrfSource", "F"),
-    "corr": ("GroundContact", "corr"), "est": ("NetTorqueEstimator", "tau"), "trunk": ("TrunkBalance", "tau"),
-    "damp": ("StanceDamping", "tau"), "ff": ("ReferenceMotion", "tau"), "cop": ("AnkleBalance", "cop"),
-    "mz": ("AnkleBalance", "mz"), "ref_feet": ("ReferenceMotion", "feet"), "ref_com": ("ReferenceMotion", "com"),
+# role -> canonical signal (app.runs.CANONICAL names the block types)
+ROLES: dict[str, str] = {
+    "q": "body.q", "stance": "phase.stance", "feet": "kin.feet", "contact": "kin.contact", "com": "kin.com",
+    "hip": "kin.hip", "tau": "switch.tau", "ref": "ref.angles", "grf": "grf.F", "corr": "contact.corr",
+    "est": "est.tau", "trunk": "trunk.tau", "damp": "stance_damp.tau", "ff": "ref_motion.tau", "cop": "ankle.cop",
+    "mz": "ankle.mz", "ref_feet": "ref_motion.feet", "ref_com": "ref_motion.com",
 }
 # what the ``recording`` block of summary.json holds: the same metrics on the recording itself
 RECORDING_KEYS = ("trunk_deg", "knee_range_deg", "knee_deg", "stride_length_m", "com_height_m")
 REQUIRED = ("q", "stance", "feet", "com", "tau")
 
 
-def find_signals(results: Results, block_types: dict[str, str]) -> dict[str, np.ndarray]:
-    """``role -> array`` for every role of :data:`ROLES` whose block type is in the diagram (first such block)."""
-    out: dict[str, np.ndarray] = {}
-    for role, (btype, port) in ROLES.items():
-        for name, t in block_types.items():
-            key = f"{name}.{port}"
-            if t == btype and key in results.signals:
-                out[role] = results.signals[key]
-                break
-    return out
+def find_signals(results: Results) -> dict[str, np.ndarray]:
+    """``role -> array`` for every role of :data:`ROLES` the run recorded."""
+    return {role: results.signals[key] for role, key in ROLES.items() if key in results.signals}
 
 
 def fall_time(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length: float | None) -> float | None:
@@ -93,10 +85,9 @@ def _account(t: np.ndarray, s: dict[str, np.ndarray], mass: float, g: float) -> 
 
 
 def walking_summary_from(results: Results, mass: float, leg_length: float | None = None,
-                         block_types: dict[str, str] | None = None, g: float = 9.81) -> dict[str, Any]:
+                         g: float = 9.81) -> dict[str, Any]:
     """Status, walking metrics (up to a fall) and the force account; ``{}`` without walking signals."""
-    types = block_types if block_types is not None else _types_from_names(results)
-    s = find_signals(results, types)
+    s = find_signals(results)
     if any(role not in s for role in REQUIRED) or results.t.size < 2:
         return {}
     t = results.t
@@ -141,21 +132,11 @@ def recording_metrics(t: np.ndarray, s: dict[str, np.ndarray], mass: float) -> d
     return {k: m[k] for k in RECORDING_KEYS}
 
 
-def _types_from_names(results: Results) -> dict[str, str]:
-    """Block types when only the results are at hand: the default diagram's names (a saved run)."""
-    from blocks.default_diagram import build_grf_walk
-
-    d = build_grf_walk()
-    names = {k.split(".", 1)[0] for k in results.signals}
-    return {n: d.blocks[n].type for n in names if n in d.blocks}
-
-
-def walking_summary(results: Results, ctx: Any) -> dict[str, Any]:
-    """``register_metric`` hook of ``gaitblocks run``."""
-    bp = ctx.model.ctx.biped_params
-    types = {name: e.type for name, e in ctx.diagram.blocks.items()}
-    out = walking_summary_from(results, bp.total_mass, bp.leg_length, types, bp.g)
-    preset = getattr(ctx.args, "preset", None)
+def walking_summary(results: Results, built: Any) -> dict[str, Any]:
+    """Metric hook of :mod:`app.runs` (``results`` carries the canonical names: :func:`app.runs.by_type`)."""
+    bp = built.model.ctx.biped_params
+    out = walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g)
+    preset = built.spec.preset
     if out and preset:
         out["preset"] = preset
     return out

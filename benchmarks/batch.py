@@ -27,9 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.tuning.executors import ProcessExecutor  # noqa: E402
+from app.runs import RunSpec  # noqa: E402
 from app.tuning.sweep import run_sweep  # noqa: E402
-from app.tuning.worker import RunSpec, run_one  # noqa: E402
+from app.tuning.worker import run_one  # noqa: E402
+from blocks.executors import ProcessExecutor  # noqa: E402
 
 
 def per_minute(cycles: float, wall: float) -> float:
@@ -60,10 +61,10 @@ def main() -> None:
         run_sweep(spec, ex)
         pool = per_minute(8 * args.cycles, time.perf_counter() - t)
     print(f"   process pool ({workers} workers)       : {pool:8.1f} gait cycles/min   ({pool / serial:.2f}x)")
-    from app.commands.run import load_diagram
+    from app.runs import build_diagram
     from blocks.batch import run_batch
 
-    d = load_diagram(argparse.Namespace(diagram=None, preset="default", sets=[]))
+    d = build_diagram(RunSpec(preset="default"))
     for n in (64, 256, 1024) if args.full else (64,):
         ov = [{"pid_hip.kp": 600.0 + i} for i in range(n)]
         t = time.perf_counter()

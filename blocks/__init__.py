@@ -10,23 +10,46 @@ Typical use::
 
 from __future__ import annotations
 
-from blocks.compile import CompiledModel, compile_diagram
-from blocks.core import (
-    BLOCK_TYPES,
-    AlgebraicLoopError,
-    Block,
-    BlockError,
-    CompileContext,
-    DiagramError,
-    Params,
-    ParamSpec,
-    PortSpec,
-    SimulationError,
-)
-from blocks.diagram import Diagram, ModelSettings, SolverSettings
-from blocks.recorder import Recorder, Results
-from blocks.registry import ParameterRegistry
-from blocks.runner import Runner, Snapshot
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from blocks.compile import CompiledModel, compile_diagram
+    from blocks.core import (
+        BLOCK_TYPES,
+        AlgebraicLoopError,
+        Block,
+        BlockError,
+        CompileContext,
+        DiagramError,
+        Params,
+        ParamSpec,
+        PortSpec,
+        SimulationError,
+    )
+    from blocks.diagram import Diagram, ModelSettings, SolverSettings
+    from blocks.recorder import Recorder, Results
+    from blocks.registry import ParameterRegistry
+    from blocks.runner import Runner, Snapshot
+
+# name -> submodule: imported on first use, so ``import blocks.presets`` stays light (PEP 562)
+_WHERE = {
+    "CompiledModel": "compile", "compile_diagram": "compile",
+    "BLOCK_TYPES": "core", "AlgebraicLoopError": "core", "Block": "core", "BlockError": "core",
+    "CompileContext": "core", "DiagramError": "core", "Params": "core", "ParamSpec": "core", "PortSpec": "core",
+    "SimulationError": "core",
+    "Diagram": "diagram", "ModelSettings": "diagram", "SolverSettings": "diagram",
+    "Recorder": "recorder", "Results": "recorder", "ParameterRegistry": "registry",
+    "Runner": "runner", "Snapshot": "runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"blocks.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'blocks' has no attribute {name!r}")
 
 __all__ = ["AlgebraicLoopError", "BLOCK_TYPES", "Block", "BlockError", "CompileContext", "CompiledModel",
            "Diagram", "DiagramError", "ModelSettings", "ParamSpec", "ParameterRegistry", "Params", "PortSpec",

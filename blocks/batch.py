@@ -16,7 +16,7 @@ Per-copy parameters (``overrides``) are given to vectorisable blocks as ``(N, 1)
 Mode switches are not logged in batch runs.
 
 **Fallback** (:func:`run_batch`). A diagram with any other block runs each copy as its own
-single run, on a ``concurrent.futures`` process pool across the cores. Both paths return, per
+single run, on the process executor (:mod:`blocks.executors`) across the cores. Both paths return, per
 copy, the recorded signals and the run status.
 """
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -268,12 +267,11 @@ def run_batch(diagram: Diagram, overrides: Sequence[Mapping[str, Any]], logged: 
     model = compile_diagram(diagram, **compile_kw)
     if not blockers(model):
         return BatchRunner(model, overrides, logged).run(), "vectorised"
+    from blocks.executors import make_executor
+
     jobs = [(diagram, ov, list(logged), compile_kw) for ov in overrides]
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            outs = list(pool.map(_single, jobs))
-    else:
-        outs = [_single(j) for j in jobs]
+    with make_executor("process", workers) as ex:
+        outs = ex.map(_single, jobs)
     n_t = max(o[0].size for o in outs)
     signals = {}
     for name in logged:

@@ -14,7 +14,7 @@ from types import ModuleType
 from models.dataset import GaitDataset
 from models.errors import UserError
 
-__all__ = ["default_dataset_name", "dataset_registry", "resolve_dataset"]
+__all__ = ["check_dataset", "default_dataset_name", "dataset_registry", "resolve_dataset"]
 
 
 def dataset_registry() -> ModuleType | None:
@@ -47,3 +47,11 @@ def resolve_dataset(spec: str = "") -> GaitDataset:
     if not isinstance(ds, GaitDataset):
         raise UserError(f"dataset {spec!r}: the registry returned {type(ds).__name__}, not a GaitDataset")
     return ds
+
+
+def check_dataset(spec: str = "") -> None:
+    """Raise the :class:`UserError` of an unknown dataset name or a missing file without reading data."""
+    spec = spec or default_dataset_name()
+    reg = dataset_registry()
+    if spec != "demo" and reg is not None:
+        reg.check_dataset(spec)

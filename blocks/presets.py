@@ -15,20 +15,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from blocks.diagram import Diagram
+import assets
 from models.errors import UserError
 
-PRESETS: tuple[str, ...] = ("tracking", "emergent", "paper")
+if TYPE_CHECKING:
+    from blocks.diagram import Diagram
+
+PRESET_DIR = Path(assets.__file__).resolve().parent / "presets"
+#: every ``assets/presets/*.json`` file, by name ("tracking" first: the default one)
+PRESETS: tuple[str, ...] = tuple(sorted((p.stem for p in PRESET_DIR.glob("*.json")), key=lambda n: (n != "tracking", n)))
 ALIASES: dict[str, str] = {"default": "tracking"}  # old name -> preset
 PRESET_CHOICES: tuple[str, ...] = PRESETS + tuple(ALIASES)
 
 
 def preset_path(name: str) -> Path:
-    import assets
-
-    return Path(assets.__file__).resolve().parent / "presets" / f"{name}.json"
+    return PRESET_DIR / f"{name}.json"
 
 
 def load_preset(name: str) -> dict[str, Any]:

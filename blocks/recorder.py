@@ -142,11 +142,12 @@ class Results:
             "signals": {k: {"labels": list(self.labels[k]), "unit": self.units[k]} for k in self.signals},
         }
 
-    def save_npz(self, path: str | Path) -> tuple[Path, Path]:
-        """``path`` (.npz: ``t`` and one array per signal) and a ``.json`` sidecar with :meth:`info`."""
+    def save_npz(self, path: str | Path, compress: bool = False) -> tuple[Path, Path]:
+        """``path`` (.npz: ``t`` and one array per signal; zip-compressed only when ``compress``)
+        and a ``.json`` sidecar with :meth:`info`."""
         path = Path(path)
         arrays: dict[str, Any] = {"t": self.t, **self.signals}
-        np.savez_compressed(path, **arrays)
+        (np.savez_compressed if compress else np.savez)(path, **arrays)
         side = path.with_suffix(".json")
         side.write_text(json.dumps(self.info(), indent=2, default=_json_default) + "\n", encoding="utf-8")
         return path, side
@@ -163,22 +164,34 @@ class Results:
                    info["params"], info["solver"], info["stats"], info["status"], info["message"], info["meta"])
 
     def save_csv(self, path: str | Path) -> Path:
-        """One row per tick: ``t`` then ``block.port[label]`` columns; 10 significant digits."""
+        """One row per tick: ``t [s]`` then ``block.port[label] [unit]`` columns; 10 significant digits.
+
+        A unit listing one entry per element (``"m, m, rad"``) is split over the columns; a mixed
+        unit with fewer entries (``"m, rad"``) is written ``[m or rad]`` (no comma in a header).
+
+        Written by :func:`numpy.savetxt` over the whole table (one format string per row)."""
         path = Path(path)
-        header = ["t"]
+        header = ["t [s]"]
         cols = [self.t[:, None]]
         for name, arr in self.signals.items():
             a = arr.reshape(arr.shape[0], -1)
             labels = self.labels[name]
-            header += [f"{name}[{lab}]" if a.shape[1] > 1 else name for lab in labels[: a.shape[1]]]
+            units = _column_units(self.units.get(name, ""), a.shape[1])
+            header += [(f"{name}[{lab}]" if a.shape[1] > 1 else name) + (f" [{u}]" if u else "")
+                       for lab, u in zip(labels[: a.shape[1]], units)]
             cols.append(a)
         table = np.hstack(cols) if cols else np.zeros((0, 1))
         with path.open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(header)
-            for row in table:
-                writer.writerow([f"{v:.10g}" for v in row])
+            csv.writer(fh).writerow(header)
+            np.savetxt(fh, table, fmt="%.10g", delimiter=",")
         return path
+
+
+def _column_units(unit: str, n: int) -> list[str]:
+    parts = [u.strip() for u in unit.split(",")]
+    if len(parts) == n:
+        return parts
+    return [" or ".join(parts)] * n
 
 
 def _json_default(obj: Any) -> Any:

@@ -37,7 +37,7 @@ PAIR_SEPARATOR = "|"  # "GRF_FILE|KINEMATICS_FILE"
 _ENTRY_KEYS = {"grf", "kinematics", "mass_kg", "height_m"}
 
 __all__ = ["DEFAULT_DATASET", "BUNDLED", "config_dir", "list_datasets", "load_dataset", "register_dataset",
-           "unregister_dataset", "read_synthetic", "bundled_path"]
+           "unregister_dataset", "read_synthetic", "bundled_path", "check_dataset"]
 
 
 def config_dir() -> Path:
@@ -254,15 +254,10 @@ def swap_kinematics(grf_ds: GaitDataset, kin_ds: GaitDataset) -> GaitDataset:
                    cop_x=None if grf_ds.cop_x is None else grf_ds.cop_x[keep])
 
 
-def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None,
-                 mass: float | None = None, height: float | None = None) -> GaitDataset:
-    """A bundled name, a registered name, a file path or a ``GRF|KINEMATICS`` pair -> :class:`GaitDataset`.
-
-    ``mass`` [kg] / ``height`` [m] scale a synthetic dataset to the subject (:func:`_scale`);
-    for recordings they are passed to the importer. ``kinematics`` names a separate angles file
-    (recordings only). A registered entry supplies its stored kinematics, mass and height where
-    the call gives none.
-    """
+def _locate(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None, mass: float | None,
+            height: float | None) -> tuple[Path, str | os.PathLike[str] | None, float | None, float | None]:
+    """The GRF file of ``spec`` and its kinematics, mass, height (a registered entry's where the call
+    gives none); :class:`UserError` naming the known datasets when there is no such name or file."""
     text = os.fspath(spec)
     registered = _registered()
     if text in BUNDLED:
@@ -277,7 +272,7 @@ def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str
         grf_file, _, kin_file = text.partition(PAIR_SEPARATOR)
         if kinematics is not None:
             raise UserError(f"{text!r} already names a kinematics file; drop the separate one")
-        return load_dataset(grf_file.strip(), kinematics=kin_file.strip() or None, mass=mass, height=height)
+        return _locate(grf_file.strip(), kin_file.strip() or None, mass, height)
     else:
         path = Path(text).expanduser()
         if not path.exists():
@@ -288,6 +283,25 @@ def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str
             raise UserError(f"{text}: no such file (known datasets: {known})")
     if not path.is_file():
         raise UserError(f"{path}: not a file")
+    return path, kinematics, mass, height
+
+
+def check_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None) -> None:
+    """Raise the :class:`UserError` :func:`load_dataset` would raise for an unknown name or a missing
+    file, without reading any data (commands call it before simulating)."""
+    _locate(spec, kinematics, None, None)
+
+
+def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None,
+                 mass: float | None = None, height: float | None = None) -> GaitDataset:
+    """A bundled name, a registered name, a file path or a ``GRF|KINEMATICS`` pair -> :class:`GaitDataset`.
+
+    ``mass`` [kg] / ``height`` [m] scale a synthetic dataset to the subject (:func:`_scale`);
+    for recordings they are passed to the importer. ``kinematics`` names a separate angles file
+    (recordings only). A registered entry supplies its stored kinematics, mass and height where
+    the call gives none.
+    """
+    path, kinematics, mass, height = _locate(spec, kinematics, mass, height)
     meta = _sidecar(path)
     if meta is not None:
         own = _scale(read_synthetic(path, meta), mass, height)

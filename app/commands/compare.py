@@ -12,7 +12,9 @@ import json
 import sys
 from pathlib import Path
 
+from app.commands.run import add_output_options, check_out_dir
 from blocks.presets import PRESET_CHOICES
+from models.errors import UserError
 
 HELP = "compare datasets (footwear conditions) with the same diagram: metrics table, overlay plots, verdict"
 
@@ -21,10 +23,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grf", nargs="+", default=["all"], metavar="NAME|FILE",
                         help="datasets to compare; 'all' = every bundled dataset (default)")
     parser.add_argument("--preset", default="tracking", choices=PRESET_CHOICES,
-                        help="diagram preset (default: tracking; emergent: posture as a result of the GRF)")
+                        help="diagram preset (emergent: posture as a result of the GRF; tracking: tracked, inputs)")
     parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per condition")
     parser.add_argument("--workers", type=int, default=None, metavar="K", help="parallel processes (default: cores)")
-    parser.add_argument("--out", type=Path, default=Path("gaitblocks_compare"), metavar="DIR", help="output folder")
+    add_output_options(parser, "gaitblocks_compare")
+
+
+OUT_FILES = ("compare.csv", "compare.md", "verdict.txt", "summaries.json", "trunk.png", "knee.png", "grf_vertical.png")
 
 
 def _specs(names: list[str]) -> list[str]:
@@ -37,14 +42,24 @@ def _specs(names: list[str]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from app.comparison import compare, metrics_table, overlay_plots, verdict
+    from app.runs import RunSpec
+    from blocks.datasets import check_dataset
 
+    check_out_dir(args.out, args.force, OUT_FILES)
+    if args.duration is not None and not args.duration > 0:
+        raise UserError(f"--duration must be a positive number of seconds, got {args.duration}")
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers must be at least 1, got {args.workers}")
     specs = _specs(args.grf)
+    for spec in specs:
+        check_dataset(spec)
 
     def progress(done: int, total: int, name: str) -> None:
         print(f"[{done}/{total}] {name} done", file=sys.stderr)
 
-    results = compare(specs, preset=args.preset, duration=args.duration, progress=progress, workers=args.workers)
-    table = metrics_table(results, args.preset)
+    results = compare(specs, duration=args.duration, progress=progress, workers=args.workers,
+                      base=RunSpec(preset=args.preset))
+    table = metrics_table(results)
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "compare.csv", "w", newline="", encoding="utf-8") as fh:
@@ -52,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     md = ["| " + " | ".join(table[0]) + " |", "|" + "---|" * len(table[0])]
     md += ["| " + " | ".join(row) + " |" for row in table[1:]]
     (out / "compare.md").write_text("\n".join(md) + "\n", encoding="utf-8")
-    text = verdict(results, args.preset)
+    text = verdict(results)
     (out / "verdict.txt").write_text(text + "\n", encoding="utf-8")
     (out / "summaries.json").write_text(json.dumps({r.name: r.summary for r in results}, indent=2, default=str) + "\n",
                                         encoding="utf-8")

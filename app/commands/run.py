@@ -1,71 +1,34 @@
 """``gaitblocks run``: simulate a diagram on a dataset and write the results.
 
-Writes ``DIR/results.csv``, ``DIR/results.npz`` (+ ``results.json`` sidecar) and
-``DIR/summary.json`` with ``status``, ``message``, ``t_end_reached``, ``wall_s``,
-``realtime_factor``, ``steps``, ``events`` and the parameters used, plus whatever the
-registered metric functions add (:data:`METRICS`, :func:`register_metric`).
+The run is assembled by :mod:`app.runs` from the :class:`~app.runs.RunSpec` the options describe
+(:func:`spec_from_args`). Writes ``DIR/results.npz`` (+ ``results.json`` sidecar),
+``DIR/results.csv`` (unless ``--no-csv``; headers carry units) and ``DIR/summary.json`` with
+``status``, ``message``, ``t_end_reached``, ``wall_s``, ``realtime_factor``, ``steps``, ``events``
+and the parameters used, plus whatever the registered metric functions add
+(:func:`app.runs.summarise`, :func:`app.runs.register_metric`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from blocks import Diagram, Results, Runner, compile_diagram
-from blocks.compile import CompiledModel
-from blocks.datasets import default_dataset_name
-from blocks.presets import PRESET_CHOICES, apply_preset
-from models.dataset import GaitDataset
+from blocks.presets import PRESET_CHOICES
 from models.errors import UserError
-from models.gaitdata.offplate import FilledContact
+
+if TYPE_CHECKING:
+    from app.runs import RunSpec
+    from blocks import Diagram, Results
 
 HELP = "simulate a diagram on a dataset; write results.csv, results.npz and summary.json"
 
 
-@dataclass
-class RunContext:
-    """What metric functions may look at besides the results."""
-
-    diagram: Diagram
-    model: CompiledModel
-    runner: Runner
-    dataset: str
-    args: argparse.Namespace
-
-
-MetricFn = Callable[[Results, RunContext], dict[str, Any]]
-METRICS: list[MetricFn] = []
-
-
-def register_metric(fn: MetricFn) -> MetricFn:
-    """Add ``fn(results, ctx) -> {key: value}``; its keys are merged into ``summary.json``."""
-    METRICS.append(fn)
-    return fn
-
-
-def _walking(results: Results, ctx: RunContext) -> dict[str, Any]:
-    from app.walking import walking_summary
-
-    return walking_summary(results, ctx)
-
-
-register_metric(_walking)
-
-
-def default_diagram_path() -> Path:
-    """``assets/diagrams/grf_walk.json`` of this installation."""
-    import assets
-
-    return Path(assets.__file__).resolve().parent / "diagrams" / "grf_walk.json"
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--diagram", type=Path, default=None, help="diagram JSON file (default: grf_walk.json)")
+    add_output_options(parser, "gaitblocks_run")
     parser.add_argument("--grf", default=None, metavar="NAME|FILE",
                         help="dataset: bundled name or file (default: the diagram's, else the registry default)")
     parser.add_argument("--kinematics", default=None, metavar="FILE",
@@ -89,154 +52,83 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='JSON {"set": {"block.param": value}} (e.g. tune best.json), applied before --set')
     parser.add_argument("--set", action="append", default=[], metavar="BLOCK.PARAM=VALUE", dest="sets",
                         help="set a block parameter before compiling (repeatable)")
-    parser.add_argument("--out", type=Path, default=Path("gaitblocks_run"), metavar="DIR",
-                        help="output folder (default: ./gaitblocks_run)")
+    parser.add_argument("--csv", action=argparse.BooleanOptionalAction, default=True,
+                        help="also write results.csv (text, about 1.4 MB per simulated second)")
+    parser.add_argument("--compress", action="store_true", help="write results.npz compressed (smaller, slower)")
 
 
-def load_diagram(args: argparse.Namespace) -> Diagram:
-    """The diagram named by ``--diagram`` with every ``--set`` applied."""
-    diagram = Diagram.load(args.diagram if args.diagram is not None else default_diagram_path())
-    if getattr(args, "preset", None):
-        diagram = apply_preset(diagram, args.preset)
-    if getattr(args, "set_file", None):
+RESULT_FILES = ("results.csv", "results.npz", "results.json", "summary.json")
+
+
+def add_output_options(parser: argparse.ArgumentParser, default: str) -> None:
+    """``--out DIR`` and ``--force`` (shared by every command that writes a results folder)."""
+    parser.add_argument("--out", type=Path, default=Path(default), metavar="DIR", help="output folder")
+    parser.add_argument("--force", action="store_true", help="overwrite results already in the output folder")
+
+
+def check_out_dir(out: Path, force: bool, files: tuple[str, ...]) -> None:
+    """Fail before any simulation when ``out`` cannot take the results: a file, not writable, or
+    already holding results (one of ``files``) and ``force`` not given."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out}: exists and is not a folder")
+    present = [f for f in files if (out / f).exists()]
+    if present and not force:
+        raise UserError(f"--out {out} already holds results ({', '.join(present)}); "
+                        "give --force to overwrite them or choose another folder")
+    probe = out if out.exists() else next((p for p in out.parents if p.exists()), Path("."))
+    if not os.access(probe, os.W_OK):
+        raise UserError(f"--out {out}: {probe} is not writable")
+
+
+def parse_settings(diagram: Diagram, items: list[str], set_file: Path | None = None) -> tuple[tuple[str, Any], ...]:
+    """``--set-file`` then ``--set BLOCK.PARAM=VALUE`` items as typed ``(ref, value)`` pairs, each
+    parsed and range-checked by its ``ParamSpec`` in ``diagram``."""
+    out: list[tuple[str, Any]] = []
+    if set_file is not None:
         try:
-            values = json.loads(Path(args.set_file).read_text(encoding="utf-8"))["set"]
-            items = list(values.items())
+            values = json.loads(Path(set_file).read_text(encoding="utf-8"))["set"]
+            items_from_file = list(values.items())
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise UserError(f"{args.set_file}: not a parameter set file ({exc})") from None
-        for ref, value in items:
-            diagram.set_param(ref, value)
-    for item in args.sets:
+            raise UserError(f"{set_file}: not a parameter set file ({exc})") from None
+        for ref, value in items_from_file:
+            out.append((ref, diagram.param_spec(ref).validate(value, f"{set_file}: {ref}")))
+    for item in items:
         if "=" not in item:
             raise UserError(f"--set {item!r}: expected BLOCK.PARAM=VALUE")
-        ref, text = item.split("=", 1)
-        spec = diagram.param_spec(ref.strip())
-        diagram.set_param(ref.strip(), spec.parse(text, f"--set {ref.strip()}"))
-    return diagram
+        ref, text = (t.strip() for t in item.split("=", 1))
+        out.append((ref, diagram.param_spec(ref).parse(text, f"--set {ref}")))
+    return tuple(out)
 
 
-def prepare(args: argparse.Namespace) -> RunContext:
-    """Load, configure and compile; the runner is ready to go."""
-    diagram = load_diagram(args)
-    dataset = args.grf or diagram.dataset or default_dataset_name()
-    if args.dt is not None and not (math.isfinite(args.dt) and args.dt > 0):
-        raise UserError(f"--dt must be a positive number of seconds, got {args.dt}")
-    if args.duration is not None and not (math.isfinite(args.duration) and args.duration > 0):
-        raise UserError(f"--duration must be a positive number of seconds, got {args.duration}")
-    t_end = diagram.solver.t_start + (args.duration if args.duration is not None
-                                      else diagram.solver.t_end - diagram.solver.t_start)
-    if args_has_subject(args):
-        diagram.model = replace(diagram.model, mass_kg=args.mass if args.mass is not None else PAPER_SUBJECT[0],
-                                height_m=args.height if args.height is not None else PAPER_SUBJECT[1])
-    if getattr(args, "foot_radius", None) is not None:
-        if not (math.isfinite(args.foot_radius) and 0.0 <= args.foot_radius < 1.0):
-            raise UserError(f"--foot-radius must be a number of metres in [0, 1), got {args.foot_radius}")
-        diagram.model = replace(diagram.model, foot_radius_m=args.foot_radius)
-    if _uses_dataset(diagram):
-        from blocks.datasets import resolve_dataset
+def spec_from_args(args: argparse.Namespace) -> RunSpec:
+    """The :class:`~app.runs.RunSpec` of a command line (``run``, ``sweep`` and ``tune`` options)."""
+    from app.runs import RunSpec, default_diagram_path
+    from blocks import Diagram
+    from blocks.presets import apply_preset
 
-        data = load_run_dataset(dataset, args)
-        t_end = min(t_end, diagram.solver.t_start + data.duration)
-        subject = (data.meta.body_mass_kg, data.meta.height_m)
-        if diagram.model.mass_kg is None and not data.meta.synthetic and None not in subject:
-            # a recording that knows its subject (e.g. a registered trial): scale the model to it
-            diagram.model = replace(diagram.model, mass_kg=subject[0], height_m=subject[1])
-        cached = {dataset: data}
-        model = compile_diagram(diagram, dataset=dataset, dt=args.dt, t_end=t_end,
-                                resolver=lambda s: cached[s] if s in cached else resolve_dataset(s))
-    else:
-        model = compile_diagram(diagram, dataset=dataset, dt=args.dt, t_end=t_end)
-    runner = Runner(model, capacity=int(round((t_end - diagram.solver.t_start) / model.dt)) + 2)
-    warn_coarse_step(runner)
-    return RunContext(diagram, model, runner, dataset, args)
+    diagram_file = getattr(args, "diagram", None)
+    preset = getattr(args, "preset", None)
+    diagram = Diagram.load(diagram_file if diagram_file is not None else default_diagram_path())
+    if preset:
+        diagram = apply_preset(diagram, preset)
+    settings = parse_settings(diagram, list(getattr(args, "sets", [])), getattr(args, "set_file", None))
+    spec = RunSpec(dataset=getattr(args, "grf", None) or "", settings=settings, preset=preset,
+                   diagram=str(diagram_file) if diagram_file is not None else None,
+                   duration=getattr(args, "duration", None), dt=getattr(args, "dt", None),
+                   kinematics=getattr(args, "kinematics", None), mass=getattr(args, "mass", None),
+                   height=getattr(args, "height", None), start=getattr(args, "start", None),
+                   end=getattr(args, "end", None), foot_radius=getattr(args, "foot_radius", None))
+    spec.check()
+    return spec
 
 
-def warn_coarse_step(runner: Runner) -> str | None:
-    """Warn (stderr) when the solver tick exceeds a block's stable step (:meth:`Block.max_step`); returns the text."""
-    import sys
-
-    limits = [(b.max_step(runner.params[b.name]), b.name) for b in runner.model.blocks]
-    known = [(h, n) for h, n in limits if h is not None]
-    if not known:
-        return None
-    h, name = min(known)
-    if runner.model.dt <= h:
-        return None
-    text = (f"warning: the solver step dt = {runner.model.dt:g} s is above the stable step of block '{name}' "
-            f"(about {h * 1e3:.1f} ms with RK4): expect a blow-up; use --dt {h / 2:.2g} or smaller")
-    print(text, file=sys.stderr)
-    return text
-
-
-PAPER_SUBJECT = (55.33, 1.66)  # kg, m: the model of Table 1 (Luxman & Zielinska 2017)
-
-
-def args_has_subject(args: argparse.Namespace) -> bool:
-    return getattr(args, "mass", None) is not None or getattr(args, "height", None) is not None
-
-
-def load_run_dataset(spec: str, args: argparse.Namespace) -> GaitDataset:
-    """The dataset of a run: bundled name or file (+ kinematics), with the subject's mass, cropped."""
-    from blocks.datasets import resolve_dataset
-
-    kin, mass, height = getattr(args, "kinematics", None), getattr(args, "mass", None), getattr(args, "height", None)
-    if kin is None and mass is None and height is None:
-        data = resolve_dataset(spec)
-    else:
-        from grf_data.registry import load_dataset
-
-        data = load_dataset(spec, kinematics=kin, mass=mass, height=height)
-    start, end = getattr(args, "start", None), getattr(args, "end", None)
-    if start is not None or end is not None:
-        try:
-            data = data.crop(start, end)
-        except ValueError as exc:
-            raise UserError(f"--start/--end: {exc}") from None
-    return data
-
-
-def _uses_dataset(diagram: Diagram) -> bool:
-    return any("dataset" in diagram.instantiate(name).params for name in diagram.blocks)
-
-
-def summarise(results: Results, ctx: RunContext) -> dict[str, Any]:
-    """The keys of ``summary.json`` (metric functions add more)."""
-    t_end = ctx.model.ctx.t_end
-    reached = float(results.t[-1]) if results.t.size else ctx.model.ctx.t0
-    summary: dict[str, Any] = {
-        "status": results.status,
-        "message": results.message,
-        "t_end_requested": t_end,
-        "t_end_reached": reached,
-        "wall_s": results.stats["wall_s"],
-        "realtime_factor": results.stats["realtime_factor"],
-        "steps": results.stats["steps"],
-        "rhs_calls": results.stats["rhs_calls"],
-        "events": results.events,
-        "param_changes": results.param_changes,
-        "params": {k: list(v) if isinstance(v, tuple) else v for k, v in results.params.items() if not callable(v)},
-        "solver": results.solver,
-        "diagram": ctx.diagram.name,
-        "dataset": _dataset_info(ctx),
-        "model": ctx.model.ctx.biped_params.to_dict(),
-    }
-    for fn in METRICS:
-        summary.update(fn(results, ctx))
-    return summary
-
-
-def _dataset_info(ctx: RunContext) -> dict[str, Any]:
-    try:
-        return {"spec": ctx.dataset, **ctx.model.ctx.get_dataset(ctx.dataset).meta.to_dict()}
-    except UserError:
-        return {"spec": ctx.dataset}
-
-
-def write_outputs(results: Results, summary: dict[str, Any], out: Path) -> None:
+def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: bool = True,
+                  compress: bool = False) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
-        results.save_csv(out / "results.csv")
-        results.save_npz(out / "results.npz")
+        if csv:
+            results.save_csv(out / "results.csv")
+        results.save_npz(out / "results.npz", compress=compress)
         (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot write results to {out}: {exc.strerror}") from None
@@ -270,16 +162,25 @@ def account_line(summary: dict[str, Any]) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    ctx = prepare(args)
-    results = ctx.runner.run(ctx.model.ctx.t_end)
-    summary = summarise(results, ctx)
-    write_outputs(results, summary, args.out)
+    import sys
+
+    from app.runs import build, summarise
+
+    check_out_dir(args.out, args.force, RESULT_FILES)
+    built = build(spec_from_args(args))
+    for warning in built.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    results = built.runner.run(built.t_end)
+    summary = summarise(results, built)
+    write_outputs(results, summary, args.out, csv=args.csv, compress=args.compress)
     print(status_line(summary))
     rtf = summary["realtime_factor"]
     line = (f"{summary['status']}: {summary['steps']} steps to t = {summary['t_end_reached']:.3f} s, "
             f"{summary['wall_s']:.2f} s wall ({rtf:.1f}x real time), {len(results.events)} events -> {args.out}"
             if rtf else f"{summary['status']}: no steps taken -> {args.out}")
     print(line)
+    from models.gaitdata.offplate import FilledContact
+
     for fill in summary.get("dataset", {}).get("filled_contacts", []):
         print(f"data: {FilledContact(**fill).note()}")
     if "rms_deg" in summary:
@@ -291,7 +192,5 @@ def run(args: argparse.Namespace) -> int:
     if account:
         print(account)
     if results.status != "ok":
-        import sys
-
         print(f"gaitblocks run: simulation stopped: {results.message}", file=sys.stderr)
     return EXIT_CODES.get(summary["status"], 1)

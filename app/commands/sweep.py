@@ -1,6 +1,7 @@
 """``gaitblocks sweep``: run a parameter grid (or random / Latin-hypercube samples) of a diagram.
 
-Writes ``DIR/sweep.csv`` (one row per run, failed runs included: :mod:`app.tuning.sweep`),
+Writes ``DIR/sweep.csv`` (one row per run, failed runs included: :mod:`app.tuning.sweep`; rewritten
+as each run finishes, so a crash or Ctrl+C keeps every finished row),
 ``DIR/sweep.json`` (axes, objective, best run) and, for two swept parameters,
 ``DIR/heatmap_objective.png``. A progress line on stderr shows done/total and the time left;
 Ctrl+C stops the sweep, keeps and writes the finished rows, and exits with code 130.
@@ -12,17 +13,22 @@ import argparse
 import json
 import math
 import os
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.tuning.executors import EXECUTORS, make_executor
+from app.commands.run import add_output_options, check_out_dir, spec_from_args
 from app.tuning.grid import Axis, check_axes, grid_points, lhs_points, parse_axis, random_points
 from app.tuning.objective import parse_objective
 from app.tuning.sweep import Progress, run_sweep, write_csv
-from app.tuning.worker import RunSpec
-from blocks import Diagram
+from app.tuning.worker import run_one
+from blocks.executors import EXECUTORS, make_executor
 from blocks.presets import PRESET_CHOICES
 from models.errors import UserError
+
+if TYPE_CHECKING:
+    from app.runs import RunSpec
+    from blocks import Diagram
 
 HELP = "run a parameter grid or random/LHS samples; write sweep.csv and heat maps"
 
@@ -39,7 +45,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--objective", default="default", metavar="SPEC",
                         help="default | tracking | weights like track=1,effort=0.1 | metric:COLUMN")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="K",
-                        help="parallel runs (default: the number of cores)")
+                        help="parallel runs (default: the number of cores, here %(default)s)")
     parser.add_argument("--executor", default="process", choices=EXECUTORS,
                         help="process (concurrent.futures, default), dask, or serial")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -54,24 +60,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="N sampled points in the box instead of the full grid")
     parser.add_argument("--sampler", default="lhs", choices=("random", "lhs"), help="sampler for --samples")
     parser.add_argument("--seed", type=int, default=0, help="seed of the sampler")
-    parser.add_argument("--out", type=Path, default=Path("gaitblocks_sweep"), metavar="DIR", help="output folder")
+    add_output_options(parser, "gaitblocks_sweep")
 
 
-def base_diagram(args: argparse.Namespace) -> Diagram:
-    from app.commands.run import load_diagram
-
-    return load_diagram(argparse.Namespace(diagram=args.diagram, preset=args.preset, sets=args.sets))
+OUT_FILES = ("sweep.csv", "sweep.json", "heatmap_objective.png")
 
 
-def fixed_sets(args: argparse.Namespace, diagram: Diagram) -> tuple[tuple[str, Any], ...]:
-    """``--set`` items parsed by their ``ParamSpec``."""
-    out = []
-    for item in args.sets:
-        if "=" not in item:
-            raise UserError(f"--set {item!r}: expected BLOCK.PARAM=VALUE")
-        ref, text = (s.strip() for s in item.split("=", 1))
-        out.append((ref, diagram.param_spec(ref).parse(text, f"--set {ref}")))
-    return tuple(out)
+def base_diagram(spec: RunSpec) -> Diagram:
+    """The diagram every run starts from (preset and fixed ``--set`` applied), for checking axes."""
+    from app.runs import build_diagram
+
+    return build_diagram(spec)
 
 
 def check_numbers(args: argparse.Namespace) -> None:
@@ -81,9 +80,9 @@ def check_numbers(args: argparse.Namespace) -> None:
             raise UserError(f"--{name} must be a positive number of seconds, got {v}")
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
-    from blocks.datasets import resolve_dataset
+    from blocks.datasets import check_dataset
 
-    resolve_dataset(args.grf)  # an unknown name or a bad file fails here, once, with its own message
+    check_dataset(args.grf)  # an unknown name or a missing file fails here, once, with its own message
 
 
 def points(args: argparse.Namespace, axes: list[Axis], diagram: Diagram) -> list[dict[str, float]]:
@@ -104,22 +103,31 @@ def points(args: argparse.Namespace, axes: list[Axis], diagram: Diagram) -> list
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    check_out_dir(args.out, args.force, OUT_FILES)
     check_numbers(args)
     if not args.params:
         raise UserError("give at least one --param BLOCK.PARAM=LO:HI:N")
     axes = [parse_axis(t) for t in args.params]
-    diagram = base_diagram(args)
+    base = spec_from_args(args)
+    diagram = base_diagram(base)
     check_axes(axes, diagram)
     objective = parse_objective(args.objective)
-    fixed = fixed_sets(args, diagram)
+    fixed = base.settings
     pts = points(args, axes, diagram)
-    specs = [RunSpec(args.grf, fixed + tuple(p.items()), args.preset, str(args.diagram) if args.diagram else None,
-                     args.duration, args.dt, objective) for p in pts]
+    specs = [base.with_settings(*p.items()) for p in pts]
     refs = [a.ref for a in axes]
-    with make_executor(args.executor, min(args.workers, len(specs)), args.scheduler) as ex:
-        outcome = run_sweep(specs, ex, progress=Progress(len(specs), f"sweep ({ex.name} x{ex.workers})"))
     out: Path = args.out
-    write_csv(outcome.rows, out / "sweep.csv", [r for r, _ in fixed] + refs)
+    columns = [r for r, _ in fixed] + refs
+    done: list[dict[str, Any]] = []
+
+    def keep(row: dict[str, Any]) -> None:  # every finished row reaches the disk at once
+        done.append(row)
+        write_csv(sorted(done, key=lambda r: int(r["run"])), out / "sweep.csv", columns)
+
+    with make_executor(args.executor, min(args.workers, len(specs)), args.scheduler) as ex:
+        outcome = run_sweep(specs, ex, progress=Progress(len(specs), f"sweep ({ex.name} x{ex.workers})"), on_row=keep,
+                            fn=partial(run_one, objective=objective))
+    write_csv(outcome.rows, out / "sweep.csv", columns)
     ok = [r for r in outcome.rows if r.get("status") == "ok"]
     best = min(ok, key=lambda r: r["objective"]) if ok else None
     meta = {"params": [{"ref": a.ref, "lo": a.lo, "hi": a.hi, "values": list(a.values)} for a in axes],

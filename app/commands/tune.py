@@ -3,7 +3,9 @@
 Writes into ``--out DIR``:
 
 * ``best.json`` -- ``{"set": {"block.param": value, ...}}``, the tuned gains (loadable as a
-  parameter set by ``gaitblocks run --set-file`` and the GUI gain panel);
+  parameter set by ``gaitblocks run --set-file`` and the GUI gain panel), only when they score no
+  worse than the start; otherwise they go to ``worse.json``, a warning names the loss and the
+  exit code is 1;
 * ``tune.json`` -- method, seed, objective, every evaluation (optimize) or ``Ku``/``Tu`` per joint (zn);
 * ``convergence.png`` -- objective per evaluation and the best so far (optimize), or the closed-loop
   responses at ``Ku`` (zn);
@@ -18,14 +20,16 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
-from app.commands.sweep import add_common, base_diagram, check_numbers, fixed_sets
-from app.tuning.executors import make_executor
+from app.commands.run import add_output_options, check_out_dir, spec_from_args
+from app.commands.sweep import add_common, base_diagram, check_numbers
 from app.tuning.objective import parse_objective
 from app.tuning.optimize import ALGORITHMS, DEFAULT_REFS, optimize, tune_params
-from app.tuning.worker import RunSpec, run_one
+from app.tuning.worker import run_one
+from blocks.executors import make_executor
 from models.errors import UserError
 
 HELP = "tune PID gains (Ziegler-Nichols or optimisation); write best.json, a convergence plot and a metric table"
@@ -50,7 +54,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="assumed passive joint damping [N m s/rad] of the swing loop (zn)")
     parser.add_argument("--zn-lag", type=float, default=0.02, metavar="S", help="assumed actuator lag [s] (zn)")
     parser.add_argument("--zn-delay", type=float, default=0.01, metavar="S", help="assumed feedback delay [s] (zn)")
-    parser.add_argument("--out", type=Path, default=Path("gaitblocks_tune"), metavar="DIR", help="output folder")
+    add_output_options(parser, "gaitblocks_tune")
+
+
+OUT_FILES = ("best.json", "tune.json", "convergence.png", "metrics.md", "metrics.csv")
 
 
 def _ranges(items: list[str]) -> tuple[list[str], dict[str, tuple[float, float]]]:
@@ -84,11 +91,11 @@ def write_table(rows: list[tuple[str, str, str]], out: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_out_dir(args.out, args.force, OUT_FILES)
     check_numbers(args)
-    diagram = base_diagram(args)
+    base = spec_from_args(args)
+    diagram = base_diagram(base)
     objective = parse_objective(args.objective)
-    base = RunSpec(args.grf, fixed_sets(args, diagram), args.preset, str(args.diagram) if args.diagram else None,
-                   args.duration, args.dt, objective)
     out: Path = args.out
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -100,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
         refs, ranges = _ranges(args.params) if args.params else (list(DEFAULT_REFS), {})
         params = tune_params(diagram, refs, args.span, ranges)
         with make_executor(args.executor, args.workers, args.scheduler) as ex:
-            res = optimize(base, params, ex, budget=args.budget, seed=args.seed, algorithm=args.algorithm)
+            res = optimize(base, params, ex, budget=args.budget, seed=args.seed, algorithm=args.algorithm,
+                           objective=objective)
         best_set, before, after = res.best.values, res.start.row, res.best.row
         from app.tuning.plots import convergence
 
@@ -115,18 +123,24 @@ def run(args: argparse.Namespace) -> int:
 
         best_set, zn_info = zn_tune(diagram, args, out / "convergence.png")
         info |= zn_info
-        before = run_one(base)
-        after = run_one(RunSpec(base.dataset, base.sets + tuple(best_set.items()), base.preset, base.diagram,
-                                base.duration, base.dt, objective))
+        before = run_one(base, objective)
+        after = run_one(base.with_settings(*best_set.items()), objective)
+    b, a = float(before["objective"]), float(after["objective"])
+    improved = math.isfinite(a) and (not math.isfinite(b) or a <= b)
     info |= {"before": {k: before.get(k) for k in TABLE}, "after": {k: after.get(k) for k in TABLE},
-             "best": best_set}
-    (out / "best.json").write_text(json.dumps({"set": best_set}, indent=2) + "\n", encoding="utf-8")
+             "best": best_set, "improved": improved}
+    best_file = out / ("best.json" if improved else "worse.json")
+    (out / "best.json").unlink(missing_ok=True)  # a stale best.json from a --force rerun must not survive
+    best_file.write_text(json.dumps({"set": best_set}, indent=2) + "\n", encoding="utf-8")
     (out / "tune.json").write_text(json.dumps(info, indent=2, default=_plain) + "\n", encoding="utf-8")
     print(write_table(table(before, after), out))
-    b, a = float(before["objective"]), float(after["objective"])
     verdict = (f"objective {b:.4g} -> {a:.4g} ({100 * (a - b) / b:+.1f} %)" if math.isfinite(b) and b
                else f"objective {b} -> {a}")
-    print(f"{args.method}: {verdict}; gains -> {out / 'best.json'}")
+    if not improved:
+        print(f"gaitblocks tune: warning: the {args.method} gains are WORSE than the start ({verdict}); "
+              f"not stored as best.json, written to {best_file} for inspection", file=sys.stderr)
+        return 1
+    print(f"{args.method}: {verdict}; gains -> {best_file}")
     return 0
 
 

@@ -9,14 +9,12 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import matplotlib
+from models.errors import UserError
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from models.errors import UserError  # noqa: E402
-from models.validation import Overlay, Row, run_all  # noqa: E402
+if TYPE_CHECKING:
+    from models.validation import Overlay, Row
 
 HELP = "validate inverse dynamics, joint reactions and round trips against reference data"
 GROUPS = (("vdb_running", "vdB running"), ("gatk_leg2d", "GATK"), ("opensim_subject01", "OpenSim"))
@@ -40,6 +38,11 @@ def format_table(rows: list[Row]) -> str:
 
 def write_plots(plots: list[Overlay], out: Path) -> list[Path]:
     """One PNG per comparison, one panel per signal."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for stem, prefix in GROUPS:
@@ -74,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         data = Path(os.environ.get("GAITBLOCKS_DATA", "../shared/data"))
     if not data.is_dir():
         raise UserError(f"data folder not found: {data} (give --data DIR or set GAITBLOCKS_DATA)")
+    from models.validation import run_all
+
     rows, plots = run_all(data)
     print(format_table(rows))
     for path in write_plots(plots, args.out):

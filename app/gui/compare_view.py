@@ -42,17 +42,20 @@ class CompareWorker(QtCore.QObject):
     finished = QtCore.Signal(object)
     failed = QtCore.Signal(object)
 
-    def __init__(self, fn: CompareFn, specs: list[str], preset: str, duration: float | None) -> None:
+    def __init__(self, fn: CompareFn, specs: list[str], preset: str, duration: float | None,
+                 base: Any = None) -> None:
         super().__init__()
         self.fn, self.specs, self.preset, self.duration = fn, specs, preset, duration
+        self.base = base
         self.cancelled = False
 
     @QtCore.Slot()
     def run(self) -> None:
+        extra = {} if self.base is None else {"base": self.base}
         try:
             results = self.fn(self.specs, preset=self.preset, duration=self.duration,
                               progress=lambda i, n, msg: self.progress.emit(int(i), int(n), str(msg)),
-                              cancel=lambda: self.cancelled)
+                              cancel=lambda: self.cancelled, **extra)
         except BaseException as exc:  # reported in the GUI thread
             self.failed.emit(exc)
             return
@@ -60,14 +63,20 @@ class CompareWorker(QtCore.QObject):
 
 
 class CompareView(QtWidgets.QWidget):
-    """Choose datasets and a preset, run, and look at the overlays and the metrics table."""
+    """Choose datasets, run, and look at the overlays and the metrics table.
+
+    With ``spec_source`` (the main window passes its session's :attr:`~app.gui.session.SimSession.spec`)
+    every condition runs the GUI's current diagram, preset and parameter changes on its dataset;
+    without it, a preset chosen here on the default diagram.
+    """
 
     done = QtCore.Signal()
     error = QtCore.Signal(object)
 
     def __init__(self, parent: QtWidgets.QWidget | None = None, compare_fn: CompareFn | None = None,
-                 table_fn: TableFn | None = None) -> None:
+                 table_fn: TableFn | None = None, spec_source: Callable[[], Any] | None = None) -> None:
         super().__init__(parent)
+        self.spec_source = spec_source
         fn, tab = load_compare()
         self.compare_fn = compare_fn or fn
         self.table_fn = table_fn or tab
@@ -87,10 +96,14 @@ class CompareView(QtWidgets.QWidget):
         top.addStretch(1)
         lay.addLayout(top)
         top = QtWidgets.QHBoxLayout()
-        top.addWidget(QtWidgets.QLabel("preset"))
         self.preset = QtWidgets.QComboBox()
         self.preset.addItems(list(available_presets()))
-        top.addWidget(self.preset)
+        if spec_source is None:
+            top.addWidget(QtWidgets.QLabel("preset"))
+            top.addWidget(self.preset)
+        else:
+            self.preset.hide()
+            top.addWidget(QtWidgets.QLabel("runs the diagram, preset and parameters of the simulation tab"))
         top.addWidget(QtWidgets.QLabel("duration"))
         self.duration = QtWidgets.QDoubleSpinBox()
         self.duration.setRange(1.0, 120.0)
@@ -147,7 +160,8 @@ class CompareView(QtWidgets.QWidget):
         self.run_btn.setEnabled(False)
         self.cancel_btn.setEnabled(True)
         self._thread = QtCore.QThread(self)
-        self._worker = CompareWorker(self.compare_fn, specs, self.preset.currentText(), self.duration.value())
+        base = self.spec_source() if self.spec_source is not None else None
+        self._worker = CompareWorker(self.compare_fn, specs, self.preset.currentText(), self.duration.value(), base)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
         self._worker.progress.connect(self._on_progress)

@@ -77,7 +77,7 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
         self.side.addTab(self.gains, "PID gains")
         self.side.addTab(self.params, "Block parameters")
         self.scopes = ScopeStack()
-        self.compare = CompareView()
+        self.compare = CompareView(spec_source=lambda: self.session.spec)
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.addTab(self.scopes, "Scopes")
         self.tabs.addTab(self.compare, "Compare")

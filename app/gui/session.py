@@ -19,8 +19,9 @@ holds:
 
 from __future__ import annotations
 
+import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,8 @@ from app.gui.session_catalog import (
     diagram_value,
 )
 from app.gui.session_files import SESSION_FORMAT, load_session, save_session, session_dict
-from blocks import Diagram, ParamSpec, Runner, SimulationError, Snapshot, compile_diagram
+from app.runs import RunSpec, build, find_signal, summarise
+from blocks import Diagram, ParamSpec, SimulationError, Snapshot
 from blocks.core import BlockError, DiagramError
 from models.errors import UserError
 from models.params import G_EARTH
@@ -92,29 +94,52 @@ class SimSession:
     """
 
     def __init__(self, diagram: Diagram | str | Path | None = None, dataset: str = "", preset: str = "default",
-                 t_end: float | None = None, snapshot_every: float = 0.1, apply: bool = True) -> None:
-        source = diagram if isinstance(diagram, Diagram) else Diagram.load(diagram or DEFAULT_DIAGRAM)
-        self.preset = preset
-        self.source = source.copy()
-        self.diagram = apply_preset(source, preset) if apply else source.copy()
-        self.dataset = dataset or self.diagram.dataset or default_dataset()
-        self.t_end = float(t_end) if t_end is not None else self.diagram.solver.t_end
+                 t_end: float | None = None, snapshot_every: float = 0.1, apply: bool = True,
+                 spec: RunSpec | None = None) -> None:
+        if spec is None:
+            source = diagram if isinstance(diagram, Diagram) else Diagram.load(diagram or DEFAULT_DIAGRAM)
+            t0 = source.solver.t_start
+            spec = RunSpec(dataset=dataset, preset=preset if apply else None, diagram=source.copy(),
+                           duration=None if t_end is None else float(t_end) - t0)
+        elif not isinstance(spec.diagram, Diagram):
+            spec = replace(spec, diagram=Diagram.load(spec.diagram or DEFAULT_DIAGRAM))
+        assert isinstance(spec.diagram, Diagram)
+        self.preset = preset if spec.preset is None else spec.preset
+        self.source = spec.diagram.copy()
+        self._spec = spec
+        self.diagram = spec.diagram.copy()
+        self.dataset = spec.dataset
+        self.t_end = float(spec.duration) + self.source.solver.t_start if spec.duration is not None else math.inf
         self.snapshot_every = snapshot_every
         self.error: Failure | None = None
         self.frame = FrameStats()
         self.generation = 0
         self._build()
 
+    @classmethod
+    def from_spec(cls, spec: RunSpec, snapshot_every: float = 0.1) -> SimSession:
+        """A session that runs ``spec`` (the same run :func:`app.runs.run` makes of it)."""
+        return cls(spec=spec, snapshot_every=snapshot_every)
+
+    @property
+    def spec(self) -> RunSpec:
+        """The :class:`~app.runs.RunSpec` of the run on screen: the diagram as loaded, the preset,
+        every parameter changed since (typed), the dataset and the duration. Compare runs it."""
+        return replace(self._spec, dataset=self.dataset, duration=self.t_end - self.source.solver.t_start)
+
     # ----------------------------------------------------------- building
     def _build(self) -> None:
-        """Compile the diagram on the dataset (raises before touching the current run)."""
-        model = compile_diagram(self.diagram, dataset=self.dataset, t_end=self.t_end)
-        runner = Runner(model, capacity=1024)
-        runner.recorder.reserve(runner.ticks_until(self.t_end) + 2)
-        self.model, self.runner = model, runner
+        """Compile the spec (:func:`app.runs.build`; raises before touching the current run)."""
+        ui = self.diagram.ui
+        built = build(self.spec if math.isfinite(self.t_end) else self._spec)
+        built.diagram.ui = ui
+        runner = built.runner
+        self.built, self.diagram, self.dataset = built, built.diagram, built.dataset
+        self.t_end = built.t_end
+        self.model, self.runner = built.model, runner
         self.error = None
         self.snapshots: dict[int, Snapshot] = {0: runner.snapshot()}
-        self._snap_ticks = max(1, int(round(self.snapshot_every / model.dt)))
+        self._snap_ticks = max(1, int(round(self.snapshot_every / built.model.dt)))
         self.generation += 1
         self._record_current()
 
@@ -133,25 +158,29 @@ class SimSession:
             raise
 
     def set_preset(self, name: str, source: Diagram | None = None) -> None:
-        """Apply preset ``name`` to ``source`` (default: the diagram as loaded) and recompile."""
-        new = apply_preset(source if source is not None else self.source, name)
-        old_d, old_p = self.diagram, self.preset
-        self.diagram, self.preset = new, name
+        """Apply preset ``name`` to ``source`` (default: the diagram as loaded) and recompile; the
+        parameter changes made since are dropped."""
+        src = (source if source is not None else self.source).copy()
+        apply_preset(src, name)  # an unknown preset raises here, before anything changes
+        old = self._spec, self.preset, self.source
+        self._spec, self.preset, self.source = replace(self._spec, diagram=src, preset=name or None, settings=()), \
+            name, src.copy()
         try:
             self._build()
         except BaseException:
-            self.diagram, self.preset = old_d, old_p
+            self._spec, self.preset, self.source = old
             raise
 
     def load_diagram(self, path: str | Path) -> None:
         """Load a diagram file (preset not re-applied: the file is run as saved)."""
         new = Diagram.load(path)
-        old = self.diagram, self.source
-        self.diagram, self.source = new, new.copy()
+        old = self._spec, self.source, self.diagram
+        self._spec, self.source = replace(self._spec, diagram=new, preset=None, settings=()), new.copy()
+        self.diagram = new.copy()
         try:
             self._build()
         except BaseException:
-            self.diagram, self.source = old
+            self._spec, self.source, self.diagram = old
             raise
 
     # ----------------------------------------------------------- stepping
@@ -241,6 +270,7 @@ class SimSession:
         for ref, value in self.runner.registry.values().items():
             if self.runner.registry.spec(ref).tunable and diagram_value(self.diagram, ref) != value:
                 self.diagram.set_param(ref, value)
+                self._spec = self._spec.with_settings((ref, value))
 
     # ----------------------------------------------------------- reading
     def signal_names(self) -> list[str]:
@@ -269,11 +299,12 @@ class SimSession:
         return self.runner.sig[off: off + size].copy()
 
     def find(self, type_name: str, port: str) -> str | None:
-        """First logged ``block.port`` whose block has type ``type_name`` (presets may rename blocks)."""
-        for name, entry in self.diagram.blocks.items():
-            if entry.type == type_name and f"{name}.{port}" in self.runner.recorder.columns:
-                return f"{name}.{port}"
-        return None
+        """First logged ``block.port`` whose block has type ``type_name`` (:func:`app.runs.find_signal`)."""
+        return find_signal(self.diagram, type_name, port, self.runner.recorder.columns)
+
+    def summary(self) -> dict[str, Any]:
+        """The ``summary.json`` dict of the run so far (:func:`app.runs.summarise`)."""
+        return summarise(self.runner.results(), self.built)
 
     def blocks_of_type(self, type_name: str) -> list[str]:
         return [n for n, e in self.diagram.blocks.items() if e.type == type_name]
@@ -324,13 +355,14 @@ class SimSession:
         if spec.tunable:
             self.runner.registry.set(ref, value)
             self.diagram.set_param(ref, value)
+            self._spec = self._spec.with_settings((ref, spec.validate(value, ref)))
             return False
-        old = self.diagram.to_dict()
-        self.diagram.set_param(ref, value)
+        old = self._spec
+        self._spec = self._spec.with_settings((ref, spec.validate(value, ref)))
         try:
             self._build()
         except (UserError, BlockError, DiagramError):
-            self.diagram = Diagram.from_dict(old)
+            self._spec = old
             self._build()
             raise
         return True

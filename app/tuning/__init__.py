@@ -3,7 +3,7 @@ Ziegler-Nichols, optimisation and plots (``gaitblocks sweep`` / ``gaitblocks tun
 
 * :mod:`app.tuning.grid` -- ``block.param=lo:hi:n`` axes; full grid, random or Latin-hypercube points;
 * :mod:`app.tuning.worker` -- :class:`RunSpec` and :func:`run_one`, one headless run -> one CSV row;
-* :mod:`app.tuning.executors` -- serial, ``concurrent.futures`` process pool, ``dask.distributed``;
+* :mod:`blocks.executors` -- serial, ``concurrent.futures`` process pool, ``dask.distributed``;
 * :mod:`app.tuning.sweep` -- the sweep loop with progress, ETA and clean Ctrl+C;
 * :mod:`app.tuning.objective` -- the documented objective;
 * :mod:`app.tuning.optimize` / :mod:`app.tuning.zn` -- the two tuning methods;

@@ -16,11 +16,14 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from blocks import Diagram
 from models.errors import UserError
+
+if TYPE_CHECKING:
+    from blocks import Diagram
 
 __all__ = ["Axis", "parse_axis", "grid_points", "random_points", "lhs_points", "check_axes"]
 

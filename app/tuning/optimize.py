@@ -26,14 +26,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from app.tuning.executors import Executor
-from app.tuning.worker import RunSpec, run_one
-from blocks import Diagram
+from app.tuning.objective import Objective
+from app.tuning.worker import run_one
+from blocks.executors import Executor
 from models.errors import UserError
+
+if TYPE_CHECKING:
+    from app.runs import RunSpec
+    from blocks import Diagram
 
 __all__ = ["TuneParam", "tune_params", "Evaluation", "OptimizeResult", "optimize", "param_value", "DEFAULT_REFS",
            "ALGORITHMS"]
@@ -116,8 +121,10 @@ class OptimizeResult:
 
 
 class _Search:
-    def __init__(self, base: RunSpec, params: Sequence[TuneParam], executor: Executor, budget: int) -> None:
+    def __init__(self, base: RunSpec, params: Sequence[TuneParam], executor: Executor, budget: int,
+                 objective: Objective) -> None:
         self.base, self.params, self.ex, self.budget = base, list(params), executor, budget
+        self.objective = objective
         self.cache: dict[tuple[float, ...], Evaluation] = {}
         self.history: list[Evaluation] = []
 
@@ -125,8 +132,8 @@ class _Search:
         return {p.ref: p.value(float(xi)) for p, xi in zip(self.params, x)}
 
     def spec(self, values: dict[str, float]) -> RunSpec:
-        fixed = tuple((r, v) for r, v in self.base.sets if r not in values)
-        return replace(self.base, sets=fixed + tuple(values.items()))
+        fixed = tuple((r, v) for r, v in self.base.settings if r not in values)
+        return replace(self.base, settings=fixed + tuple(values.items()))
 
     def evaluate_many(self, xs: Sequence[np.ndarray]) -> list[float]:
         vals = [self.values(np.asarray(x)) for x in xs]
@@ -137,12 +144,13 @@ class _Search:
                 todo.append(i)
         room = max(0, self.budget - len(self.history))
         run = todo[:room]
-        rows = self.ex.map(run_one, [self.spec(vals[i]) for i in run]) if run else []
+        fn = partial(run_one, objective=self.objective)
+        rows = self.ex.map(fn, [self.spec(vals[i]) for i in run]) if run else []
         for i, row in zip(run, rows):
             ev = Evaluation(vals[i], float(row["objective"]), row)
             self.cache[keys[i]] = ev
             self.history.append(ev)
-        penalty = 10.0 * self.base.objective.fail  # beyond the budget: never chosen
+        penalty = 10.0 * self.objective.fail  # beyond the budget: never chosen
         return [self.cache[k].objective if k in self.cache else penalty for k in keys]
 
     def __call__(self, x: np.ndarray) -> float:
@@ -153,15 +161,16 @@ class _Search:
 
 
 def optimize(base: RunSpec, params: Sequence[TuneParam], executor: Executor, *, budget: int = 40,
-             seed: int = 0, algorithm: str = "nelder-mead") -> OptimizeResult:
-    """Minimise ``base.objective`` over ``params`` with at most ``budget`` simulations (module docstring)."""
+             seed: int = 0, algorithm: str = "nelder-mead", objective: Objective | None = None) -> OptimizeResult:
+    """Minimise ``objective`` (default :class:`~app.tuning.objective.Objective`) over ``params`` with
+    at most ``budget`` simulations (module docstring)."""
     from scipy.optimize import differential_evolution, minimize
 
     if budget < 2:
         raise UserError(f"--budget must be at least 2 simulations, got {budget}")
     if algorithm not in ALGORITHMS:
         raise UserError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
-    search = _Search(base, params, executor, budget)
+    search = _Search(base, params, executor, budget, objective if objective is not None else Objective())
     n = len(params)
     bounds = [p.bounds for p in params]
     x0 = np.zeros(n)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import sys
 import threading
 import time
@@ -20,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.tuning.executors import Executor
-from app.tuning.worker import BASE_COLUMNS, RunSpec, run_one
+from app.runs import RunSpec
+from app.tuning.worker import BASE_COLUMNS, run_one
+from blocks.executors import Executor
 from models.errors import UserError
 
 __all__ = ["Progress", "SweepOutcome", "run_sweep", "write_csv", "read_csv"]
@@ -132,11 +134,13 @@ def write_csv(rows: Sequence[dict[str, Any]], path: Path, params: Sequence[str])
     header = columns(rows, params)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", newline="", encoding="utf-8") as fh:
+        part = path.with_name(path.name + ".part")
+        with part.open("w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(header)
             for row in rows:
                 w.writerow([_cell(row.get(c)) for c in header])
+        os.replace(part, path)  # readers never see a half-written file
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror}") from None
     return header

@@ -1,6 +1,6 @@
 """One headless run of a diagram with some parameters set, flattened into one table row.
 
-:class:`RunSpec` is small and picklable, so the same :func:`run_one` runs in this process,
+:class:`~app.runs.RunSpec` is small and picklable, so the same :func:`run_one` runs in this process,
 in a ``concurrent.futures`` worker process or on a Dask worker. The row holds
 
 * the set parameters (``"block.param"`` columns);
@@ -8,7 +8,7 @@ in a ``concurrent.futures`` worker process or on a Dask worker. The row holds
   ``fell_at_s``; ``failed`` = the simulation blew up or stopped; ``error`` = the run could not start),
   ``message``, ``objective`` (:mod:`app.tuning.objective`) and ``job_wall_s`` (wall time of
   load + compile + run + metrics);
-* every scalar of ``summary.json`` (:func:`app.commands.run.summarise`), nested keys joined by
+* every scalar of ``summary.json`` (:func:`app.runs.summarise`), nested keys joined by
   dots (``rms_deg.hip_l``, ``peak_torque_nm_per_kg.knee``), plus ``n_events``.
 
 Failed runs are rows like any other: nothing is dropped.
@@ -16,14 +16,12 @@ Failed runs are rows like any other: nothing is dropped.
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from app.runs import RunSpec
 from app.tuning.objective import Objective
 from models.errors import UserError
 
@@ -32,33 +30,6 @@ __all__ = ["RunSpec", "run_one", "flatten", "SKIP_KEYS", "BASE_COLUMNS"]
 SKIP_KEYS = frozenset({"events", "param_changes", "params", "solver", "dataset", "model", "diagram", "message",
                        "preset", "status"})
 BASE_COLUMNS = ("status", "message", "objective", "job_wall_s")
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """What one run needs: diagram file (``None`` = the default), preset, dataset, times and parameters."""
-
-    dataset: str
-    sets: tuple[tuple[str, Any], ...] = ()
-    preset: str | None = None
-    diagram: str | None = None
-    duration: float | None = None
-    dt: float | None = None
-    objective: Objective = field(default_factory=Objective)
-
-    def namespace(self) -> argparse.Namespace:
-        """The ``gaitblocks run`` options equivalent to this spec."""
-        return argparse.Namespace(diagram=Path(self.diagram) if self.diagram else None, grf=self.dataset,
-                                  duration=self.duration, dt=self.dt, preset=self.preset,
-                                  sets=[f"{ref}={_text(value)}" for ref, value in self.sets], out=None)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, (tuple, list)):
-        return ",".join(repr(float(v)) for v in value)
-    return str(value)
 
 
 def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -75,21 +46,22 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def run_one(spec: RunSpec) -> dict[str, Any]:
-    """Run ``spec`` to its end and return its row (module docstring). Never raises for a bad run."""
-    from app.commands.run import prepare, summarise
+def run_one(spec: RunSpec, objective: Objective | None = None) -> dict[str, Any]:
+    """Run ``spec`` (:func:`app.runs.run`) to its end and return its row (module docstring), scored by
+    ``objective`` (default :class:`~app.tuning.objective.Objective`). Never raises for a bad run.
+    Executors map ``functools.partial(run_one, objective=...)`` over specs."""
+    from app.runs import run
     from blocks import SimulationError
 
+    objective = objective if objective is not None else Objective()
     start = time.perf_counter()
-    row: dict[str, Any] = {ref: value for ref, value in spec.sets}
+    row: dict[str, Any] = {ref: value for ref, value in spec.settings}
     try:
-        ctx = prepare(spec.namespace())
-        results = ctx.runner.run(ctx.model.ctx.t_end)
-        summary = summarise(results, ctx)
+        summary = run(spec).summary
     except (UserError, SimulationError, ArithmeticError, ValueError) as exc:
         row.update({"status": "error", "message": str(exc), "t_end_requested": math.nan,
                     "t_end_reached": 0.0})
-        row["objective"] = spec.objective(row)
+        row["objective"] = objective(row)
         row["job_wall_s"] = time.perf_counter() - start
         return row
     row["status"] = summary["status"]
@@ -99,6 +71,6 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
         row["status"] = "fell"
         row["message"] = f"fell at t = {summary['fell_at_s']:.3f} s (trunk beyond 60 deg or hip below half a leg)"
     row["n_events"] = len(summary.get("events", []))
-    row["objective"] = spec.objective(row)
+    row["objective"] = objective(row)
     row["job_wall_s"] = time.perf_counter() - start
     return row

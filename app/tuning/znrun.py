@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.tuning.zn import swing_joint_plant, zn_table
-from blocks import Diagram
 from models.errors import UserError
+
+if TYPE_CHECKING:
+    from blocks import Diagram
 
 __all__ = ["zn_tune", "mid_swing_pose", "BLOCKS"]
 

@@ -34,9 +34,9 @@ def test_run_default_diagram_on_demo_data(tmp_path: Path, capsys: pytest.Capture
         t, q = npz["t"], npz["body.q"]
     assert t.shape == (501,) and q.shape == (501, 7)
     header = (out / "results.csv").read_text().splitlines()[0].split(",")
-    assert header[0] == "t" and "body.q[alpha]" in header
+    assert header[0] == "t [s]" and "body.q[alpha] [m or rad]" in header and "grf.F[F_ly] [N]" in header
     csv = np.loadtxt(out / "results.csv", delimiter=",", skiprows=1)
-    np.testing.assert_allclose(csv[:, header.index("body.q[alpha]")], q[:, 2], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(csv[:, header.index("body.q[alpha] [m or rad]")], q[:, 2], rtol=1e-9, atol=1e-12)
 
 
 def test_blow_up_is_recorded_as_failed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

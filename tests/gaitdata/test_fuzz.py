@@ -1,8 +1,9 @@
-"""Hypothesis: >= 2000 malformed inputs per text importer; only DataFormatError, finite output."""
+"""Hypothesis: >= 2000 malformed inputs per text importer; only DataFormatError, no infinite output."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +13,8 @@ from models.gaitdata.cortex import read_forces_text
 from models.gaitdata.opensim import angles_from_table, grf_from_table, has_coordinates, has_grf, parse_sto
 from models.gaitdata.table import read_table_text
 from models.gaitdata.trc import kinematics_from_trc, parse_trc
+
+pytestmark = pytest.mark.slow  # about 20 s: 2000 examples per importer
 
 FUZZ = settings(max_examples=2000, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -75,7 +78,8 @@ def _check(fn, raw: bytes) -> None:
         for name in ("grf", "angles"):
             a = getattr(rec, name, None)
             if a is not None:
-                assert np.isfinite(np.nan_to_num(a, nan=0.0)).all(), f"non-finite {name}"
+                # NaN marks a gap and is allowed; an infinity never reaches the output
+                assert not np.isinf(a).any(), f"infinite {name}"
         assert np.isfinite(rec.t).all() and (np.diff(rec.t) > 0).all()
 
 
@@ -102,7 +106,7 @@ def test_fuzz_mot_ik(raw: bytes) -> None:
 def test_fuzz_trc(raw: bytes) -> None:
     def fn(text: str):
         m = parse_trc(text, "<fuzz>")
-        assert all(np.isfinite(np.nan_to_num(v, nan=0.0)).all() for v in m.xyz.values())
+        assert not any(np.isinf(v).any() for v in m.xyz.values())
         return kinematics_from_trc(m) if len(m.xyz) > 2 else None
     _check(fn, raw)
 

@@ -128,9 +128,10 @@ def test_run_says_what_it_filled(shared_data: Path, tmp_path: Path, capsys: pyte
 
 def test_a_pair_is_compared_under_its_grf_file_name(shared_data: Path) -> None:
     from app.comparison import run_condition
+    from app.runs import RunSpec
 
     d = shared_data / "demotu-BMC"
-    result = run_condition(f"{d / 'walk2.forces'}|{d / 'walk2.trc'}", duration=0.05)
+    result = run_condition(RunSpec(dataset=f"{d / 'walk2.forces'}|{d / 'walk2.trc'}", duration=0.05))
     assert result.name == "walk2" and result.summary["status"] == "ok"
     assert result.summary["dataset"]["filled_contacts"][0]["foot"] == "l"
 

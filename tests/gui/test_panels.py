@@ -138,7 +138,7 @@ def test_exports_csv_png_gif_and_mp4_message(qtbot, window: MainWindow, tmp_path
     csv = window.export("csv", tmp_path / "r.csv")
     assert csv is not None
     lines = csv.read_text().splitlines()
-    assert len(lines) == 1 + s.runner.recorder.length and lines[0].startswith("t,")
+    assert len(lines) == 1 + s.runner.recorder.length and lines[0].startswith("t [s],")
     png = window.export("png", tmp_path / "scopes.png")
     assert png is not None and png.stat().st_size > 1000
     gif = export.export_animation(s, tmp_path / "a.gif", fps=25.0, size=(200, 150))

@@ -34,7 +34,7 @@ def test_batch_copies_equal_single_runs() -> None:
 
 
 def test_non_vectorisable_diagram_falls_back_to_processes() -> None:
-    from app.commands.run import default_diagram_path
+    from app.runs import default_diagram_path
 
     d = Diagram.load(default_diagram_path())
     overrides = [{"pid_hip.kp": 600.0}, {"pid_hip.kp": 1400.0}]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.tuning.executors import DaskExecutor, ProcessExecutor
+from app.runs import RunSpec
 from app.tuning.sweep import run_sweep
-from app.tuning.worker import RunSpec
+from blocks.executors import DaskExecutor, ProcessExecutor
 
 distributed = pytest.importorskip("dask.distributed")
 

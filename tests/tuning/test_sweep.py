@@ -16,11 +16,12 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from app.tuning.executors import Executor
+from app.runs import RunSpec
 from app.tuning.grid import grid_points, lhs_points, parse_axis
 from app.tuning.objective import Objective
 from app.tuning.sweep import read_csv, run_sweep
-from app.tuning.worker import RunSpec, run_one
+from app.tuning.worker import run_one
+from blocks.executors import Executor
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,9 +75,9 @@ def test_fallen_run_is_kept_and_penalised() -> None:
 
 
 def _fake(spec: RunSpec) -> dict[str, float]:
-    if spec.sets[0][1] == 5.0:
+    if spec.settings[0][1] == 5.0:
         raise KeyboardInterrupt
-    return {"status": "ok", "objective": spec.sets[0][1] ** 2}
+    return {"status": "ok", "objective": spec.settings[0][1] ** 2}
 
 
 def test_cancel_flag_and_interrupt_keep_finished_rows() -> None:

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from app.tuning.executors import Executor
+from app.runs import RunSpec
 from app.tuning.optimize import optimize, tune_params
-from app.tuning.worker import RunSpec, run_one
+from app.tuning.worker import run_one
 from app.tuning.zn import (
     JointPlant,
     simulate_p_loop,
@@ -20,6 +20,7 @@ from app.tuning.zn import (
     ultimate_by_sweep,
     zn_table,
 )
+from blocks.executors import Executor
 
 
 @pytest.mark.parametrize(("gain", "t1", "t2", "delay"), [(2.0, 1.0, 0.5, 0.3), (0.5, 0.2, 0.05, 0.02)])
@@ -49,11 +50,9 @@ def test_joint_plant_ultimate_matches_its_frequency_response() -> None:
 
 
 def _short_opt(seed: int, budget: int = 8) -> tuple[float, float, dict[str, float]]:
-    import argparse
+    from app.runs import build_diagram
 
-    from app.commands.run import load_diagram
-
-    d = load_diagram(argparse.Namespace(diagram=None, preset="default", sets=[]))
+    d = build_diagram(RunSpec(preset="default"))
     params = tune_params(d, ["pid_knee.kp", "pid_knee.kd"])
     base = RunSpec("sneakers", (), preset="default", duration=0.8)
     res = optimize(base, params, Executor(), budget=budget, seed=seed)
@@ -83,10 +82,15 @@ def test_tune_cli_writes_best_json_table_and_plot(tmp_path: Path, capsys: pytest
     assert 250.0 <= best["set"]["pid_hip.kp"] <= 4000.0  # start 1000 (default preset), span 4
     assert "| rms_deg.knee_l |" in (out / "metrics.md").read_text()
     assert (out / "convergence.png").read_bytes()[:4] == b"\x89PNG"
+    capsys.readouterr()
     code = main(["tune", "--grf", "sneakers", "--method", "zn", "--duration", "0.3", "--out", str(tmp_path / "z")])
-    assert code == 0
-    zn = json.loads((tmp_path / "z" / "tune.json").read_text())["zn"]
-    zb = json.loads((tmp_path / "z" / "best.json").read_text())["set"]
+    info = json.loads((tmp_path / "z" / "tune.json").read_text())
+    zn = info["zn"]
+    # Ziegler-Nichols scores worse than the tuned default preset here: never stored as best, and said so
+    assert info["after"]["objective"] > info["before"]["objective"] and info["improved"] is False
+    assert code == 1 and not (tmp_path / "z" / "best.json").exists()
+    assert "WORSE than the start" in capsys.readouterr().err
+    zb = json.loads((tmp_path / "z" / "worse.json").read_text())["set"]
     for joint, block in (("hip", "pid_hip"), ("knee", "pid_knee")):
         ku, tu = zn[joint]["ku_nm_per_rad"], zn[joint]["tu_s"]
         assert zb[f"{block}.kp"] == pytest.approx(0.6 * ku) and zb[f"{block}.kd"] == pytest.approx(0.075 * ku * tu)

@@ -1,5 +1,8 @@
 """Where runs execute: this process, a ``concurrent.futures`` process pool, or a Dask cluster.
 
+The one executor abstraction of the project: ``compare``, ``sweep``, ``tune`` (:mod:`app.runs`
+specs) and :func:`blocks.batch.run_batch` (diagram copies) all map their jobs over it.
+
 Every executor offers
 
 * ``imap(fn, items)`` -- a generator of ``(index, result)`` in completion order; closing it

@@ -1,0 +1,314 @@
+"""The run service: the one place a run is assembled, simulated and summarised.
+
+Every caller goes through it: ``gaitblocks run`` parses its options into a :class:`RunSpec`;
+the GUI session holds one (:meth:`app.gui.session.SimSession.spec`); ``compare``, ``sweep`` and
+``tune`` map specs over an executor (:mod:`blocks.executors`: serial, process pool, Dask).
+
+* :class:`RunSpec` -- what a run is: diagram, preset, dataset (name, file, or a
+  ``GRF|KINEMATICS`` pair, with the subject's mass/height and a time window), typed parameter
+  settings, ``dt``, ``duration`` and engine options. Frozen and picklable.
+* :func:`build` -- load the diagram, apply preset then settings, load and crop the data, scale
+  the model to the subject, compile; returns a :class:`Built` whose runner is ready.
+* :func:`run` -- build, simulate to the end, summarise: a :class:`RunResult` with ``.summary``
+  (the ``summary.json`` dict) and ``.results`` (the recorded signals).
+* :func:`summarise` -- the ``summary.json`` dict; the registered metric functions
+  (:data:`METRICS`, :func:`register_metric`) add their keys.
+* :func:`find_signal` / :func:`by_type` -- signals are found by block *type* and port, never by
+  block name, so a renamed block changes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from models.errors import UserError
+
+if TYPE_CHECKING:
+    from blocks import Diagram, Results, Runner
+    from blocks.compile import CompiledModel
+    from models.dataset import GaitDataset
+
+__all__ = ["RunSpec", "Built", "RunResult", "build", "build_diagram", "run", "summarise", "METRICS", "register_metric",
+           "find_signal", "by_type", "default_diagram_path", "PAPER_SUBJECT", "CANONICAL"]
+
+PAPER_SUBJECT = (55.33, 1.66)  # kg, m: the model of Table 1 (Luxman & Zielinska 2017)
+
+
+def default_diagram_path() -> Path:
+    """``assets/diagrams/grf_walk.json`` of this installation."""
+    import assets
+
+    return Path(assets.__file__).resolve().parent / "diagrams" / "grf_walk.json"
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run, complete. Every field has a default: ``RunSpec()`` runs the default diagram with the
+    default preset on the default dataset.
+
+    Parameters
+    ----------
+    dataset : str
+        Bundled or registered name, file, or ``"GRF_FILE|KINEMATICS_FILE"``; ``""`` = the
+        diagram's dataset, else the registry default.
+    settings : tuple of (str, value)
+        ``("block.param", value)`` pairs with typed values, applied after the preset, in order.
+    preset : str or None
+        Preset name (``assets/presets``); ``None`` runs the diagram as it is.
+    diagram : Diagram, path or None
+        A :class:`~blocks.Diagram` (copied, never changed), a diagram file, or ``None`` for
+        ``assets/diagrams/grf_walk.json``.
+    duration : float or None
+        Simulated seconds [s]; default the diagram's ``t_end - t_start``, at most the data length.
+    dt : float or None
+        Solver tick [s]; default the diagram's.
+    kinematics : str or None
+        Joint-angle file paired with a GRF file.
+    mass, height : float or None
+        Subject mass [kg] and height [m]: scale the model (the other defaults to the paper's
+        subject) and tell the importer the body weight.
+    start, end : float or None
+        Window of the trial used [s of data time].
+    foot_radius : float or None
+        Rolling-foot radius [m] (0 = point foot); default fitted to the data.
+    logged : tuple of str or None
+        Signals ``block.port`` to record; ``None`` records every output.
+    """
+
+    dataset: str = ""
+    settings: tuple[tuple[str, Any], ...] = ()
+    preset: str | None = "default"
+    diagram: Diagram | str | Path | None = None
+    duration: float | None = None
+    dt: float | None = None
+    kinematics: str | None = None
+    mass: float | None = None
+    height: float | None = None
+    start: float | None = None
+    end: float | None = None
+    foot_radius: float | None = None
+    logged: tuple[str, ...] | None = None
+
+    def with_settings(self, *pairs: tuple[str, Any]) -> RunSpec:
+        """A copy with ``pairs`` applied after this spec's settings (an earlier value of the same
+        parameter is dropped: the last one wins either way)."""
+        refs = {ref for ref, _ in pairs}
+        return replace(self, settings=tuple(p for p in self.settings if p[0] not in refs) + tuple(pairs))
+
+    def check(self) -> None:
+        """Raise :class:`UserError` for a bad number or an unknown dataset, without loading data."""
+        for name in ("dt", "duration"):
+            v = getattr(self, name)
+            if v is not None and not (math.isfinite(v) and v > 0):
+                raise UserError(f"--{name} must be a positive number of seconds, got {v}")
+        if self.foot_radius is not None and not (math.isfinite(self.foot_radius) and 0.0 <= self.foot_radius < 1.0):
+            raise UserError(f"--foot-radius must be a number of metres in [0, 1), got {self.foot_radius}")
+        if self.dataset:
+            from blocks.datasets import check_dataset
+
+            check_dataset(self.dataset)
+
+
+@dataclass
+class Built:
+    """A compiled run, ready to go: what metric functions may look at besides the results."""
+
+    spec: RunSpec
+    diagram: Diagram
+    model: CompiledModel
+    runner: Runner
+    dataset: str
+
+    @property
+    def t_end(self) -> float:
+        return float(self.model.ctx.t_end)
+
+
+@dataclass
+class RunResult:
+    """A finished run: its spec, ``summary`` (the ``summary.json`` dict) and recorded ``results``."""
+
+    spec: RunSpec
+    summary: dict[str, Any]
+    results: Results
+    built: Built = field(repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.summary.get("status") == "ok"
+
+    def signal(self, type_name: str, port: str) -> Any:
+        """Samples of the first ``type_name`` block's ``port`` (None if the diagram has none)."""
+        name = find_signal(self.built.diagram, type_name, port, self.results.signals)
+        return None if name is None else self.results[name]
+
+
+# ----------------------------------------------------------------------------- signals by type
+def find_signal(diagram: Diagram, type_name: str, port: str, available: Mapping[str, Any] | Any) -> str | None:
+    """``block.port`` of the first block of type ``type_name`` (in diagram order) whose ``port`` is
+    in ``available`` (recorded signal names); None if there is none."""
+    for name, entry in diagram.blocks.items():
+        if entry.type == type_name and f"{name}.{port}" in available:
+            return f"{name}.{port}"
+    return None
+
+
+#: the names metric functions read -> the block type that produces them
+CANONICAL: dict[str, str] = {
+    "body": "FiveLinkDynamics", "ref": "ReferenceSource", "phase": "PhaseDetector", "kin": "BipedKinematics",
+    "switch": "TorqueSwitch", "contact": "GroundContact", "ankle": "AnkleBalance", "est": "NetTorqueEstimator",
+    "grf": "GrfSource",
+}
+
+
+def by_type(results: Results, diagram: Diagram) -> Results:
+    """``results`` with every signal of a :data:`CANONICAL` block type also under its canonical name
+    (``body.q`` for the first ``FiveLinkDynamics`` block's ``q``, whatever that block is called)."""
+    signals = dict(results.signals)
+    types = {name: entry.type for name, entry in diagram.blocks.items()}
+    for canon, type_name in CANONICAL.items():
+        block = next((n for n, t in types.items() if t == type_name), None)
+        if block is None or block == canon:
+            continue
+        for key in [k for k in results.signals if k.split(".", 1)[0] == block]:
+            signals[f"{canon}.{key.split('.', 1)[1]}"] = results.signals[key]
+    return replace(results, signals=signals)
+
+
+# ----------------------------------------------------------------------------- building
+def build_diagram(spec: RunSpec) -> Diagram:
+    """The spec's diagram with its preset, then its settings, applied (a new object)."""
+    from blocks import Diagram
+    from blocks.presets import apply_preset
+
+    source = spec.diagram
+    if isinstance(source, Diagram):
+        diagram = source.copy()
+    else:
+        diagram = Diagram.load(source if source is not None else default_diagram_path())
+    if spec.preset:
+        diagram = apply_preset(diagram, spec.preset)
+    for ref, value in spec.settings:
+        diagram.set_param(ref, value)
+    return diagram
+
+
+def _uses_dataset(diagram: Diagram) -> bool:
+    return any("dataset" in diagram.instantiate(name).params for name in diagram.blocks)
+
+
+def load_data(spec: RunSpec, dataset: str) -> GaitDataset:
+    """The dataset of a run: bundled name or file (+ kinematics), with the subject's mass, cropped."""
+    from blocks.datasets import resolve_dataset
+
+    if spec.kinematics is None and spec.mass is None and spec.height is None:
+        data = resolve_dataset(dataset)
+    else:
+        from grf_data.registry import load_dataset
+
+        data = load_dataset(dataset, kinematics=spec.kinematics, mass=spec.mass, height=spec.height)
+    if spec.start is not None or spec.end is not None:
+        try:
+            data = data.crop(spec.start, spec.end)
+        except ValueError as exc:
+            raise UserError(f"--start/--end: {exc}") from None
+    return data
+
+
+def build(spec: RunSpec) -> Built:
+    """Load, configure and compile ``spec``; the runner is ready to go (module docstring)."""
+    from blocks import Runner, compile_diagram
+    from blocks.datasets import default_dataset_name, resolve_dataset
+
+    spec.check()
+    diagram = build_diagram(spec)
+    dataset = spec.dataset or diagram.dataset or default_dataset_name()
+    t0 = diagram.solver.t_start
+    t_end = t0 + (spec.duration if spec.duration is not None else diagram.solver.t_end - t0)
+    if spec.mass is not None or spec.height is not None:
+        diagram.model = replace(diagram.model, mass_kg=spec.mass if spec.mass is not None else PAPER_SUBJECT[0],
+                                height_m=spec.height if spec.height is not None else PAPER_SUBJECT[1])
+    if spec.foot_radius is not None:
+        diagram.model = replace(diagram.model, foot_radius_m=spec.foot_radius)
+    if _uses_dataset(diagram):
+        data = load_data(spec, dataset)
+        t_end = min(t_end, t0 + data.duration)
+        subject = (data.meta.body_mass_kg, data.meta.height_m)
+        if diagram.model.mass_kg is None and not data.meta.synthetic and None not in subject:
+            # a recording that knows its subject (e.g. a registered trial): scale the model to it
+            diagram.model = replace(diagram.model, mass_kg=subject[0], height_m=subject[1])
+        cached = {dataset: data}
+        model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end,
+                                resolver=lambda s: cached[s] if s in cached else resolve_dataset(s))
+    else:
+        model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end)
+    logged = list(spec.logged) if spec.logged is not None else None
+    runner = Runner(model, capacity=int(round((t_end - t0) / model.dt)) + 2, logged=logged)
+    return Built(spec, diagram, model, runner, dataset)
+
+
+# ----------------------------------------------------------------------------- summary
+MetricFn = Callable[["Results", Built], dict[str, Any]]
+METRICS: list[MetricFn] = []
+
+
+def register_metric(fn: MetricFn) -> MetricFn:
+    """Add ``fn(results, built) -> {key: value}``; its keys are merged into ``summary.json``.
+    ``results`` carries the :data:`CANONICAL` names (:func:`by_type`)."""
+    METRICS.append(fn)
+    return fn
+
+
+def _walking(results: Results, built: Built) -> dict[str, Any]:
+    from app.walking import walking_summary
+
+    return walking_summary(results, built)
+
+
+register_metric(_walking)
+
+
+def _dataset_info(built: Built) -> dict[str, Any]:
+    try:
+        return {"spec": built.dataset, **built.model.ctx.get_dataset(built.dataset).meta.to_dict()}
+    except UserError:
+        return {"spec": built.dataset}
+
+
+def summarise(results: Results, built: Built) -> dict[str, Any]:
+    """The ``summary.json`` dict of a finished run: status, timing, events, parameters, solver,
+    diagram, dataset, model, then every registered metric's keys. The one place it is built."""
+    reached = float(results.t[-1]) if results.t.size else built.model.ctx.t0
+    summary: dict[str, Any] = {
+        "status": results.status,
+        "message": results.message,
+        "t_end_requested": built.t_end,
+        "t_end_reached": reached,
+        "wall_s": results.stats["wall_s"],
+        "realtime_factor": results.stats["realtime_factor"],
+        "steps": results.stats["steps"],
+        "rhs_calls": results.stats["rhs_calls"],
+        "events": results.events,
+        "param_changes": results.param_changes,
+        "params": {k: list(v) if isinstance(v, tuple) else v for k, v in results.params.items() if not callable(v)},
+        "solver": results.solver,
+        "diagram": built.diagram.name,
+        "dataset": _dataset_info(built),
+        "model": built.model.ctx.biped_params.to_dict(),
+    }
+    typed = by_type(results, built.diagram)
+    for fn in METRICS:
+        summary.update(fn(typed, built))
+    return summary
+
+
+def run(spec: RunSpec) -> RunResult:
+    """Build ``spec``, simulate to its end and summarise it. A run that blows up is a result with
+    ``status`` ``failed``; bad input raises :class:`UserError` before simulating."""
+    built = build(spec)
+    results = built.runner.run(built.t_end)
+    return RunResult(spec, summarise(results, built), results, built)

@@ -1,0 +1,14 @@
+"""The GUI's Compare tab runs the simulation tab's diagram, preset and parameter changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def test_gui_compare_view_uses_main_window_state(qtbot: Any, window: Any) -> None:
+    window.session.set_param("pid_hip.kp", 5.0)
+    window.compare.duration.setValue(1.0)
+    with qtbot.waitSignal(window.compare.done, timeout=120000):
+        window.compare.start(["sneakers"])
+    [cond] = window.compare.results
+    assert cond.summary["params"]["pid_hip.kp"] == 5.0
