@@ -81,7 +81,7 @@ class RunSpec:
 
     dataset: str = ""
     settings: tuple[tuple[str, Any], ...] = ()
-    preset: str | None = "default"
+    preset: str | None = "tracking"
     diagram: Diagram | str | Path | None = None
     duration: float | None = None
     dt: float | None = None
@@ -122,6 +122,7 @@ class Built:
     model: CompiledModel
     runner: Runner
     dataset: str
+    warnings: tuple[str, ...] = ()
 
     @property
     def t_end(self) -> float:
@@ -161,7 +162,8 @@ def find_signal(diagram: Diagram, type_name: str, port: str, available: Mapping[
 CANONICAL: dict[str, str] = {
     "body": "FiveLinkDynamics", "ref": "ReferenceSource", "phase": "PhaseDetector", "kin": "BipedKinematics",
     "switch": "TorqueSwitch", "contact": "GroundContact", "ankle": "AnkleBalance", "est": "NetTorqueEstimator",
-    "grf": "GrfSource",
+    "grf": "GrfSource", "trunk": "TrunkBalance", "stance_damp": "StanceDamping", "ref_motion": "ReferenceMotion",
+    "footprints": "Footprints",
 }
 
 
@@ -248,7 +250,20 @@ def build(spec: RunSpec) -> Built:
         model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end)
     logged = list(spec.logged) if spec.logged is not None else None
     runner = Runner(model, capacity=int(round((t_end - t0) / model.dt)) + 2, logged=logged)
-    return Built(spec, diagram, model, runner, dataset)
+    warning = coarse_step_warning(runner)
+    return Built(spec, diagram, model, runner, dataset, (warning,) if warning else ())
+
+
+def coarse_step_warning(runner: Runner) -> str | None:
+    """A warning when the solver tick exceeds a block's stable step (:meth:`Block.max_step`), else None."""
+    known = [(h, b.name) for b in runner.model.blocks if (h := b.max_step(runner.params[b.name])) is not None]
+    if not known:
+        return None
+    h, name = min(known)
+    if runner.model.dt <= h:
+        return None
+    return (f"the solver step dt = {runner.model.dt:g} s is above the stable step of block '{name}' "
+            f"(about {h * 1e3:.1f} ms with RK4): expect a blow-up; use --dt {h / 2:.2g} or smaller")
 
 
 # ----------------------------------------------------------------------------- summary
@@ -299,6 +314,7 @@ def summarise(results: Results, built: Built) -> dict[str, Any]:
         "diagram": built.diagram.name,
         "dataset": _dataset_info(built),
         "model": built.model.ctx.biped_params.to_dict(),
+        "warnings": list(built.warnings),
     }
     typed = by_type(results, built.diagram)
     for fn in METRICS:

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 PRESET_DIR = Path(assets.__file__).resolve().parent / "presets"
 #: every ``assets/presets/*.json`` file, by name ("tracking" first: the default one)
-PRESETS: tuple[str, ...] = tuple(sorted((p.stem for p in PRESET_DIR.glob("*.json")), key=lambda n: (n != "tracking", n)))
+PRESETS: tuple[str, ...] = tuple(sorted((p.stem for p in PRESET_DIR.glob("*.json")),
+                                        key=lambda n: (n != "tracking", n)))
 ALIASES: dict[str, str] = {"default": "tracking"}  # old name -> preset
 PRESET_CHOICES: tuple[str, ...] = PRESETS + tuple(ALIASES)
 

@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grf", default="", metavar="NAME|FILE", help="dataset (bundled name or file)")
     parser.add_argument("--compare", nargs="+", metavar="NAME", help="run the compare view on these datasets")
     parser.add_argument("--diagram", metavar="FILE", help="diagram file (default assets/diagrams/grf_walk.json)")
-    parser.add_argument("--preset", default="default", help="diagram preset: default or paper")
+    parser.add_argument("--preset", default="tracking", help="preset: tracking (alias default), emergent or paper")
 
 
 def run(args: argparse.Namespace) -> int:

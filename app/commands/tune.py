@@ -41,7 +41,7 @@ TABLE = ("objective", "status", "rms_deg.hip_l", "rms_deg.hip_r", "rms_deg.knee_
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common(parser)
-    parser.set_defaults(preset="default")
+    parser.set_defaults(preset="tracking")
     parser.add_argument("--method", default="optimize", choices=("optimize", "zn"), help="tuning method")
     parser.add_argument("--algorithm", default="nelder-mead", choices=ALGORITHMS, help="optimizer (optimize)")
     parser.add_argument("--budget", type=int, default=40, metavar="N", help="simulations allowed (optimize)")

@@ -32,6 +32,7 @@ from app.gui.run_control import FRAME_MS, RunControl
 from app.gui.scopes import ScopeStack
 from app.gui.session import SimSession, available_datasets, available_presets
 from app.gui.stick_figure import StickFigure
+from app.gui.validity_panel import ValidityPanel
 
 __all__ = ["MainWindow", "STYLE_FILE"]
 
@@ -76,6 +77,8 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
         self.side = QtWidgets.QTabWidget()
         self.side.addTab(self.gains, "PID gains")
         self.side.addTab(self.params, "Block parameters")
+        self.validity = ValidityPanel()
+        self.side.addTab(self.validity, "Validity")
         self.scopes = ScopeStack()
         self.compare = CompareView(spec_source=lambda: self.session.spec)
         self.tabs = QtWidgets.QTabWidget()

@@ -15,7 +15,7 @@ per frame.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtWidgets
 
@@ -26,6 +26,7 @@ from app.gui.gain_panel import GainPanel
 from app.gui.scopes import ScopeStack
 from app.gui.session import SimSession
 from app.gui.stick_figure import StickFigure
+from app.gui.validity_panel import ValidityPanel, status_text
 
 __all__ = ["BUDGET_S", "FRAME_MS", "STATUS_S", "RunControl"]
 
@@ -56,6 +57,7 @@ class RunControl(_Window):
     status_rtf: QtWidgets.QLabel
     status_fps: QtWidgets.QLabel
     status_state: QtWidgets.QLabel
+    validity: ValidityPanel
 
     def _init_run_state(self) -> None:
         self.running = False
@@ -105,10 +107,20 @@ class RunControl(_Window):
         if s.failed:
             self.set_running(False)
             assert s.error is not None
+            self.evaluate()
             self.errors.dialogs.append(_warn(self, "Simulation stopped", s.error.text()))
         elif s.finished and self.running:
             self.set_running(False)
-            self.status_state.setText(f"finished at t = {s.time:.3f} s")
+            self.evaluate()
+
+    def evaluate(self) -> dict[str, Any]:
+        """Summarise the run so far: the validity panel, a fall marker on the scopes, the status bar."""
+        summary = self.session.summary()
+        self.validity.show_summary(summary)
+        self.scopes.mark_fall(summary.get("fell_at_s"))
+        self.status_state.setText(f"{status_text(summary)} · t = {self.session.time:.3f} s · "
+                                  f"dataset {self.session.dataset} · preset {self.session.preset}")
+        return summary
 
     def step_frame(self) -> None:
         """Advance one display frame of simulated time (20 ms) and redraw."""

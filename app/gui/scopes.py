@@ -70,6 +70,7 @@ class Scope:
                                                            "fill": (255, 255, 255, 210), "anchors": [(0, 0), (0, 0)]})
         plot.addItem(self.cursor, ignoreBounds=True)
         self.stats: list[tuple[float, float, float, float]] = []
+        self.fall_line: pg.InfiniteLine | None = None
         self.refreshed_at = -math.inf      # perf_counter time of the last live refresh
         self.stats_at = -math.inf          # ... and of the last statistics title
         self.set_title()
@@ -86,6 +87,18 @@ class Scope:
             self.plot.addItem(band, ignoreBounds=True)
         if spans:
             self.legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=brush, pen=None), "no plate: filled")
+
+    def mark_fall(self, t_fall: float | None) -> None:
+        """A dashed vertical line at the time the walker fell (``fell_at_s``); None removes it."""
+        if self.fall_line is not None:
+            self.plot.removeItem(self.fall_line)
+            self.fall_line = None
+        if t_fall is None:
+            return
+        pen = pg.mkPen("#b35c00", width=2, style=QtCore.Qt.PenStyle.DashLine)
+        self.fall_line = pg.InfiniteLine(pos=t_fall, angle=90, movable=False, pen=pen, label="fell",
+                                         labelOpts={"position": 0.9, "color": "#b35c00"})
+        self.plot.addItem(self.fall_line, ignoreBounds=True)
 
     def _add_curve(self, tr: Trace) -> None:
         pen = pg.mkPen(tr.color, width=tr.width)
@@ -232,6 +245,11 @@ class ScopeStack(pg.GraphicsLayoutWidget):
         if abs(t - self._cursor_t) > 1e-12:
             self.set_cursor(t)
             self.cursor_moved.emit(t)
+
+    def mark_fall(self, t_fall: float | None) -> None:
+        """Mark (or, with None, unmark) the time of a fall on every scope."""
+        for sc in self.scopes:
+            sc.mark_fall(t_fall)
 
     def set_cursor(self, t: float) -> None:
         """Move every scope's cursor to ``t`` [s] and update the read-outs."""

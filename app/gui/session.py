@@ -85,7 +85,7 @@ class SimSession:
     dataset : str
         Bundled name or file; ``""`` = the diagram's dataset or the registry default.
     preset : str
-        ``"default"`` or ``"paper"`` (``blocks.presets``), applied to a copy of the diagram;
+        ``"tracking"``, ``"emergent"`` or ``"paper"`` (``blocks.presets``), applied to a copy of the diagram;
         ``""`` runs the diagram as it is.
     t_end : float, optional
         Simulated end time [s]; default the diagram's solver ``t_end``.
@@ -93,7 +93,7 @@ class SimSession:
         Simulated seconds between timeline snapshots.
     """
 
-    def __init__(self, diagram: Diagram | str | Path | None = None, dataset: str = "", preset: str = "default",
+    def __init__(self, diagram: Diagram | str | Path | None = None, dataset: str = "", preset: str = "tracking",
                  t_end: float | None = None, snapshot_every: float = 0.1, apply: bool = True,
                  spec: RunSpec | None = None) -> None:
         if spec is None:

@@ -63,7 +63,7 @@ def load_session(path: str | Path, cls: type[SimSession]) -> tuple[SimSession, d
             if diagram_value(diagram, ref) != value:
                 diagram.set_param(ref, value)
         t_end = data.get("t_end")
-        s = cls(diagram, str(data.get("dataset", "")), str(data.get("preset", "default")),
+        s = cls(diagram, str(data.get("dataset", "")), str(data.get("preset", "tracking")),
                 t_end=float(t_end) if isinstance(t_end, (int, float)) and math.isfinite(t_end) else None,
                 apply=False)
     except KeyError as exc:

@@ -137,3 +137,23 @@ def test_malformed_files_show_error_and_keep_session(qtbot, window: MainWindow, 
     s.t_end = 1.0
     window.step_frame()                                     # the app still works
     assert s.tick == before[2] + 20
+
+
+def test_a_fall_shows_in_the_validity_panel_status_bar_and_scopes(qtbot, settings) -> None:
+    """The paper preset falls at about 0.84 s on sneakers: the window says so instead of 'finished'."""
+    s = SimSession(dataset="sneakers", preset="paper", t_end=1.5)
+    win = MainWindow(session=s, settings=settings, hook_exceptions=False)
+    qtbot.addWidget(win)
+    run_until(qtbot, win, 1.5)
+    summary = win.evaluate()
+    assert summary["status"] == "fell"
+    fell = summary["fell_at_s"]
+    assert 0.7 < fell < 1.0
+    assert win.validity.status.text() == f"FELL at {fell:.2f} s"
+    assert win.status_state.text().startswith("FELL at")
+    lines = [sc.fall_line for sc in win.scopes.scopes]
+    assert all(line is not None and line.value() == pytest.approx(fell) for line in lines)
+    # the force account names the estimator as the only stance torque source
+    rows = {win.validity.forces.item(i, 0).text(): win.validity.forces.item(i, 1).text()
+            for i in range(win.validity.forces.rowCount())}
+    assert rows["estimator"] == "100 %"
