@@ -223,13 +223,15 @@ def _scale(ds: GaitDataset, mass: float | None, height: float | None) -> GaitDat
 
 
 def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None,
-                 mass: float | None = None, height: float | None = None) -> GaitDataset:
+                 mass: float | None = None, height: float | None = None, start: float | None = None,
+                 end: float | None = None) -> GaitDataset:
     """A bundled name, a registered name, a file path or a ``GRF|KINEMATICS`` pair -> :class:`GaitDataset`.
 
     ``mass`` [kg] / ``height`` [m] scale a synthetic dataset to the subject (:func:`_scale`);
     for recordings they are passed to the importer. ``kinematics`` names a separate angles file
     (recordings only). A registered entry supplies its stored kinematics, mass and height where
-    the call gives none.
+    the call gives none. ``start``/``end`` [s] pick the window: recordings are cropped before their
+    gaps are filled and checked (:mod:`models.gaitdata.window`); synthetic sets are cropped.
     """
     text = os.fspath(spec)
     registered = _registered()
@@ -245,7 +247,8 @@ def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str
         grf_file, _, kin_file = text.partition(PAIR_SEPARATOR)
         if kinematics is not None:
             raise UserError(f"{text!r} already names a kinematics file; drop the separate one")
-        return load_dataset(grf_file.strip(), kinematics=kin_file.strip() or None, mass=mass, height=height)
+        return load_dataset(grf_file.strip(), kinematics=kin_file.strip() or None, mass=mass, height=height,
+                            start=start, end=end)
     else:
         path = Path(text).expanduser()
         if not path.exists():
@@ -260,9 +263,15 @@ def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str
     if meta is not None:
         if kinematics is not None:
             raise UserError(f"{path}: a synthetic dataset already holds its kinematics; drop --kinematics")
-        return _scale(read_synthetic(path, meta), mass, height)
+        scaled = _scale(read_synthetic(path, meta), mass, height)
+        if start is None and end is None:
+            return scaled
+        try:
+            return scaled.crop(start, end)
+        except ValueError as exc:
+            raise UserError(f"window: {exc}") from None
     from models import gaitdata
 
     kin = None if kinematics is None else Path(kinematics)
-    loaded: GaitDataset = gaitdata.load_trial(path, kinematics=kin, mass=mass, height=height)
+    loaded: GaitDataset = gaitdata.load_trial(path, kinematics=kin, mass=mass, height=height, start=start, end=end)
     return loaded

@@ -57,6 +57,22 @@ def _walking(results: Results, ctx: RunContext) -> dict[str, Any]:
 register_metric(_walking)
 
 
+def _subject(results: Results, ctx: RunContext) -> dict[str, Any]:
+    from models.gaitdata.subject import run_subject, subject_summary
+
+    data = ctx.model.ctx.get_dataset(ctx.dataset) if _uses_dataset(ctx.diagram) else None
+    a = ctx.args
+    sub = run_subject(getattr(a, "mass", None), getattr(a, "height", None), data) if data is not None else None
+    bp = ctx.model.ctx.biped_params
+    how = ("given" if getattr(a, "foot_radius", None) is not None else "diagram"
+           if ctx.diagram.model.foot_radius_m is not None else "fitted to the dataset's double supports")
+    return {"subject": subject_summary(sub, data, bp.total_mass, ctx.diagram.model.height_m, bp.foot_radius, how,
+                                       PAPER_SUBJECT)}
+
+
+register_metric(_subject)
+
+
 def default_diagram_path() -> Path:
     """``assets/diagrams/grf_walk.json`` of this installation."""
     import assets
@@ -136,10 +152,12 @@ def prepare(args: argparse.Namespace) -> RunContext:
 
         data = load_run_dataset(dataset, args)
         t_end = min(t_end, diagram.solver.t_start + data.duration)
-        subject = (data.meta.body_mass_kg, data.meta.height_m)
-        if diagram.model.mass_kg is None and not data.meta.synthetic and None not in subject:
-            # a recording that knows its subject (e.g. a registered trial): scale the model to it
-            diagram.model = replace(diagram.model, mass_kg=subject[0], height_m=subject[1])
+        from models.gaitdata.subject import run_subject
+
+        subject = run_subject(getattr(args, "mass", None), getattr(args, "height", None), data)
+        if subject is not None and (diagram.model.mass_kg is None or args_has_subject(args)):
+            # a recording: scale the model to its subject (given, else estimated, else the default height)
+            diagram.model = replace(diagram.model, mass_kg=subject["mass_kg"], height_m=subject["height_m"])
         cached = {dataset: data}
         model = compile_diagram(diagram, dataset=dataset, dt=args.dt, t_end=t_end,
                                 resolver=lambda s: cached[s] if s in cached else resolve_dataset(s))
@@ -161,19 +179,12 @@ def load_run_dataset(spec: str, args: argparse.Namespace) -> GaitDataset:
     from blocks.datasets import resolve_dataset
 
     kin, mass, height = getattr(args, "kinematics", None), getattr(args, "mass", None), getattr(args, "height", None)
-    if kin is None and mass is None and height is None:
-        data = resolve_dataset(spec)
-    else:
-        from grf_data.registry import load_dataset
-
-        data = load_dataset(spec, kinematics=kin, mass=mass, height=height)
     start, end = getattr(args, "start", None), getattr(args, "end", None)
-    if start is not None or end is not None:
-        try:
-            data = data.crop(start, end)
-        except ValueError as exc:
-            raise UserError(f"--start/--end: {exc}") from None
-    return data
+    if kin is None and mass is None and height is None and start is None and end is None:
+        return resolve_dataset(spec)
+    from grf_data.registry import load_dataset
+
+    return load_dataset(spec, kinematics=kin, mass=mass, height=height, start=start, end=end)  # crops first
 
 
 def _uses_dataset(diagram: Diagram) -> bool:
@@ -233,6 +244,11 @@ def run(args: argparse.Namespace) -> int:
             f"{summary['wall_s']:.2f} s wall ({rtf:.1f}x real time), {len(results.events)} events -> {args.out}"
             if rtf else f"{summary['status']}: no steps taken -> {args.out}")
     print(line)
+    from models.gaitdata.subject import subject_lines
+
+    for text in subject_lines(summary["subject"]) + [f"data: {w}" for w in summary.get("dataset", {}).get(
+            "warnings", []) if w.startswith("[")]:
+        print(text)
     for fill in summary.get("dataset", {}).get("filled_contacts", []):
         print(f"data: {FilledContact(**fill).note()}")
     if "rms_deg" in summary:
