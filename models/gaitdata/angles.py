@@ -185,6 +185,20 @@ def sagittal_angles(xyz: dict[str, np.ndarray], path: object) -> tuple[
     return np.column_stack(cols), channels, warnings, heels, soles, toes, height
 
 
+def foot_markers(xyz: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None:
+    """``(heels, toes)`` (N, 3) per side from the heel/toe (else ankle) markers alone, or None."""
+    idx = _index(xyz)
+    heels, toes = {}, {}
+    for side in ("l", "r"):
+        ankle = _find(xyz, idx, side, _ANKLE)
+        heel = _find(xyz, idx, side, _HEEL) or ankle
+        toe = _find(xyz, idx, side, _TOE) or ankle
+        if heel is None or toe is None:
+            return None
+        heels[side], toes[side] = heel[0], toe[0]
+    return heels, toes
+
+
 def _shoulder(xyz: dict[str, np.ndarray], idx: dict[tuple[str, str], str]) -> tuple[np.ndarray, str] | None:
     both = [_find(xyz, idx, s, _SHOULDER) for s in ("l", "r")]
     got = [b for b in both if b is not None]

@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 
 from models.errors import DataFormatError
-from models.gaitdata.angles import lab_axes, sagittal_angles
+from models.gaitdata.angles import foot_markers, lab_axes, sagittal_angles
 from models.gaitdata.events import detect_contacts
-from models.gaitdata.feet import nearest_foot
+from models.gaitdata.feet import foot_distance
 from models.gaitdata.quirks import quirk
 from models.gaitdata.records import ForceRecord, KinematicsRecord
 
@@ -141,6 +141,7 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
     if abs(a_rate - rate) > 1e-6 * rate:
         warnings.append(quirk("analog-rate", f"forces at {a_rate:g} Hz, markers at {rate:g} Hz; the angles are "
                                              "resampled onto the force times"))
+    marker_feet = (heels, toes) if heels is not None and toes is not None else foot_markers(markers)
     n = np.asarray(plats[0]["force"]).shape[1]
     t = np.arange(n) / a_rate
     grf = np.zeros((n, 4))
@@ -160,8 +161,10 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
         for con in contacts:
             span = slice(con.first, con.last + 1)
             side = "r"
-            if kin is not None and kin.heels is not None:
-                side = nearest_foot(t[span], cop[span], kin)
+            if marker_feet is not None:
+                d = {s: foot_distance(t[span], cop[span], t_pts, marker_feet[0][s], marker_feet[1][s])
+                     for s in ("l", "r")}
+                side = "l" if d["l"] < d["r"] else "r"
             else:
                 warnings.append(quirk("plate-assignment", f"plate {k + 1}: no heel markers, contact given to the "
                                                           "right foot"))

@@ -21,11 +21,12 @@ def _on(t: np.ndarray, kt: np.ndarray, xyz: np.ndarray) -> np.ndarray:
     return np.column_stack([np.interp(t, kt, xyz[:, a], left=np.nan, right=np.nan) for a in range(3)])
 
 
-def foot_distance(t: np.ndarray, cop: np.ndarray, kin: KinematicsRecord, side: str) -> float:
-    """Mean distance [m] of the CoP ``cop`` (K, 3) at times ``t`` (K,) to the foot ``side`` (module doc)."""
-    assert kin.heels is not None
-    h = _on(t, kin.t, kin.heels[side])
-    e = _on(t, kin.t, kin.toes[side]) if kin.toes is not None else h
+def foot_distance(t: np.ndarray, cop: np.ndarray, kt: np.ndarray, heel: np.ndarray,
+                  toe: np.ndarray | None) -> float:
+    """Mean distance [m] of the CoP ``cop`` (K, 3) at times ``t`` (K,) to one foot's heel/toe markers
+    sampled at ``kt`` (module doc)."""
+    h = _on(t, kt, heel)
+    e = _on(t, kt, toe) if toe is not None else h
     seg = e - h
     with np.errstate(invalid="ignore", divide="ignore"):
         s = np.clip(np.sum((cop - h) * seg, axis=1) / np.sum(seg * seg, axis=1), 0.0, 1.0)
@@ -37,5 +38,6 @@ def foot_distance(t: np.ndarray, cop: np.ndarray, kin: KinematicsRecord, side: s
 
 def nearest_foot(t: np.ndarray, cop: np.ndarray, kin: KinematicsRecord) -> str:
     """``"l"`` or ``"r"``: the foot nearest the CoP over a contact (module doc)."""
-    d = {s: foot_distance(t, cop, kin, s) for s in ("l", "r")}
+    assert kin.heels is not None
+    d = {s: foot_distance(t, cop, kin.t, kin.heels[s], None if kin.toes is None else kin.toes[s]) for s in ("l", "r")}
     return "l" if d["l"] < d["r"] else "r"

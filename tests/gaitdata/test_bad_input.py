@@ -83,7 +83,7 @@ def test_bad_file_one_clear_error(case: str, tmp_path: Path, capsys: pytest.Capt
 def test_good_table_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "good.csv"
     f.write_text(_csv(_good_rows()))
-    assert main(["data", "info", str(f)]) == 0
+    assert main(["data", "info", str(f), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["rate_hz_source"] == pytest.approx(200.0)
     assert info["heel_strikes"] == {"left": 2, "right": 2}
