@@ -155,8 +155,8 @@ def read_forces_text(text: str, path: str = "<text>", kinematics: KinematicsReco
         lateral = [np.mean([sign * f.z_mm for f, a in zip(falls, alt) if a == g] or [np.nan]) for g in (0, 1)]
         right_group = 0 if len(falls) == 1 or lateral[0] > lateral[1] else 1
         sides = ["r" if a == right_group else "l" for a in alt]
-        warnings.append("[plate-assignment] no markers: feet assigned by alternation, right = the footfalls further along "
-                        "forward x up (right-handed lab frame assumed); pass the .trc to be sure")
+        warnings.append("[plate-assignment] no markers: feet assigned by alternation, right = the footfalls "
+                        "further along forward x up (right-handed lab frame assumed); pass the .trc to be sure")
     falls = [Footfall(f.plate, f.first, f.last, f.x_mm, f.z_mm, s) for f, s in zip(falls, sides)]
     if {f.foot for f in falls} != {"l", "r"}:
         only = "left" if falls[0].foot == "l" else "right"

@@ -126,7 +126,8 @@ def render_text(summary: dict[str, Any]) -> str:
              f"  {s['samples']} samples, {fmt(s['duration_s'], ' s', 3)} at {fmt(s.get('rate_hz_source'), ' Hz', 1)}"]
     kin = s.get("kinematics")
     if kin:
-        lines.append(f"  kinematics: {kin.get('file')} ({kin.get('format')}, {fmt(kin.get('rate_hz_source'), ' Hz', 1)})")
+        rate = fmt(kin.get("rate_hz_source"), " Hz", 1)
+        lines.append(f"  kinematics: {kin.get('file')} ({kin.get('format')}, {rate})")
     elif "body_mass_kg" in s and "stance_windows" in s and "left" in s["stance_windows"]:
         from models.gaitdata.hints import sibling_kinematics
 

@@ -203,8 +203,7 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
                       "angle_channels": dict(kin.channels)})
     if "kinematics_error" in frc.channels and kin is None:
         extra["kinematics_error"] = frc.channels["kinematics_error"]
-    seen: set[str] = set()
-    extra["warnings"] = [w for w in warnings if not (w in seen or seen.add(w))]
+    extra["warnings"] = list(dict.fromkeys(warnings))  # in order, each once
     meta = DatasetMeta(name=Path(path).stem, body_mass_kg=body_mass, height_m=body_height,
                        source=f"file {Path(path).name}" + (f" + {Path(kin.path).name}" if kin else ""),
                        synthetic=False, extra=extra)

@@ -44,7 +44,8 @@ def _cases(tmp: Path) -> dict[str, tuple[Path, str]]:
         # a long gap leaving no usable window of 0.5 s on either side (one outside the window is ignored)
         "nan_run": (_csv(np.where((np.arange(400)[:, None] * np.array([0, 0, 1, 0, 0]) >= 30)
                                   & (np.arange(400)[:, None] < 370), np.nan, good)
-                         .astype(float)).replace("nan", ""), "csv", r"channel F_ly: no usable window of 0.5 s: NaN run"),
+                         .astype(float)).replace("nan", ""), "csv",
+                    r"channel F_ly: no usable window of 0.5 s: NaN run"),
         "wrong_units": (_csv(good * np.array([1, 1000, 1000, 1000, 1000])), "csv",
                         r"channel F_y: vertical force peak .* not a human GRF"),
         "wrong_sign": (_csv(good * np.array([1, -1, -1, -1, -1])), "csv", r"channel F_y: vertical force is negative"),
