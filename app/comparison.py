@@ -38,21 +38,30 @@ class ConditionResult:
 
 
 def cycle_curves(t: np.ndarray, stance_l: np.ndarray, signals: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Mean of each signal over complete cycles (left landing to left landing) on 0-100 %."""
+    """Mean of each signal over complete cycles (left landing to left landing) on 0-100 %.
+
+    ``<name>_cycles`` holds the cycles themselves, ``(n_cycles, 101)`` (for SDs over cycles).
+    """
     land = landings(stance_l > 0.5)
     out: dict[str, np.ndarray] = {"pct": PCT}
     for name, sig in signals.items():
         rows = [np.interp(PCT, np.linspace(0, 100, b - a + 1), sig[a:b + 1]) for a, b in zip(land[:-1], land[1:])]
         out[name] = np.mean(rows, axis=0) if rows else np.full(PCT.size, np.nan)
+        out[f"{name}_cycles"] = np.array(rows).reshape(len(rows), PCT.size)
     return out
 
 
-def run_condition(spec: str, preset: str = "default", duration: float | None = None) -> ConditionResult:
-    """Run the default diagram on ``spec`` (bundled name or file); never raises for a failed run."""
+def run_condition(spec: str, preset: str = "default", duration: float | None = None,
+                  **subject: Any) -> ConditionResult:
+    """Run the default diagram on ``spec`` (bundled name or file); never raises for a failed run.
+
+    ``subject``: optional ``kinematics``, ``mass``, ``height``, ``start``, ``end`` as for ``gaitblocks run``.
+    """
     from app.commands.run import prepare, summarise
 
     args = argparse.Namespace(diagram=None, grf=spec, duration=duration, dt=None, sets=[], preset=preset,
                               kinematics=None, mass=None, height=None, start=None, end=None, out=None)
+    vars(args).update(subject)
     ctx = prepare(args)
     results = ctx.runner.run(ctx.model.ctx.t_end)
     summary = summarise(results, ctx)

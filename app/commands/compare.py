@@ -24,6 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per condition")
     parser.add_argument("--workers", type=int, default=None, metavar="K", help="parallel processes (default: cores)")
     parser.add_argument("--out", type=Path, default=Path("gaitblocks_compare"), metavar="DIR", help="output folder")
+    parser.add_argument("--trials", type=Path, default=None, metavar="FILE",
+                        help="trial manifest (TOML or CSV: condition, subject, grf, kinematics, mass, height, "
+                             "window); reports mean ± SD per condition (docs/data-import.md)")
+    parser.add_argument("--mass", type=float, nargs="+", default=None, metavar="KG",
+                        help="body mass of each --grf entry, in order (recordings: else estimated from the GRF)")
 
 
 def _specs(names: list[str]) -> list[str]:
@@ -37,6 +42,10 @@ def _specs(names: list[str]) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from app.comparison import compare, metrics_table, overlay_plots, verdict
 
+    if args.trials is not None or args.mass is not None:
+        from app.trials import run_trials_command
+
+        return run_trials_command(args, _specs(args.grf))
     specs = _specs(args.grf)
 
     def progress(done: int, total: int, name: str) -> None:
