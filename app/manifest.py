@@ -131,7 +131,8 @@ def read_manifest(path: str | Path) -> list[Trial]:
             raise UserError(f"{p}: no [[trial]] tables")
         trials = [_trial(e, base, f"{p}, trial {i + 1}") for i, e in enumerate(entries)]
     else:
-        lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip() and not ln.lstrip().startswith("#")]
+        lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines())
+                 if ln.strip() and not ln.lstrip().startswith("#")]
         if not lines:
             raise UserError(f"{p}: empty manifest")
         reader = list(csv.reader([ln for _, ln in lines]))

@@ -84,7 +84,7 @@ def run_trials(trials: Sequence[Trial], preset: str = "default", duration: float
     return [TrialResult(t, r) for t, r in zip(trials, out) if r is not None]
 
 
-def _stat(values: Sequence[float]) -> dict[str, float | int]:
+def _stat(values: Sequence[float] | np.ndarray) -> dict[str, float | int]:
     v = np.asarray([x for x in values if x is not None and np.isfinite(x)], dtype=float)
     if v.size == 0:
         return {"mean": float("nan"), "sd": float("nan"), "n": 0}
