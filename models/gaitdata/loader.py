@@ -141,12 +141,17 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         raise DataFormatError("no ground reaction forces found (this looks like a kinematics file; "
                               "pass it with --kinematics)", path=path)
     kin = kin if kin is not None else own_kin
+    sibling_note: list[str] = []
+    if kin is None and kinematics is None and Path(path).with_suffix(".trc").is_file():
+        kin = read_kinematics(Path(path).with_suffix(".trc"))
+        sibling_note.append(quirk("sibling-kinematics", f"no --kinematics given: the angles come from "
+                                                        f"{Path(path).with_suffix('.trc').name} beside the GRF file"))
     height_est = estimate_height(kin) if height is None and kin is not None else None
     lo, hi, win_notes, win_info = choose_window(frc, kin, start, end)
     frc = crop_force(frc, lo, hi)
     if kin is not None:
         kin = crop_kinematics(kin, lo, hi)
-    warnings = list(frc.warnings) + win_notes
+    warnings = list(frc.warnings) + sibling_note + win_notes
     t, grf, cop, notes, unit = prepare_forces(frc, mass)
     warnings += [quirk("gap-filled", n) for n in notes]
     if unit != "N":

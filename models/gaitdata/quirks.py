@@ -24,6 +24,8 @@ analog-rate                 analog (force) rate differs from the point (marker) 
 gap-filled                  short NaN runs filled (PCHIP)
 long-gap-outside            a long NaN run lies outside the window used; ignored
 window                      the window used was chosen automatically
+sibling-kinematics          no kinematics file given: the ``.trc`` of the same name beside the
+                            GRF file is used
 ==========================  ============================================================
 """
 
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 QUIRKS = ("header-count", "header-rate", "units-row", "subject-prefix", "pig-joint-centres", "no-psis",
           "no-trunk-marker", "one-foot-plates", "plate-assignment", "analog-rate", "gap-filled",
-          "long-gap-outside", "window")
+          "long-gap-outside", "window", "sibling-kinematics")
 
 
 def quirk(name: str, detail: str) -> str:

@@ -163,3 +163,13 @@ def test_ezc3d_pelvis_all_nan_is_one_error_not_a_traceback(tmp_path: Path) -> No
     with pytest.raises(DataFormatError, match=r"channel LASI, RASI: no left hip marker and the ASIS markers hold "
                                               r"no sample \(looked for FEP/HJC/GTR"):
         sagittal_angles(xyz, "x.c3d")
+
+
+def test_marker_file_beside_the_grf_file_gives_the_angles(shared_data: Path) -> None:
+    d = shared_data / "demotu-BMC"
+    alone = load_trial(d / "walk1.forces")
+    paired = load_trial(d / "walk1.forces", kinematics=d / "walk1.trc")
+    assert "walk1.trc" in _has(alone, "sibling-kinematics")[0]
+    assert alone.angles is not None and paired.angles is not None
+    np.testing.assert_allclose(alone.angles, paired.angles)
+    np.testing.assert_allclose(alone.grf, paired.grf)
