@@ -6,7 +6,8 @@
   subject's mass [kg] and height [m]; they persist in ``datasets.json`` in the user
   configuration folder: ``$GAITBLOCKS_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/gaitblocks``, else
   ``~/.config/gaitblocks``. An entry is either a path string or
-  ``{"grf": path, "kinematics": path|null, "mass_kg": float|null, "height_m": float|null}``.
+  ``{"grf": path, "kinematics": path|null, "mass_kg": float|null, "height_m": float|null}`` (optionally
+  with the window ``"start_s"``/``"end_s"`` to use, s).
 * Any other spec is a file path, or a pair of files ``"GRF_FILE|KINEMATICS_FILE"`` (the form
   a block's ``dataset`` parameter takes for a recording with a separate angles file). A CSV
   with a ``gaitblocks-synthetic-gait`` JSON sidecar is read here; every other format goes to
@@ -34,7 +35,7 @@ BUNDLED = ("barefoot", "sneakers", "high_heels")
 SYNTHETIC_FORMAT = "gaitblocks-synthetic-gait"
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 PAIR_SEPARATOR = "|"  # "GRF_FILE|KINEMATICS_FILE"
-_ENTRY_KEYS = {"grf", "kinematics", "mass_kg", "height_m"}
+_ENTRY_KEYS = {"grf", "kinematics", "mass_kg", "height_m", "start_s", "end_s"}
 
 __all__ = ["DEFAULT_DATASET", "BUNDLED", "config_dir", "list_datasets", "load_dataset", "register_dataset",
            "unregister_dataset", "read_synthetic", "bundled_path"]
@@ -55,7 +56,7 @@ def _valid_entry(value: Any) -> bool:
     return (isinstance(value, dict) and set(value) <= _ENTRY_KEYS and isinstance(value.get("grf"), str)
             and (value.get("kinematics") is None or isinstance(value["kinematics"], str))
             and all(value.get(k) is None or (isinstance(value[k], (int, float)) and not isinstance(value[k], bool))
-                    for k in ("mass_kg", "height_m")))
+                    for k in ("mass_kg", "height_m", "start_s", "end_s")))
 
 
 def _registered() -> dict[str, dict[str, Any]]:
@@ -89,9 +90,11 @@ def bundled_path(name: str) -> Path:
 
 
 def register_dataset(name: str, path: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None,
-                     mass: float | None = None, height: float | None = None) -> Path:
+                     mass: float | None = None, height: float | None = None, start: float | None = None,
+                     end: float | None = None) -> Path:
     """Remember ``name`` -> ``path`` (made absolute) in the user registry, with an optional
-    kinematics file and the subject's ``mass`` [kg] and ``height`` [m]; returns the registry file."""
+    kinematics file, the subject's ``mass`` [kg] and ``height`` [m] and the window ``start``/``end``
+    [s] to use; returns the registry file."""
     if not _NAME.match(name):
         raise UserError(f"dataset name {name!r} must start with a letter and hold only letters, digits, '_', '-', '.'")
     if name in BUNDLED:
@@ -105,8 +108,14 @@ def register_dataset(name: str, path: str | os.PathLike[str], kinematics: str | 
     for label, value in (("mass", mass), ("height", height)):
         if value is not None and not (math.isfinite(value) and value > 0):
             raise UserError(f"cannot register {name!r}: {label} must be a positive number, got {value}")
+    for label, value in (("start", start), ("end", end)):
+        if value is not None and not math.isfinite(value):
+            raise UserError(f"cannot register {name!r}: window {label} must be a number of seconds, got {value}")
+    if start is not None and end is not None and end <= start:
+        raise UserError(f"cannot register {name!r}: window end {end} s is not after its start {start} s")
     entries = _registered()
-    entries[name] = {"grf": files[0], "kinematics": files[1], "mass_kg": mass, "height_m": height}
+    entries[name] = {"grf": files[0], "kinematics": files[1], "mass_kg": mass, "height_m": height,
+                     "start_s": start, "end_s": end}
     return _write_registry(entries)
 
 
@@ -243,6 +252,8 @@ def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str
         kinematics = kinematics if kinematics is not None else entry.get("kinematics")
         mass = mass if mass is not None else entry.get("mass_kg")
         height = height if height is not None else entry.get("height_m")
+        if start is None and end is None:
+            start, end = entry.get("start_s"), entry.get("end_s")
     elif PAIR_SEPARATOR in text and not Path(text).expanduser().exists():
         grf_file, _, kin_file = text.partition(PAIR_SEPARATOR)
         if kinematics is not None:
