@@ -114,8 +114,8 @@ def register_dataset(name: str, path: str | os.PathLike[str], kinematics: str | 
     if start is not None and end is not None and end <= start:
         raise UserError(f"cannot register {name!r}: window end {end} s is not after its start {start} s")
     entries = _registered()
-    entries[name] = {"grf": files[0], "kinematics": files[1], "mass_kg": mass, "height_m": height,
-                     "start_s": start, "end_s": end}
+    entries[name] = {"grf": files[0], "kinematics": files[1], "mass_kg": mass, "height_m": height}
+    entries[name].update({k: v for k, v in (("start_s", start), ("end_s", end)) if v is not None})
     return _write_registry(entries)
 
 
