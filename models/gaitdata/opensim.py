@@ -139,7 +139,8 @@ def parse_sto(text: str, path: str = "<text>") -> StoTable:
                                               f"{len(names)} column names; the names are used"))
     rows = body[1:]
     if rows and _is_units_row(rows[0][1]):
-        warnings.append(quirk("units-row", f"line {rows[0][0]} holds units ({rows[0][1].strip()[:40]}); skipped"))
+        shown = " ".join(rows[0][1].split())[:40]
+        warnings.append(quirk("units-row", f"line {rows[0][0]} holds units ({shown}); skipped"))
         rows = rows[1:]
     data = parse_numeric(rows, names, path, allow_nan=True)
     nrows = header.get("nrows")
