@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from models.dataset import ANGLE_NAMES, GRF_COLUMNS, DatasetMeta, GaitDataset
+from models.dataset import GRF_COLUMNS, DatasetMeta, GaitDataset
 from models.errors import DataFormatError
 from models.gaitdata import cortex, offplate, opensim, table, trc
 from models.gaitdata.checks import decode_text, read_bytes
@@ -37,7 +37,7 @@ from models.gaitdata.quirks import quirk
 from models.gaitdata.records import ForceRecord, KinematicsRecord
 from models.gaitdata.subject import estimate_height
 from models.gaitdata.units import G, check_vertical, force_scale, length_scale
-from models.gaitdata.window import choose_window, crop_force, crop_kinematics
+from models.gaitdata.window import angle_labels, choose_window, crop_force, crop_kinematics
 
 
 def _text(path: Path) -> str:
@@ -169,7 +169,7 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
             warnings.append(f"cropped to {lo:.3f}-{hi:.3f} s, the span both files cover")
         t, grf = t[keep], grf[keep]
         cop = None if cop is None else cop[keep]
-        ang, ang_notes = fill_gaps(kin.t, kin.angles, ANGLE_NAMES, kin.path)
+        ang, ang_notes = fill_gaps(kin.t, kin.angles, angle_labels(kin), kin.path)
         warnings += [quirk("gap-filled", n) for n in ang_notes]
         angles = resample(kin.t, ang, t, kind="cubic")
     bw, vwarn = check_vertical(t, grf, path, mass)

@@ -58,6 +58,22 @@ def long_gaps(t: np.ndarray, y: np.ndarray, names: Sequence[str], max_gap_s: flo
     return out
 
 
+def angle_labels(kin: KinematicsRecord) -> list[str]:
+    """Angle channel names with the markers each comes from (marker files), for gap messages."""
+    ch = kin.channels
+    if "knee_l" not in ch:
+        return list(ANGLE_NAMES)
+    src = {"alpha": ["hip_l", "hip_r"], "beta_l": ["hip_l", "knee_l"], "beta_r": ["hip_r", "knee_r"],
+           "gamma_l": ["hip_l", "knee_l", "ankle_l"], "gamma_r": ["hip_r", "knee_r", "ankle_r"]}
+    out = []
+    for name in ANGLE_NAMES:
+        used = [ch[k] for k in src[name] if k in ch]
+        if name == "alpha" and "alpha" in ch:
+            used.append(ch["alpha"])
+        out.append(f"{name} (markers {', '.join(used)})" if used else name)
+    return out
+
+
 def _usable(t: np.ndarray, gaps: list[Gap]) -> np.ndarray:
     ok = np.ones(t.shape[0], dtype=bool)
     for g in gaps:
@@ -71,7 +87,7 @@ def usable_windows(frc: ForceRecord, kin: KinematicsRecord | None) -> tuple[list
     gaps = long_gaps(t, frc.grf, GRF_COLUMNS)
     ok = _usable(t, gaps)
     if kin is not None:
-        kgaps = long_gaps(kin.t, kin.angles, ANGLE_NAMES)
+        kgaps = long_gaps(kin.t, kin.angles, angle_labels(kin))
         gaps += kgaps
         kok = _usable(kin.t, kgaps).astype(float)
         ok &= np.interp(t, kin.t, kok, left=0.0, right=0.0) > 0.999
@@ -104,7 +120,7 @@ def choose_window(frc: ForceRecord, kin: KinematicsRecord | None, start: float |
         first = gaps[0]
         raise DataFormatError(f"no usable window of {MIN_WINDOW_S} s: NaN run {first.start_s:.3f}-{first.end_s:.3f} s "
                               f"is longer than {MAX_GAP_S * 1000:.0f} ms (and {len(gaps) - 1} more long gaps)",
-                              path=kin.path if kin is not None and first.channel in ANGLE_NAMES else frc.path,
+                              path=kin.path if kin is not None and first.channel not in GRF_COLUMNS else frc.path,
                               channel=first.channel)
     else:
         lo, hi = max(wins, key=lambda w: w[1] - w[0])

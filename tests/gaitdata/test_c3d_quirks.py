@@ -86,7 +86,7 @@ def test_marker_gap_at_start_window_and_metres(tmp_path: Path) -> None:
     assert ds.meta.extra["window_s"][0] == pytest.approx(0.28)
     _warn(ds, "window")
     _warn(ds, "long-gap-outside")
-    with pytest.raises(DataFormatError, match=r"gap\.c3d, channel (beta_l|gamma_l): NaN run"):
+    with pytest.raises(DataFormatError, match=r"gap\.c3d, channel (beta_l|gamma_l) \(markers .*LKNE.*\): NaN run"):
         load_trial(tmp_path / "gap.c3d", start=0.1)
 
 

@@ -131,7 +131,8 @@ def test_long_gap_at_start_gives_an_automatic_window(shared_data: Path, tmp_path
     assert 0.27 < lo < 0.30 and hi == pytest.approx(2.42)
     assert ds.t[0] == pytest.approx(lo, abs=1e-3) and np.isfinite(ds.angles).all()
     _has(ds, "window")
-    assert "0.000-0.267 s" in _has(ds, "long-gap-outside")[0]
+    gap = _has(ds, "long-gap-outside")[0]
+    assert "0.000-0.267 s" in gap and "L.Knee" in gap
     # a window given by the user is cropped first: the gap outside it is ignored too
     ds2 = load_trial(shared_data / "demotu-BMC" / "walk1.forces", kinematics=trc, start=0.4)
     assert ds2.t[0] == pytest.approx(0.4, abs=3e-3)
@@ -139,7 +140,8 @@ def test_long_gap_at_start_gives_an_automatic_window(shared_data: Path, tmp_path
 
 def test_long_gap_inside_the_window_is_one_error(shared_data: Path, tmp_path: Path) -> None:
     trc = _trc_with_gap(shared_data, tmp_path, "L.Knee", 1.0, 1.3)
-    with pytest.raises(DataFormatError, match=r"gap\.trc, channel (beta_l|gamma_l): NaN run .*\(1\.0\d\d-1\.3\d\d s\)"):
+    with pytest.raises(DataFormatError, match=r"gap\.trc, channel (beta_l|gamma_l) \(markers .*L\.Knee.*\): NaN run "
+                                              r".*\(1\.0\d\d-1\.3\d\d s\)"):
         load_trial(shared_data / "demotu-BMC" / "walk1.forces", kinematics=trc, start=0.5, end=2.0)
 
 
