@@ -40,14 +40,16 @@ class ConditionResult:
 
 
 def cycle_curves(t: np.ndarray, stance_l: np.ndarray, signals: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Mean (``name``) and standard deviation (``name_sd``) of each signal over complete cycles (left
-    landing to left landing) on 0-100 %; ``n_cycles`` (a 1-element array) says over how many."""
+    """Mean (``name``), standard deviation (``name_sd``) and the cycles themselves (``name_cycles``,
+    ``(n_cycles, 101)``) of each signal over complete cycles (left landing to left landing) on
+    0-100 %; ``n_cycles`` (a 1-element array) says over how many."""
     land = landings(stance_l > 0.5)
     out: dict[str, np.ndarray] = {"pct": PCT, "n_cycles": np.array([max(len(land) - 1, 0)])}
     for name, sig in signals.items():
         rows = [np.interp(PCT, np.linspace(0, 100, b - a + 1), sig[a:b + 1]) for a, b in zip(land[:-1], land[1:])]
         out[name] = np.mean(rows, axis=0) if rows else np.full(PCT.size, np.nan)
         out[f"{name}_sd"] = np.std(rows, axis=0) if rows else np.full(PCT.size, np.nan)
+        out[f"{name}_cycles"] = np.array(rows).reshape(len(rows), PCT.size)
     return out
 
 

@@ -207,18 +207,14 @@ def load_data(spec: RunSpec, dataset: str) -> GaitDataset:
     """The dataset of a run: bundled name or file (+ kinematics), with the subject's mass, cropped."""
     from blocks.datasets import resolve_dataset
 
-    if spec.kinematics is None and spec.mass is None and spec.height is None:
-        data = resolve_dataset(dataset)
-    else:
-        from grf_data.registry import load_dataset
+    if spec.kinematics is None and spec.mass is None and spec.height is None and spec.start is None \
+            and spec.end is None:
+        return resolve_dataset(dataset)
+    from grf_data.registry import load_dataset
 
-        data = load_dataset(dataset, kinematics=spec.kinematics, mass=spec.mass, height=spec.height)
-    if spec.start is not None or spec.end is not None:
-        try:
-            data = data.crop(spec.start, spec.end)
-        except ValueError as exc:
-            raise UserError(f"--start/--end: {exc}") from None
-    return data
+    # the importer crops to the window first, then fills gaps and checks (models.gaitdata.window)
+    return load_dataset(dataset, kinematics=spec.kinematics, mass=spec.mass, height=spec.height,
+                        start=spec.start, end=spec.end)
 
 
 def build(spec: RunSpec) -> Built:
@@ -237,12 +233,14 @@ def build(spec: RunSpec) -> Built:
     if spec.foot_radius is not None:
         diagram.model = replace(diagram.model, foot_radius_m=spec.foot_radius)
     if _uses_dataset(diagram):
+        from models.gaitdata.subject import run_subject
+
         data = load_data(spec, dataset)
         t_end = min(t_end, t0 + data.duration)
-        subject = (data.meta.body_mass_kg, data.meta.height_m)
-        if diagram.model.mass_kg is None and not data.meta.synthetic and None not in subject:
-            # a recording that knows its subject (e.g. a registered trial): scale the model to it
-            diagram.model = replace(diagram.model, mass_kg=subject[0], height_m=subject[1])
+        subject = run_subject(spec.mass, spec.height, data)
+        if subject is not None and (diagram.model.mass_kg is None or spec.mass is not None or spec.height is not None):
+            # a recording: scale the model to its subject (given, else estimated, else the default height)
+            diagram.model = replace(diagram.model, mass_kg=subject["mass_kg"], height_m=subject["height_m"])
         cached = {dataset: data}
         model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end,
                                 resolver=lambda s: cached[s] if s in cached else resolve_dataset(s))
@@ -285,6 +283,23 @@ def _walking(results: Results, built: Built) -> dict[str, Any]:
 
 
 register_metric(_walking)
+
+
+def _subject(results: Results, built: Built) -> dict[str, Any]:
+    """``subject``: mass, height, model scale, foot radius and window, and where each came from."""
+    from models.gaitdata.subject import run_subject, subject_summary
+
+    spec = built.spec
+    data = built.model.ctx.get_dataset(built.dataset) if _uses_dataset(built.diagram) else None
+    sub = run_subject(spec.mass, spec.height, data) if data is not None else None
+    bp = built.model.ctx.biped_params
+    how = ("given" if spec.foot_radius is not None else "diagram"
+           if built.diagram.model.foot_radius_m is not None else "fitted to the dataset's double supports")
+    return {"subject": subject_summary(sub, data, bp.total_mass, built.diagram.model.height_m, bp.foot_radius, how,
+                                       PAPER_SUBJECT)}
+
+
+register_metric(_subject)
 
 
 def _dataset_info(built: Built) -> dict[str, Any]:

@@ -6,7 +6,8 @@
   subject's mass [kg] and height [m]; they persist in ``datasets.json`` in the user
   configuration folder: ``$GAITBLOCKS_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/gaitblocks``, else
   ``~/.config/gaitblocks``. An entry is either a path string or
-  ``{"grf": path, "kinematics": path|null, "mass_kg": float|null, "height_m": float|null}``.
+  ``{"grf": path, "kinematics": path|null, "mass_kg": float|null, "height_m": float|null}`` (optionally
+  with the window ``"start_s"``/``"end_s"`` to use, s).
 * Any other spec is a file path, or a pair of files ``"GRF_FILE|KINEMATICS_FILE"`` (the form
   a block's ``dataset`` parameter takes for a recording with a separate angles file). A CSV
   with a ``gaitblocks-synthetic-gait`` JSON sidecar is read here; every other format goes to
@@ -34,7 +35,7 @@ BUNDLED = ("barefoot", "sneakers", "high_heels")
 SYNTHETIC_FORMAT = "gaitblocks-synthetic-gait"
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 PAIR_SEPARATOR = "|"  # "GRF_FILE|KINEMATICS_FILE"
-_ENTRY_KEYS = {"grf", "kinematics", "mass_kg", "height_m"}
+_ENTRY_KEYS = {"grf", "kinematics", "mass_kg", "height_m", "start_s", "end_s"}
 
 __all__ = ["DEFAULT_DATASET", "BUNDLED", "config_dir", "list_datasets", "load_dataset", "register_dataset",
            "unregister_dataset", "read_synthetic", "bundled_path", "check_dataset"]
@@ -55,7 +56,7 @@ def _valid_entry(value: Any) -> bool:
     return (isinstance(value, dict) and set(value) <= _ENTRY_KEYS and isinstance(value.get("grf"), str)
             and (value.get("kinematics") is None or isinstance(value["kinematics"], str))
             and all(value.get(k) is None or (isinstance(value[k], (int, float)) and not isinstance(value[k], bool))
-                    for k in ("mass_kg", "height_m")))
+                    for k in ("mass_kg", "height_m", "start_s", "end_s")))
 
 
 def _registered() -> dict[str, dict[str, Any]]:
@@ -89,9 +90,11 @@ def bundled_path(name: str) -> Path:
 
 
 def register_dataset(name: str, path: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None,
-                     mass: float | None = None, height: float | None = None) -> Path:
+                     mass: float | None = None, height: float | None = None, start: float | None = None,
+                     end: float | None = None) -> Path:
     """Remember ``name`` -> ``path`` (made absolute) in the user registry, with an optional
-    kinematics file and the subject's ``mass`` [kg] and ``height`` [m]; returns the registry file."""
+    kinematics file, the subject's ``mass`` [kg] and ``height`` [m] and the window ``start``/``end``
+    [s] to use; returns the registry file."""
     if not _NAME.match(name):
         raise UserError(f"dataset name {name!r} must start with a letter and hold only letters, digits, '_', '-', '.'")
     if name in BUNDLED:
@@ -105,8 +108,14 @@ def register_dataset(name: str, path: str | os.PathLike[str], kinematics: str | 
     for label, value in (("mass", mass), ("height", height)):
         if value is not None and not (math.isfinite(value) and value > 0):
             raise UserError(f"cannot register {name!r}: {label} must be a positive number, got {value}")
+    for label, value in (("start", start), ("end", end)):
+        if value is not None and not math.isfinite(value):
+            raise UserError(f"cannot register {name!r}: window {label} must be a number of seconds, got {value}")
+    if start is not None and end is not None and end <= start:
+        raise UserError(f"cannot register {name!r}: window end {end} s is not after its start {start} s")
     entries = _registered()
     entries[name] = {"grf": files[0], "kinematics": files[1], "mass_kg": mass, "height_m": height}
+    entries[name].update({k: v for k, v in (("start_s", start), ("end_s", end)) if v is not None})
     return _write_registry(entries)
 
 
@@ -254,10 +263,13 @@ def swap_kinematics(grf_ds: GaitDataset, kin_ds: GaitDataset) -> GaitDataset:
                    cop_x=None if grf_ds.cop_x is None else grf_ds.cop_x[keep])
 
 
+Located = tuple[Path, "str | os.PathLike[str] | None", "float | None", "float | None", "float | None", "float | None"]
+
+
 def _locate(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None, mass: float | None,
-            height: float | None) -> tuple[Path, str | os.PathLike[str] | None, float | None, float | None]:
-    """The GRF file of ``spec`` and its kinematics, mass, height (a registered entry's where the call
-    gives none); :class:`UserError` naming the known datasets when there is no such name or file."""
+            height: float | None, start: float | None = None, end: float | None = None) -> Located:
+    """The GRF file of ``spec`` and its kinematics, mass, height and window (a registered entry's where
+    the call gives none); :class:`UserError` naming the known datasets when there is no such name or file."""
     text = os.fspath(spec)
     registered = _registered()
     if text in BUNDLED:
@@ -268,11 +280,13 @@ def _locate(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | N
         kinematics = kinematics if kinematics is not None else entry.get("kinematics")
         mass = mass if mass is not None else entry.get("mass_kg")
         height = height if height is not None else entry.get("height_m")
+        if start is None and end is None:
+            start, end = entry.get("start_s"), entry.get("end_s")
     elif PAIR_SEPARATOR in text and not Path(text).expanduser().exists():
         grf_file, _, kin_file = text.partition(PAIR_SEPARATOR)
         if kinematics is not None:
             raise UserError(f"{text!r} already names a kinematics file; drop the separate one")
-        return _locate(grf_file.strip(), kin_file.strip() or None, mass, height)
+        return _locate(grf_file.strip(), kin_file.strip() or None, mass, height, start, end)
     else:
         path = Path(text).expanduser()
         if not path.exists():
@@ -283,7 +297,7 @@ def _locate(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | N
             raise UserError(f"{text}: no such file (known datasets: {known})")
     if not path.is_file():
         raise UserError(f"{path}: not a file")
-    return path, kinematics, mass, height
+    return path, kinematics, mass, height, start, end
 
 
 def check_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None) -> None:
@@ -293,23 +307,32 @@ def check_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[st
 
 
 def load_dataset(spec: str | os.PathLike[str], kinematics: str | os.PathLike[str] | None = None,
-                 mass: float | None = None, height: float | None = None) -> GaitDataset:
+                 mass: float | None = None, height: float | None = None, start: float | None = None,
+                 end: float | None = None) -> GaitDataset:
     """A bundled name, a registered name, a file path or a ``GRF|KINEMATICS`` pair -> :class:`GaitDataset`.
 
     ``mass`` [kg] / ``height`` [m] scale a synthetic dataset to the subject (:func:`_scale`);
     for recordings they are passed to the importer. ``kinematics`` names a separate angles file
-    (recordings only). A registered entry supplies its stored kinematics, mass and height where
-    the call gives none.
+    (a recording), or another dataset whose reference motion a synthetic set's GRF then follows by
+    gait phase (:func:`swap_kinematics`). A registered entry supplies its stored kinematics, mass,
+    height and window where the call gives none. ``start``/``end`` [s] pick the window: recordings
+    are cropped before their gaps are filled and checked (:mod:`models.gaitdata.window`); synthetic
+    sets are cropped.
     """
-    path, kinematics, mass, height = _locate(spec, kinematics, mass, height)
+    path, kinematics, mass, height, start, end = _locate(spec, kinematics, mass, height, start, end)
     meta = _sidecar(path)
     if meta is not None:
         own = _scale(read_synthetic(path, meta), mass, height)
-        if kinematics is None:
+        if kinematics is not None:
+            own = swap_kinematics(own, load_dataset(kinematics, mass=mass, height=height))
+        if start is None and end is None:
             return own
-        return swap_kinematics(own, load_dataset(kinematics, mass=mass, height=height))
+        try:
+            return own.crop(start, end)
+        except ValueError as exc:
+            raise UserError(f"window: {exc}") from None
     from models import gaitdata
 
     kin = None if kinematics is None else Path(kinematics)
-    loaded: GaitDataset = gaitdata.load_trial(path, kinematics=kin, mass=mass, height=height)
+    loaded: GaitDataset = gaitdata.load_trial(path, kinematics=kin, mass=mass, height=height, start=start, end=end)
     return loaded

@@ -27,6 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per condition")
     parser.add_argument("--workers", type=int, default=None, metavar="K", help="parallel processes (default: cores)")
     add_output_options(parser, "gaitblocks_compare")
+    parser.add_argument("--trials", type=Path, default=None, metavar="FILE",
+                        help="trial manifest (TOML or CSV: condition, subject, grf, kinematics, mass, height, "
+                             "window); reports mean ± SD per condition (docs/data-import.md)")
+    parser.add_argument("--mass", type=float, nargs="+", default=None, metavar="KG",
+                        help="body mass of each --grf entry, in order (recordings: else estimated from the GRF)")
 
 
 OUT_FILES = ("compare.csv", "compare.md", "verdict.txt", "summaries.json", "trunk.png", "knee.png", "grf_vertical.png")
@@ -50,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--duration must be a positive number of seconds, got {args.duration}")
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
+    if args.trials is not None or args.mass is not None:
+        from app.trials import run_trials_command
+
+        return run_trials_command(args, _specs(args.grf))
     specs = _specs(args.grf)
     for spec in specs:
         check_dataset(spec)

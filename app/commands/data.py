@@ -1,4 +1,5 @@
-"""``gaitblocks data info FILE [--kinematics FILE] [--mass KG]``: summarise a gait data file as JSON.
+"""``gaitblocks data info FILE [--kinematics FILE] [--mass KG] [--json]``: summarise a gait data file
+(readable lines, or JSON with ``--json``), including its usable windows.
 
 ``gaitblocks data fetch NAME [--cache DIR] [--from URL]``: download a known public trial into the
 cache, checked against its sha256 (:mod:`models.gaitdata.fetch`); ``data fetch --list`` lists them.
@@ -21,6 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     info.add_argument("file", help="GRF file: .mot/.sto, .forces, .c3d, .csv/.txt table")
     info.add_argument("--kinematics", default=None, help="angles file of the same trial (IK .mot, .trc, table)")
     info.add_argument("--mass", type=float, default=None, help="body mass in kg (else estimated from the GRF)")
+    info.add_argument("--json", action="store_true", help="print the machine-readable JSON summary")
     fetch = sub.add_parser("fetch", help="download a known public trial into the cache (sha256-checked)")
     fetch.add_argument("name", nargs="?", help="trial name (see --list)")
     fetch.add_argument("--list", action="store_true", help="list the known trials")
@@ -50,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
         return _fetch(args)
     if getattr(args, "action", None) != "info":
         raise UserError("usage: gaitblocks data info FILE [--kinematics FILE] [--mass KG] | data fetch NAME")
-    from models.gaitdata.info import summarize
+    from models.gaitdata.info import render_text, summarize
 
     summary = summarize(args.file, kinematics=args.kinematics, mass=args.mass)
-    print(json.dumps(summary, indent=2))
+    print(json.dumps(summary, indent=2) if args.json else render_text(summary))
     return 0

@@ -180,7 +180,11 @@ def run(args: argparse.Namespace) -> int:
             if rtf else f"{summary['status']}: no steps taken -> {args.out}")
     print(line)
     from models.gaitdata.offplate import FilledContact
+    from models.gaitdata.subject import subject_lines
 
+    for text in subject_lines(summary["subject"]) + [f"data: {w}" for w in summary.get("dataset", {}).get(
+            "warnings", []) if w.startswith("[")]:
+        print(text)
     for fill in summary.get("dataset", {}).get("filled_contacts", []):
         print(f"data: {FilledContact(**fill).note()}")
     if "rms_deg" in summary:

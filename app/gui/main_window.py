@@ -129,6 +129,7 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
         f = mb.addMenu("&File")
         self._act(f, "&Open dataset, diagram or session…", self.ask_open, QtGui.QKeySequence.StandardKey.Open)
         self._act(f, "Open &diagram…", self.ask_open_diagram)
+        self._act(f, "&Import recording…", self._import_recording)
         self.recent_menu = f.addMenu("Recent files")
         f.addSeparator()
         self._act(f, "&Save session", self.save, QtGui.QKeySequence.StandardKey.Save)
@@ -157,6 +158,11 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
         if key is not None:
             act.setShortcut(QtGui.QKeySequence(key))
         return act
+
+    def _import_recording(self) -> None:
+        from app.gui.import_dialog import open_import_dialog
+
+        self._import_dialog = open_import_dialog(self)
 
     # ----------------------------------------------------------------- session
     def bind_session(self) -> None:

@@ -151,8 +151,10 @@ class GrfSource(Block):
 def _reference_table(ds: GaitDataset, td: np.ndarray, filter_hz: float) -> np.ndarray:
     ref = ds.reference_angles()
     if ref is None:
-        raise DiagramError(f"dataset '{ds.name}' has no reference joint angles; the reference source and "
-                           "init='reference' need them")
+        from models.gaitdata.hints import missing_kinematics_hint
+
+        raise DiagramError(f"dataset '{ds.name}' has no reference joint angles (the reference source and "
+                           f"init='reference' need them){missing_kinematics_hint(ds)}")
     spline = CubicSpline(ds.t, lowpass(ref, filter_hz, ds.rate_hz), axis=0)
     tc = np.clip(td, ds.t[0], ds.t[-1])
     rates = spline(tc, 1)

@@ -44,21 +44,27 @@ from warnings import catch_warnings, simplefilter
 import numpy as np
 
 from models.errors import DataFormatError
+from models.gaitdata.quirks import quirk
+from models.gaitdata.subject import stature_from_legs
 
-_HIP = ("GTR", "GTRO", "TROCH", "HIP", "HJC", "FH")
-_KNEE = ("KNEE", "LEK", "LFE", "KNE", "LKNE")
+_HIP = ("FEP", "HJC", "GTR", "GTRO", "TROCH", "HIP", "FH")
+_KNEE = ("FEO", "KJC", "KNEE", "LEK", "LFE", "KNE", "LKNE")
 _KNEE_MED = ("KNEEMEDIAL", "MEK", "MFE", "MKNE")
-_ANKLE = ("ANKLE", "LM", "ANK", "LMAL")
+_ANKLE = ("TIO", "AJC", "ANKLE", "LM", "ANK", "LMAL")
 _ANKLE_MED = ("ANKLEMEDIAL", "MM", "MMAL")
 _HEEL = ("HEEL", "HEE", "CAL", "CA")
-_TOE = ("MT2", "MT1", "MT5", "TOE", "TOETIP", "MT", "TOELAT", "MIDFOOTSUP")
+_TOE = ("MT2", "MT1", "MT5", "TOE", "TOETIP", "MT", "TOELAT", "MIDFOOTSUP", "FOO", "FMH", "FM2")
 _SHOULDER = ("ACROMIUM", "ACROMION", "SHO", "SHOULDER", "ACR")
 _ASIS = ("ASIS", "ASI")
 _BACK = ("PSIS", "PSI")
+#: Plug-in-Gait joint centres (virtual markers): femur proximal/origin, tibia origin
+_JOINT_CENTRES = {"FEP", "HJC", "FEO", "KJC", "TIO", "AJC"}
+_TRUNK = ("C7", "STERNUM", "STRN", "CLAV", "T10", "RIBCAGE", "TRXO")
 
 
 def _key(name: str) -> str:
-    return re.sub(r"[\s._\-]+", "", name).upper()
+    """Upper-case name without separators and without a Nexus ``Subject:`` prefix."""
+    return re.sub(r"[\s._\-]+", "", name.rsplit(":", 1)[-1]).upper()
 
 
 def _index(xyz: dict[str, np.ndarray]) -> dict[tuple[str, str], str]:
@@ -91,10 +97,11 @@ def lab_axes(up_vec: np.ndarray, fwd_vec: np.ndarray) -> tuple[int, float, int, 
 
 
 def sagittal_angles(xyz: dict[str, np.ndarray], path: object) -> tuple[
-        np.ndarray, dict[str, str], list[str], dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """``(angles (N, 5) rad, channels used, warnings, heels, soles)`` from markers.
+        np.ndarray, dict[str, str], list[str], dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray],
+        float | None]:
+    """``(angles (N, 5) rad, channels used, warnings, heels, soles, toes, height m)`` from markers.
 
-    ``heels`` ``{"l", "r"}``: (N, 3) heel (or ankle) marker positions in the lab frame, m;
+    ``heels`` / ``toes`` ``{"l", "r"}``: (N, 3) heel / toe (or ankle) marker positions in the lab frame, m;
     ``soles`` ``{"l", "r"}``: (N, 2, 2) heel and toe markers projected onto (forward, up), m
     (the ankle stands in for a missing heel or toe marker).
 
@@ -113,21 +120,28 @@ def sagittal_angles(xyz: dict[str, np.ndarray], path: object) -> tuple[
         for part, keys, med in parts:
             found = _find(xyz, idx, side, keys)
             if found is None:
-                raise DataFormatError(f"missing foot: no {'left' if side == 'l' else 'right'} {part} marker "
+                raise DataFormatError(f"no {'left' if side == 'l' else 'right'} {part} marker "
                                       f"(looked for {side.upper()}.{'/'.join(keys)})", path=path,
-                                      channel=f"{side.upper()}.{keys[0].title()}")
+                                      channel=f"{side.upper()}.{part}")
             arr, name = found
-            medial = _find(xyz, idx, side, med)
+            medial = None if _key(name)[1:] in _JOINT_CENTRES else _find(xyz, idx, side, med)
             if medial is not None:
                 arr = 0.5 * (arr + medial[0])
                 name = f"mean({name}, {medial[1]})"
             land[part][side], channels[f"{part}_{side}"] = arr, name
-        hip = _find(xyz, idx, side, _HIP) or _hip_from_pelvis(xyz, idx, side, path)
+    for side in ("l", "r"):
+        hip = _find(xyz, idx, side, _HIP) or _hip_from_pelvis(xyz, idx, side, path, warnings, land["knee"])
         land["hip"][side], channels[f"hip_{side}"] = hip
         ends: tuple[tuple[str, tuple[str, ...]], ...] = (("heel", _HEEL), ("toe", _TOE))
         for part, keys in ends:
             f = _find(xyz, idx, side, keys)
             land[part][side] = land["ankle"][side] if f is None else f[0]
+    used = sorted(n for k, n in channels.items() if _key(n.split("(")[-1].split(",")[0])[1:] in _JOINT_CENTRES)
+    if used:
+        warnings.append(quirk("pig-joint-centres", f"Plug-in-Gait joint centres used as landmarks: {', '.join(used)}"))
+    if any(":" in n for n in xyz):
+        warnings.append(quirk("subject-prefix", f"marker labels carry a subject prefix "
+                                                f"({next(n for n in xyz if ':' in n).rsplit(':', 1)[0]}:); dropped"))
     hip_mid = 0.5 * (land["hip"]["l"] + land["hip"]["r"])
     ankle_mid = 0.5 * (land["ankle"]["l"] + land["ankle"]["r"])
     with catch_warnings():  # an all-NaN marker gives NaN here, reported just below
@@ -148,7 +162,8 @@ def sagittal_angles(xyz: dict[str, np.ndarray], path: object) -> tuple[
     shoulder = _shoulder(xyz, idx)
     if shoulder is None:
         alpha = np.zeros(hx.shape[0])
-        warnings.append("no shoulder/acromion/C7 marker: trunk angle alpha taken as 0")
+        warnings.append(quirk("no-trunk-marker", "no shoulder/acromion/C7/sternum/clavicle marker (looked for "
+                                                 f"{'/'.join(_SHOULDER + _TRUNK)}): trunk angle alpha taken as 0"))
     else:
         sx, sy = xy(shoulder[0])
         alpha = np.arctan2(sx - hx, sy - hy)
@@ -163,9 +178,25 @@ def sagittal_angles(xyz: dict[str, np.ndarray], path: object) -> tuple[
     cols += [phis["l"][0] + alpha, phis["r"][0] + alpha]
     cols += [phis["l"][0] - phis["l"][1], phis["r"][0] - phis["r"][1]]
     heels = {s: land["heel"][s] for s in ("l", "r")}
+    toes = {s: land["toe"][s] for s in ("l", "r")}
+    height = stature_from_legs(land["hip"], land["knee"], land["ankle"])
     soles = {s: np.stack([np.column_stack(xy(land[end][s])) for end in ("heel", "toe")], axis=1)
              for s in ("l", "r")}
-    return np.column_stack(cols), channels, warnings, heels, soles
+    return np.column_stack(cols), channels, warnings, heels, soles, toes, height
+
+
+def foot_markers(xyz: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None:
+    """``(heels, toes)`` (N, 3) per side from the heel/toe (else ankle) markers alone, or None."""
+    idx = _index(xyz)
+    heels, toes = {}, {}
+    for side in ("l", "r"):
+        ankle = _find(xyz, idx, side, _ANKLE)
+        heel = _find(xyz, idx, side, _HEEL) or ankle
+        toe = _find(xyz, idx, side, _TOE) or ankle
+        if heel is None or toe is None:
+            return None
+        heels[side], toes[side] = heel[0], toe[0]
+    return heels, toes
 
 
 def _shoulder(xyz: dict[str, np.ndarray], idx: dict[tuple[str, str], str]) -> tuple[np.ndarray, str] | None:
@@ -174,40 +205,67 @@ def _shoulder(xyz: dict[str, np.ndarray], idx: dict[tuple[str, str], str]) -> tu
     if got:
         mean = np.mean(np.stack([g[0] for g in got]), axis=0)
         return mean, " + ".join(g[1] for g in got)
-    for k in ("C7", "STERNUM", "CLAV", "RIBCAGE"):
+    for k in _TRUNK:
         name = idx.get(("", k))
-        if name is not None:
+        if name is not None and np.isfinite(xyz[name]).any():
             return xyz[name], name
     return None
 
 
 def _hip_from_pelvis(xyz: dict[str, np.ndarray], idx: dict[tuple[str, str], str], side: str,
-                     path: object) -> tuple[np.ndarray, str]:
-    """Hip centre estimate from the pelvis markers (Bell et al. 1990, sagittal part)."""
+                     path: object, warnings: list[str] | None = None,
+                     knees: dict[str, np.ndarray] | None = None) -> tuple[np.ndarray, str]:
+    """Hip centre estimate from the pelvis markers (Bell et al. 1990, sagittal part).
+
+    The pelvis frame: lateral ``l`` = L→R ASIS, forward ``f`` = rear (PSIS/sacrum) → mid-ASIS,
+    up ``u = l × f``; hip = mid-ASIS − 0.19·PW·f − 0.30·PW·u (PW = ASIS distance). Without
+    PSIS/sacrum markers, up is first taken along the mid-knee → mid-ASIS line, ``f = u × l``
+    and ``u = l × f`` (a warning ``no-psis`` says so). Frames where a marker is missing are NaN
+    (gaps, handled downstream).
+    """
     asis = {s: _find(xyz, idx, s, _ASIS) for s in ("l", "r")}
+    looked = f"{'/'.join(_HIP)}, or the ASIS pair ({'/'.join(_ASIS)}) with {'/'.join(_BACK)}/SACR"
     if asis["l"] is None or asis["r"] is None:
-        raise DataFormatError(f"no {'left' if side == 'l' else 'right'} hip marker (looked for "
-                              f"{'/'.join(_HIP)}) and no ASIS pair to estimate it", path=path,
-                              channel=f"{side.upper()}.GTR")
+        raise DataFormatError(f"no {'left' if side == 'l' else 'right'} hip marker (looked for {looked})",
+                              path=path, channel=f"{side.upper()}.GTR")
     left, right = asis["l"], asis["r"]
     la, ra = left[0], right[0]
+    if not (np.isfinite(la).all(axis=1) & np.isfinite(ra).all(axis=1)).any():
+        raise DataFormatError(f"no {'left' if side == 'l' else 'right'} hip marker and the ASIS markers hold no "
+                              f"sample (looked for {looked})", path=path, channel=f"{left[1]}, {right[1]}")
     mid = 0.5 * (la + ra)
     pw = np.linalg.norm(ra - la, axis=1, keepdims=True)
+    lat = (ra - la) / pw
     back = [_find(xyz, idx, s, _BACK) for s in ("l", "r")]
-    back_pts = [b[0] for b in back if b is not None]
+    back_pts = [b[0] for b in back if b is not None and np.isfinite(b[0]).any()]
     sacrum = idx.get(("", "VSACRAL")) or idx.get(("", "SACRUM")) or idx.get(("", "SACR"))
-    if sacrum is not None:
+    if sacrum is not None and np.isfinite(xyz[sacrum]).any():
         back_pts.append(xyz[sacrum])
-    if not back_pts:
-        raise DataFormatError("no PSIS/sacrum marker to orient the pelvis for the hip estimate", path=path,
-                              channel="PSIS")
-    rear = sum(back_pts) / len(back_pts)
-    fwd = mid - rear
-    fwd /= np.linalg.norm(fwd, axis=1, keepdims=True)
-    lat = ra - la
-    lat /= np.linalg.norm(lat, axis=1, keepdims=True)
-    up = np.cross(lat, fwd)
-    up_dir = np.sign(np.nanmean(up[:, int(np.nanargmax(np.abs(np.nanmean(up, axis=0))))]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if back_pts:
+            rear = sum(back_pts) / len(back_pts)
+            fwd = mid - rear
+            fwd /= np.linalg.norm(fwd, axis=1, keepdims=True)
+            up = np.cross(lat, fwd)
+        else:
+            if knees is None or len(knees) < 2:
+                raise DataFormatError(f"no PSIS/sacrum marker to orient the pelvis for the hip estimate (looked "
+                                      f"for {looked})", path=path, channel="PSIS")
+            up0 = mid - 0.5 * (knees["l"] + knees["r"])
+            up0 /= np.linalg.norm(up0, axis=1, keepdims=True)
+            fwd = np.cross(up0, lat)
+            fwd /= np.linalg.norm(fwd, axis=1, keepdims=True)
+            up = np.cross(lat, fwd)
+            note = quirk("no-psis", "no PSIS/sacrum marker: pelvis oriented by the knee -> ASIS line for the "
+                                    "hip-centre estimate")
+            if warnings is not None and note not in warnings:
+                warnings.append(note)
+    ok = np.isfinite(up).all(axis=1)
+    if not ok.any():
+        raise DataFormatError(f"the pelvis markers ({left[1]}, {right[1]}) never hold a full frame: cannot "
+                              f"estimate the hip (looked for {looked})", path=path, channel=f"{side.upper()}.GTR")
+    mean_up = up[ok].mean(axis=0)
+    up_dir = np.sign(mean_up[int(np.argmax(np.abs(mean_up)))])
     up *= up_dir if up_dir != 0 else 1.0
     hip = mid - 0.19 * pw * fwd - 0.30 * pw * up
     return hip, f"Bell estimate from {(left if side == 'l' else right)[1]}"

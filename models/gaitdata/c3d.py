@@ -33,8 +33,10 @@ from typing import Any
 import numpy as np
 
 from models.errors import DataFormatError
-from models.gaitdata.angles import lab_axes, sagittal_angles
+from models.gaitdata.angles import foot_markers, lab_axes, sagittal_angles
 from models.gaitdata.events import detect_contacts
+from models.gaitdata.feet import foot_distance
+from models.gaitdata.quirks import quirk
 from models.gaitdata.records import ForceRecord, KinematicsRecord
 
 _PELVIS = ("LASI", "RASI", "LPSI", "RPSI", "SACR", "R.ASIS", "L.ASIS", "R.PSIS", "L.PSIS")
@@ -50,15 +52,22 @@ def _ezc3d() -> Any:
     return ezc3d
 
 
-def _markers(c: Any) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], float]:
+def _markers(c: Any, warnings: list[str]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], float]:
     labels = [str(x).strip() for x in c["parameters"]["POINT"]["LABELS"]["value"]]
+    prefixed = [x for x in labels if ":" in x]
+    if prefixed:
+        warnings.append(quirk("subject-prefix", f"point labels carry a subject prefix "
+                                                f"({prefixed[0].rsplit(':', 1)[0]}:); dropped"))
+        labels = [x.rsplit(":", 1)[-1] for x in labels]
     rate = float(c["parameters"]["POINT"]["RATE"]["value"][0])
+    if not np.isfinite(rate) or rate <= 0:
+        raise DataFormatError(f"POINT:RATE {rate} Hz is not a rate", channel="POINT:RATE")
     unit_v = c["parameters"]["POINT"].get("UNITS", {}).get("value", ["mm"])
     scale = _SCALE.get(str(unit_v[0]).strip().lower() if len(unit_v) else "mm", 1e-3)
     pts = np.asarray(c["data"]["points"])[:3]
     markers, model = {}, {}
     for k, name in enumerate(labels):
-        if name.endswith(("Angles", "Moment", "Power", "Force")):
+        if name.endswith(("Angles", "Moment", "Moments", "Power", "Powers", "Force", "Forces")):
             model[name] = pts[:, k, :].T
         else:
             markers[name] = pts[:, k, :].T * scale
@@ -72,7 +81,9 @@ def _axes(markers: dict[str, np.ndarray]) -> tuple[int, float, int, float, str]:
     fwd_vec = np.array([1.0, 0.0, 0.0])
     how = "up = +Z (C3D default)"
     if pelvis:
-        mid = np.nanmean(np.stack(pelvis), axis=0)
+        stack = np.stack(pelvis)
+        seen = np.isfinite(stack).sum(axis=0)
+        mid = np.where(seen > 0, np.nansum(stack, axis=0) / np.maximum(seen, 1), np.nan)
         ok = np.isfinite(mid).all(axis=1)
         if ok.sum() >= 2:
             travel = mid[ok][-1] - mid[ok][0]
@@ -93,17 +104,21 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
         c = ezc3d.c3d(str(p), extract_forceplat_data=True)
     except Exception as exc:  # ezc3d raises bare RuntimeError/ValueError on bad files
         raise DataFormatError(f"not a readable C3D file ({exc})", path=p) from None
-    markers, model, rate = _markers(c)
     warnings: list[str] = []
+    markers, model, rate = _markers(c, warnings)
     up_ax, up_s, fwd_ax, fwd_s, how = _axes(markers)
     kin: KinematicsRecord | None = None
     heels: dict[str, np.ndarray] | None = None
     soles: dict[str, np.ndarray] | None = None
+    toes: dict[str, np.ndarray] | None = None
+    height: float | None = None
     t_pts = np.arange(np.asarray(c["data"]["points"]).shape[2]) / rate
+    marker_error = ""
     try:
-        angles, channels, kwarn, heels, soles = sagittal_angles(markers, p)
+        angles, channels, kwarn, heels, soles, toes, height = sagittal_angles(markers, p)
     except DataFormatError as exc:
         angles, channels, kwarn = None, {}, [f"no marker angles: {exc.reason}"]
+        marker_error = exc.reason
     if all(f"{s}{j}Angles" in model for s in "LR" for j in ("Hip", "Knee", "Pelvis")):
         alpha = angles[:, 0] if angles is not None else np.zeros(t_pts.shape[0])
         cols = [alpha]
@@ -116,11 +131,17 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
                     "gamma_l": "LKneeAngles[0]", "gamma_r": "RKneeAngles[0]", "alpha": channels.get("alpha", "0")}
     if angles is not None:
         kin = KinematicsRecord(t=t_pts, angles=angles, path=str(p), fmt="c3d", rate_hz=rate,
-                               channels=channels, warnings=kwarn, heels=heels, soles=soles)
+                               channels=channels, warnings=kwarn, heels=heels, soles=soles, toes=toes, height_m=height)
     plats = c["data"].get("platform", [])
     if not plats:
         raise DataFormatError("no force platforms in the C3D file", path=p, channel="FORCE_PLATFORM")
     a_rate = float(c["parameters"]["ANALOG"]["RATE"]["value"][0])
+    if not np.isfinite(a_rate) or a_rate <= 0:
+        raise DataFormatError(f"ANALOG:RATE {a_rate} Hz is not a rate", path=p, channel="ANALOG:RATE")
+    if abs(a_rate - rate) > 1e-6 * rate:
+        warnings.append(quirk("analog-rate", f"forces at {a_rate:g} Hz, markers at {rate:g} Hz; the angles are "
+                                             "resampled onto the force times"))
+    marker_feet = (heels, toes) if heels is not None and toes is not None else foot_markers(markers)
     n = np.asarray(plats[0]["force"]).shape[1]
     t = np.arange(n) / a_rate
     grf = np.zeros((n, 4))
@@ -129,6 +150,9 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
         force = np.asarray(plat["force"], dtype=float).T
         cop = np.asarray(plat["center_of_pressure"], dtype=float).T * _SCALE.get(str(plat["unit_position"]), 1e-3)
         vert = force[:, up_ax] * up_s
+        if not np.isfinite(vert).any():
+            warnings.append(f"plate {k + 1}: no finite force sample; plate ignored")
+            continue
         if np.nanmax(vert) < -np.nanmin(vert):
             force, vert = -force, -vert
             warnings.append(f"plate {k + 1}: force on the plate negated to the force on the foot")
@@ -137,14 +161,13 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
         for con in contacts:
             span = slice(con.first, con.last + 1)
             side = "r"
-            if heels is not None:
-                dist = {}
-                for s in ("l", "r"):
-                    hp = np.column_stack([np.interp(t[span], t_pts, heels[s][:, a]) for a in range(3)])
-                    dist[s] = float(np.nanmean(np.linalg.norm(hp - cop[span], axis=1)))
-                side = "l" if dist["l"] < dist["r"] else "r"
+            if marker_feet is not None:
+                d = {s: foot_distance(t[span], cop[span], t_pts, marker_feet[0][s], marker_feet[1][s])
+                     for s in ("l", "r")}
+                side = "l" if d["l"] < d["r"] else "r"
             else:
-                warnings.append(f"plate {k + 1}: no heel markers, contact given to the right foot")
+                warnings.append(quirk("plate-assignment", f"plate {k + 1}: no heel markers, contact given to the "
+                                                          "right foot"))
             sides.append(side)
             feet.append({"plate": k + 1, "foot": side, "first": con.first, "last": con.last})
         if not contacts:
@@ -157,13 +180,21 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
             col = 0 if side == "l" else 2
             grf[sel, col] += np.nan_to_num(force[sel, fwd_ax] * fwd_s)
             grf[sel, col + 1] += np.nan_to_num(vert[sel])
+    if not feet:
+        raise DataFormatError("no plate is loaded above 50 N: no footfall found", path=p, channel="FORCE_PLATFORM")
     if {f["foot"] for f in feet} != {"l", "r"}:
-        raise DataFormatError("missing foot: the force plates hold contacts of one foot only", path=p,
-                              channel="FORCE_PLATFORM")
+        only = "left" if feet[0]["foot"] == "l" else "right"
+        if soles is None:
+            raise DataFormatError(f"missing foot: the force plates hold contacts of the {only} foot only, and "
+                                  "no heel/toe markers to fill the other", path=p, channel="FORCE_PLATFORM")
+        warnings.append(quirk("one-foot-plates", f"every plate contact is on the {only} foot; the other foot's "
+                                                 "contacts are filled from the heel/toe markers"))
     frc = ForceRecord(t=t, grf=grf, path=str(p), fmt="c3d", rate_hz=a_rate,
                       channels={"axes": f"{how}; up = {'+' if up_s > 0 else '-'}{'XYZ'[up_ax]}, forward = "
                                         f"{'+' if fwd_s > 0 else '-'}{'XYZ'[fwd_ax]}",
                                 "footfalls": "; ".join(f"plate {f['plate']} {f['foot'].upper()} samples "
                                                        f"{f['first']}-{f['last']}" for f in feet)},
                       warnings=warnings, footfalls=feet)
+    if kin is None and marker_error:
+        frc.channels["kinematics_error"] = marker_error
     return frc, kin

@@ -43,6 +43,8 @@ import numpy as np
 from models.errors import DataFormatError
 from models.gaitdata.checks import check_time, data_lines, parse_numeric
 from models.gaitdata.events import detect_contacts
+from models.gaitdata.feet import nearest_foot
+from models.gaitdata.quirks import quirk
 from models.gaitdata.records import ForceRecord, KinematicsRecord
 
 
@@ -58,8 +60,9 @@ class Footfall:
     foot: str = ""
 
 
-def parse_forces(text: str, path: str = "<text>") -> tuple[float, np.ndarray, np.ndarray, list[int]]:
-    """``(rate Hz, t (N,), plates (N, P, 7) [FX FY FZ X Y Z MZ], line numbers)``."""
+def parse_forces(text: str, path: str = "<text>") -> tuple[float, np.ndarray, np.ndarray, list[int], list[str]]:
+    """``(rate Hz, t (N,), plates (N, P, 7) [FX FY FZ X Y Z MZ], line numbers, header warnings)``."""
+    notes: list[str] = []
     lines = text.splitlines()
     if not lines or lines[0].strip() != "[Force Data]":
         raise DataFormatError("not a Cortex .forces file: first line must be '[Force Data]'", path=path, line=1)
@@ -89,14 +92,15 @@ def parse_forces(text: str, path: str = "<text>") -> tuple[float, np.ndarray, np
     rows = data_lines(text, col_line + 1)
     data = parse_numeric(rows, want, path, allow_nan=True)
     declared = header.get("numberofsamples", "")
-    if declared.isdigit() and int(declared) > len(rows):
-        raise DataFormatError(f"header says NumberOfSamples={declared} but the file has {len(rows)} rows "
-                              "(truncated file?)", path=path, line=rows[-1][0])
+    if declared.isdigit() and int(declared) != len(rows):
+        notes.append(quirk("header-count", f"header says NumberOfSamples={declared} but the file has "
+                                                   f"{len(rows)} rows" + (" (truncated file?)" if int(declared) >
+                                                                          len(rows) else "") + "; the rows are used"))
     line_numbers = [ln for ln, _ in rows]
     sample = data[:, 0]
     check_time(sample, path, line_numbers, column="Sample")
     t = (sample - sample[0]) / rate
-    return rate, t, data[:, 1:].reshape(len(rows), n_plates, 7), line_numbers
+    return rate, t, data[:, 1:].reshape(len(rows), n_plates, 7), line_numbers, notes
 
 
 def _footfalls(t: np.ndarray, plates: np.ndarray) -> list[Footfall]:
@@ -125,35 +129,24 @@ def _walking_sign(t: np.ndarray, plates: np.ndarray, falls: list[Footfall]) -> f
 
 def _sides_from_heels(t: np.ndarray, plates: np.ndarray, falls: list[Footfall],
                       kin: KinematicsRecord) -> list[str]:
-    """Foot whose heel marker stays nearest the plate's COP (mean 3-D distance over the contact)."""
-    assert kin.heels is not None
-    sides = []
-    for f in falls:
-        span = slice(f.first, f.last + 1)
-        cop = plates[span, f.plate, 3:6] / 1000.0
-        d = {}
-        for s in ("l", "r"):
-            h = kin.heels[s]
-            hp = np.column_stack([np.interp(t[span], kin.t, h[:, a]) for a in range(3)])
-            dist = np.linalg.norm(hp - cop, axis=1)
-            d[s] = float(np.nanmean(dist)) if np.isfinite(dist).any() else np.inf
-        sides.append("l" if d["l"] < d["r"] else "r")
-    return sides
+    """Foot whose heel-toe line stays nearest the plate's COP (:mod:`models.gaitdata.feet`)."""
+    return [nearest_foot(t[f.first:f.last + 1], plates[f.first:f.last + 1, f.plate, 3:6] / 1000.0, kin)
+            for f in falls]
 
 
 def read_forces_text(text: str, path: str = "<text>", kinematics: KinematicsRecord | None = None,
                      sibling: Path | None = None) -> ForceRecord:
     """Both feet's GRF from the text of a ``.forces`` file (see module doc)."""
-    rate, t, plates, _ = parse_forces(text, path)
+    rate, t, plates, _, warnings = parse_forces(text, path)
     falls = _footfalls(t, plates)
     if not falls:
         raise DataFormatError("no plate is loaded above 50 N: no footfall found", path=path, channel="FY*")
-    warnings: list[str] = []
     kin = kinematics if kinematics is not None and kinematics.heels is not None else None
     if kin is None and sibling is not None and sibling.is_file():
         from models.gaitdata.loader import read_kinematics
         kin = read_kinematics(sibling)
-        warnings.append(f"feet assigned to plates with the heel markers of {sibling.name}")
+        warnings.append(quirk("plate-assignment", f"feet assigned to plates with the heel and toe markers of "
+                                                   f"{sibling.name}"))
     sign = _walking_sign(t, plates, falls)
     if kin is not None:
         sides = _sides_from_heels(t, plates, falls, kin)
@@ -162,12 +155,17 @@ def read_forces_text(text: str, path: str = "<text>", kinematics: KinematicsReco
         lateral = [np.mean([sign * f.z_mm for f, a in zip(falls, alt) if a == g] or [np.nan]) for g in (0, 1)]
         right_group = 0 if len(falls) == 1 or lateral[0] > lateral[1] else 1
         sides = ["r" if a == right_group else "l" for a in alt]
-        warnings.append("no markers: feet assigned by alternation, right = the footfalls further along "
-                        "forward x up (right-handed lab frame assumed); pass the .trc to be sure")
+        warnings.append("[plate-assignment] no markers: feet assigned by alternation, right = the footfalls "
+                        "further along forward x up (right-handed lab frame assumed); pass the .trc to be sure")
     falls = [Footfall(f.plate, f.first, f.last, f.x_mm, f.z_mm, s) for f, s in zip(falls, sides)]
     if {f.foot for f in falls} != {"l", "r"}:
         only = "left" if falls[0].foot == "l" else "right"
-        raise DataFormatError(f"missing foot: every footfall is on the {only} foot", path=path, channel="FY*")
+        if kin is None or kin.soles is None:
+            raise DataFormatError(f"missing foot: every footfall is on the {only} foot (give the marker file "
+                                  "with --kinematics so the other foot can be filled from its markers)",
+                                  path=path, channel="FY*")
+        warnings.append(quirk("one-foot-plates", f"every plate contact is on the {only} foot; the other foot's "
+                                                 "contacts are filled from the heel/toe markers"))
     n = t.shape[0]
     grf = np.zeros((n, 4))
     moment = np.zeros((n, 2))

@@ -6,7 +6,10 @@ Keys: ``file``, ``format``, ``rate_hz`` (grid), ``rate_hz_source`` (over the who
 ``[on, off]`` s; ``complete`` false when cut by the record), ``heel_strikes`` (count per foot),
 ``stride_s``, ``stance_s``, ``cadence_steps_per_min`` (= 120 / stride time),
 ``unmeasured_contacts_filled`` (contacts the markers show on no force plate, and the plate
-contact a run fills each with: :mod:`models.gaitdata.offplate`), ``warnings``. Everything
+contact a run fills each with: :mod:`models.gaitdata.offplate`), ``usable_windows`` (``[start, end]``
+s where both feet's GRF and the angles are measured, :mod:`models.gaitdata.window`), ``window_s``
+(the one a run uses without ``--start/--end``), ``long_gaps``, ``height_m``/``height_source``,
+``warnings``. :func:`render_text` prints it for people. Everything
 else describes the measured force.
 
 A headerless two-column file (``time, vertical force``) is summarised as one foot
@@ -94,6 +97,10 @@ def summarize(path: str | Path, kinematics: str | Path | None = None, mass: floa
         "cadence_steps_per_min": _cadence(stride),
         "peak_vertical_n": {"left": round(float(ds.grf[:, 1].max()), 1), "right": round(float(ds.grf[:, 3].max()), 1)},
         "unmeasured_contacts_filled": filled,
+        "usable_windows": extra.get("usable_windows"), "window_s": extra.get("window_s"),
+        "window_source": extra.get("window_source"), "long_gaps": extra.get("long_gaps"),
+        "height_m": None if ds.meta.height_m is None else round(ds.meta.height_m, 3),
+        "height_source": extra.get("height_source"),
         "warnings": extra["warnings"] + ([f"{len(filled)} contact(s) on no force plate; a simulation run fills "
                                           "them (see unmeasured_contacts_filled)"] if filled else []),
     }
@@ -107,3 +114,41 @@ def summarize(path: str | Path, kinematics: str | Path | None = None, mass: floa
                           for i, n in enumerate(("alpha", "beta_l", "beta_r", "gamma_l", "gamma_r"))},
         }
     return out
+
+
+def render_text(summary: dict[str, Any]) -> str:
+    """The summary as a few readable lines (``data info`` without ``--json``)."""
+    def fmt(v: Any, unit: str = "", digits: int = 2) -> str:
+        return "n/a" if v is None else f"{v:.{digits}f}{unit}"
+
+    s = summary
+    lines = [f"{s['file']}  ({s['format']})",
+             f"  {s['samples']} samples, {fmt(s['duration_s'], ' s', 3)} at {fmt(s.get('rate_hz_source'), ' Hz', 1)}"]
+    kin = s.get("kinematics")
+    if kin:
+        rate = fmt(kin.get("rate_hz_source"), " Hz", 1)
+        lines.append(f"  kinematics: {kin.get('file')} ({kin.get('format')}, {rate})")
+    elif "body_mass_kg" in s and "stance_windows" in s and "left" in s["stance_windows"]:
+        from models.gaitdata.hints import sibling_kinematics
+
+        near = ", ".join(q.name for q in sibling_kinematics(s["file"]))
+        lines.append("  kinematics: none (a run needs them: --kinematics FILE, see docs/data-import.md"
+                     + (f"; beside it: {near})" if near else ")"))
+    lines.append(f"  body mass: {fmt(s.get('body_mass_kg'), ' kg', 1)} ({s.get('mass_source', 'unknown')}); "
+                 f"height: {fmt(s.get('height_m'), ' m')} ({s.get('height_source') or 'unknown'})")
+    wins = s.get("usable_windows")
+    if wins is not None:
+        shown = ", ".join(f"{a:.3f}-{b:.3f} s" for a, b in wins) or "none"
+        lines.append(f"  usable windows: {shown}")
+    if s.get("window_s"):
+        a, b = s["window_s"]
+        lines.append(f"  window a run uses: {a:.3f}-{b:.3f} s ({s.get('window_source')})")
+    for foot, ws in s.get("stance_windows", {}).items():
+        shown = ", ".join(f"{w['on_s']:.3f}-{w['off_s']:.3f}" + ("" if w["complete"] else " (cut)") for w in ws[:8])
+        more = f" (+{len(ws) - 8} more)" if len(ws) > 8 else ""
+        lines.append(f"  {foot} stances: {shown or 'none'}{more}")
+    lines.append(f"  stride {fmt(s.get('stride_s'), ' s', 3)}, stance {fmt(s.get('stance_s'), ' s', 3)}, "
+                 f"cadence {fmt(s.get('cadence_steps_per_min'), ' steps/min', 1)}")
+    for w in s.get("warnings", []):
+        lines.append(f"  warning: {w}")
+    return "\n".join(lines)

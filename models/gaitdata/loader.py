@@ -28,13 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from models.dataset import ANGLE_NAMES, GRF_COLUMNS, DatasetMeta, GaitDataset
+from models.dataset import GRF_COLUMNS, DatasetMeta, GaitDataset
 from models.errors import DataFormatError
 from models.gaitdata import cortex, offplate, opensim, table, trc
 from models.gaitdata.checks import decode_text, read_bytes
 from models.gaitdata.preprocess import fill_gaps, resample, uniform_grid
+from models.gaitdata.quirks import quirk
 from models.gaitdata.records import ForceRecord, KinematicsRecord
+from models.gaitdata.subject import estimate_height
 from models.gaitdata.units import G, check_vertical, force_scale, length_scale
+from models.gaitdata.window import angle_labels, choose_window, crop_force, crop_kinematics
 
 
 def _text(path: Path) -> str:
@@ -97,7 +100,8 @@ def prepare_forces(rec: ForceRecord, mass_kg: float | None) -> tuple[np.ndarray,
 
 
 def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: float | None = None,
-               height: float | None = None, fill_offplate: bool = True) -> GaitDataset:
+               height: float | None = None, fill_offplate: bool = True, start: float | None = None,
+               end: float | None = None) -> GaitDataset:
     """Load a recorded trial as a :class:`~models.dataset.GaitDataset`.
 
     Parameters
@@ -108,7 +112,11 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         to the span both cover. Without it, angles come from the GRF file when it holds
         them, else ``angles`` is ``None``.
     mass : body mass in kg; estimated as BW/g from the GRF when omitted.
-    height : body height in m (metadata only).
+    height : body height in m; when omitted, estimated from the markers where there are any
+        (:mod:`models.gaitdata.subject`), else left ``None``.
+    start, end : the window to use, s on the file's clock. Without them the longest usable
+        window is chosen (:mod:`models.gaitdata.window`). Records are cropped to it before
+        gaps are filled and values checked.
     fill_offplate : fill the contacts that the heel/toe markers show but no force plate
         measured (:mod:`models.gaitdata.offplate`); each fill is a warning and an entry of
         ``meta.extra["filled_contacts"]``.
@@ -133,9 +141,19 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         raise DataFormatError("no ground reaction forces found (this looks like a kinematics file; "
                               "pass it with --kinematics)", path=path)
     kin = kin if kin is not None else own_kin
-    warnings = list(frc.warnings)
+    sibling_note: list[str] = []
+    if kin is None and kinematics is None and Path(path).with_suffix(".trc").is_file():
+        kin = read_kinematics(Path(path).with_suffix(".trc"))
+        sibling_note.append(quirk("sibling-kinematics", f"no --kinematics given: the angles come from "
+                                                        f"{Path(path).with_suffix('.trc').name} beside the GRF file"))
+    height_est = estimate_height(kin) if height is None and kin is not None else None
+    lo, hi, win_notes, win_info = choose_window(frc, kin, start, end)
+    frc = crop_force(frc, lo, hi)
+    if kin is not None:
+        kin = crop_kinematics(kin, lo, hi)
+    warnings = list(frc.warnings) + sibling_note + win_notes
     t, grf, cop, notes, unit = prepare_forces(frc, mass)
-    warnings += notes
+    warnings += [quirk("gap-filled", n) for n in notes]
     if unit != "N":
         warnings.append(f"forces were in {unit}; converted to N with mass {mass} kg")
     angles = None
@@ -151,21 +169,33 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
             warnings.append(f"cropped to {lo:.3f}-{hi:.3f} s, the span both files cover")
         t, grf = t[keep], grf[keep]
         cop = None if cop is None else cop[keep]
-        ang, ang_notes = fill_gaps(kin.t, kin.angles, ANGLE_NAMES, kin.path)
-        warnings += ang_notes
+        ang, ang_notes = fill_gaps(kin.t, kin.angles, angle_labels(kin), kin.path)
+        warnings += [quirk("gap-filled", n) for n in ang_notes]
         angles = resample(kin.t, ang, t, kind="cubic")
     bw, vwarn = check_vertical(t, grf, path, mass)
     warnings += vwarn
     if fill_offplate and kin is not None and kin.soles is not None:
         grf, filled = _fill_offplate(t, grf, kin)  # after the BW estimate: that uses measured force only
         warnings += [f.note() for f in filled]
+    for side, col in (("left", 1), ("right", 3)):
+        if fill_offplate and float(np.nanmax(grf[:, col], initial=0.0)) <= 50.0:
+            raise DataFormatError(f"missing foot: the {side} foot never carries 50 N in {t[0]:.3f}-{t[-1]:.3f} s "
+                                  "(no plate contact and none filled from markers)", path=path,
+                                  channel=f"F_{side[0]}y")
     if mass is not None:
         body_mass, mass_source = float(mass), "given"
     elif bw is not None:
         body_mass, mass_source = bw / G, "estimated from the GRF (mean vertical force over whole strides / g)"
     else:
         body_mass, mass_source = None, "unknown"
+    if height is not None:
+        body_height, height_source = float(height), "given"
+    elif height_est is not None:
+        body_height, height_source = height_est
+    else:
+        body_height, height_source = None, "unknown"
     extra: dict[str, Any] = {
+        **win_info, "height_source": height_source,
         "format": frc.fmt, "grf_file": str(path), "rate_hz_source": frc.rate_hz,
         "channels": dict(frc.channels), "warnings": warnings, "bw_estimate_n": bw,
         "mass_source": mass_source, "force_units_found": unit,
@@ -176,7 +206,10 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         extra.update({"kinematics_file": kin.path, "kinematics_format": kin.fmt,
                       "kinematics_rate_hz": kin.rate_hz,
                       "angle_channels": dict(kin.channels)})
-    meta = DatasetMeta(name=Path(path).stem, body_mass_kg=body_mass, height_m=height,
+    if "kinematics_error" in frc.channels and kin is None:
+        extra["kinematics_error"] = frc.channels["kinematics_error"]
+    extra["warnings"] = list(dict.fromkeys(warnings))  # in order, each once
+    meta = DatasetMeta(name=Path(path).stem, body_mass_kg=body_mass, height_m=body_height,
                        source=f"file {Path(path).name}" + (f" + {Path(kin.path).name}" if kin else ""),
                        synthetic=False, extra=extra)
     return GaitDataset(t=t, grf=grf, meta=meta, angles=angles, cop_x=cop)

@@ -61,6 +61,7 @@ import numpy as np
 
 from models.errors import DataFormatError
 from models.gaitdata.checks import check_time, data_lines, parse_numeric
+from models.gaitdata.quirks import quirk
 from models.gaitdata.records import ForceRecord, KinematicsRecord
 
 # generic gait2392 / gait10dof18musc geometry (pelvis and torso frames, m) and masses (kg)
@@ -131,19 +132,35 @@ def parse_sto(text: str, path: str = "<text>") -> StoTable:
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise DataFormatError(f"column {dup!r} appears twice", path=path, line=name_line)
+    warnings: list[str] = []
     ncols = header.get("ncolumns")
     if ncols is not None and ncols.strip().isdigit() and int(ncols) != len(names):
-        raise DataFormatError(f"header says nColumns={ncols} but the name line has {len(names)} names",
-                              path=path, line=name_line)
+        warnings.append(quirk("header-count", f"header says nColumns={ncols} but line {name_line} has "
+                                              f"{len(names)} column names; the names are used"))
     rows = body[1:]
+    if rows and _is_units_row(rows[0][1]):
+        shown = " ".join(rows[0][1].split())[:40]
+        warnings.append(quirk("units-row", f"line {rows[0][0]} holds units ({shown}); skipped"))
+        rows = rows[1:]
     data = parse_numeric(rows, names, path, allow_nan=True)
     nrows = header.get("nrows")
-    if nrows is not None and nrows.strip().isdigit() and int(nrows) > len(rows):
-        raise DataFormatError(f"header says nRows={nrows} but the file has {len(rows)} rows "
-                              "(truncated file?)", path=path, line=rows[-1][0])
+    if nrows is not None and nrows.strip().isdigit() and int(nrows) != len(rows):
+        warnings.append(quirk("header-count", f"header says nRows={nrows} but the file has {len(rows)} data rows"
+                                              + (" (truncated file?)" if int(nrows) > len(rows) else "")
+                                              + "; the rows are used"))
     line_numbers = [ln for ln, _ in rows]
     rate = check_time(data[:, 0], path, line_numbers)
-    return StoTable(names, data, line_numbers, header, rate, str(path))
+    return StoTable(names, data, line_numbers, header, rate, str(path), warnings)
+
+
+_UNIT_TOKENS = {"s", "sec", "n", "m", "mm", "deg", "rad", "nm", "n.m", "n*m", "n·m", "n-m", "-", "m/s", "rad/s",
+                "deg/s", "bw", "n/kg", "hz", "%", "none"}
+
+
+def _is_units_row(line: str) -> bool:
+    """A row of unit names (``s  N  N  m …``), as Visual3D and some OpenSim exports write."""
+    toks = [t.strip().strip("[]()").lower() for t in re.split(r"[\t,]|\s+", line) if t.strip()]
+    return bool(toks) and all(t in _UNIT_TOKENS for t in toks)
 
 
 def _force_sets(table: StoTable) -> dict[str, dict[str, int]]:
@@ -219,7 +236,7 @@ def grf_from_table(table: StoTable) -> ForceRecord:
             channels[f"cop_{side}x"] = table.names[cols["px"]]
     has_cop = any(f"cop_{s}x" in channels for s in "lr")
     return ForceRecord(t=table.t.copy(), grf=grf, path=path, fmt="opensim-mot", rate_hz=table.rate_hz,
-                       cop_x=cop if has_cop else None, channels=channels, warnings=warnings)
+                       cop_x=cop if has_cop else None, channels=channels, warnings=table.warnings + warnings)
 
 
 def has_coordinates(table: StoTable) -> bool:
@@ -263,7 +280,7 @@ def angles_from_table(table: StoTable) -> KinematicsRecord:
                 "beta_l": "pelvis_tilt + hip_flexion_l + alpha", "beta_r": "pelvis_tilt + hip_flexion_r + alpha",
                 "gamma_l": "-knee_angle_l", "gamma_r": "-knee_angle_r"}
     return KinematicsRecord(t=table.t.copy(), angles=angles, path=path, fmt="opensim-ik",
-                            rate_hz=table.rate_hz, channels=channels, warnings=warnings)
+                            rate_hz=table.rate_hz, channels=channels, warnings=table.warnings + warnings)
 
 
 def hat_lean(tilt: np.ndarray, lumbar: np.ndarray) -> np.ndarray:

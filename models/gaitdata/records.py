@@ -52,6 +52,9 @@ class KinematicsRecord:
     soles : optional ``{"l": (N, 2, 2), "r": ...}`` heel and toe markers ``[heel, toe] x
         [forward, up]`` in m, used to find contacts no force plate saw
         (:mod:`models.gaitdata.offplate`).
+    toes : optional ``{"l": (N, 3), "r": ...}`` toe (or ankle) marker positions in m, lab frame
+        (with ``heels``: plate-to-foot assignment, :mod:`models.gaitdata.feet`).
+    height_m : body height estimated from the leg markers (:mod:`models.gaitdata.subject`), or None.
     """
 
     t: np.ndarray
@@ -63,3 +66,5 @@ class KinematicsRecord:
     warnings: list[str] = field(default_factory=list)
     heels: dict[str, np.ndarray] | None = None
     soles: dict[str, np.ndarray] | None = None
+    toes: dict[str, np.ndarray] | None = None
+    height_m: float | None = None

@@ -25,6 +25,7 @@ import numpy as np
 from models.errors import DataFormatError
 from models.gaitdata.angles import sagittal_angles
 from models.gaitdata.checks import check_time, parse_numeric
+from models.gaitdata.quirks import quirk
 from models.gaitdata.records import KinematicsRecord
 
 _UNITS = {"mm": 1e-3, "cm": 1e-2, "m": 1.0, "dm": 0.1}
@@ -47,8 +48,8 @@ def parse_trc(text: str, path: str = "<text>") -> MarkerSet:
     if len(lines) < 6 or not lines[0].startswith("PathFileType"):
         raise DataFormatError("not a TRC file: it must start with 'PathFileType' and have 5 header lines",
                               path=path, line=1)
-    keys = lines[1].split("\t")
-    values = lines[2].split("\t")
+    keys = lines[1].split("\t") if "\t" in lines[1] else lines[1].split()
+    values = lines[2].split("\t") if "\t" in lines[2] else lines[2].split()
     meta = {k.strip(): v.strip() for k, v in zip(keys, values)}
     unit = meta.get("Units", "mm").lower()
     if unit not in _UNITS:
@@ -80,8 +81,13 @@ def parse_trc(text: str, path: str = "<text>") -> MarkerSet:
     except ValueError:
         raise DataFormatError(f"DataRate {declared!r} is not a number", path=path, line=3) from None
     if dr is not None and not (0.98 * rate <= dr <= 1.02 * rate):
-        raise DataFormatError(f"header DataRate {dr:g} Hz disagrees with the time column ({rate:.4g} Hz)",
-                              path=path, line=3, column="DataRate")
+        warnings.append(quirk("header-rate", f"header DataRate {dr:g} Hz disagrees with the time column "
+                                             f"({rate:.4g} Hz); the time column is used"))
+    for key, found in (("NumFrames", len(rows)), ("NumMarkers", len(markers))):
+        declared_n = meta.get(key, "")
+        if declared_n.isdigit() and int(declared_n) != found:
+            warnings.append(quirk("header-count", f"header says {key}={declared_n} but the file has {found}; "
+                                                  "the data are used"))
     scale = _UNITS[unit]
     xyz = {m: data[:, 2 + 3 * k: 5 + 3 * k] * scale for k, m in enumerate(markers)}
     return MarkerSet(t=t.copy(), xyz=xyz, rate_hz=rate, path=str(path), warnings=warnings)
@@ -89,7 +95,7 @@ def parse_trc(text: str, path: str = "<text>") -> MarkerSet:
 
 def kinematics_from_trc(markers: MarkerSet) -> KinematicsRecord:
     """model angles from the sagittal markers (:func:`models.gaitdata.angles.sagittal_angles`)."""
-    angles, channels, warnings, heels, soles = sagittal_angles(markers.xyz, markers.path)
+    angles, channels, warnings, heels, soles, toes, height = sagittal_angles(markers.xyz, markers.path)
     return KinematicsRecord(t=markers.t, angles=angles, path=markers.path, fmt="trc-markers",
                             rate_hz=markers.rate_hz, channels=channels, warnings=markers.warnings + warnings,
-                            heels=heels, soles=soles)
+                            heels=heels, soles=soles, toes=toes, height_m=height)

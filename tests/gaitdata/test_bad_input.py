@@ -41,15 +41,18 @@ def _cases(tmp: Path) -> dict[str, tuple[Path, str]]:
         "missing_foot": (HEAD.replace(",F_rx,F_ry", "") + "\n".join(",".join(f"{v:.6f}" for v in r[:3])
                                                                   for r in good) + "\n", "csv",
                          r"channel F_rx: missing foot"),
-        "nan_run": (_csv(np.where(np.arange(400)[:, None] * np.array([0, 0, 1, 0, 0]) // 100 == 1, np.nan, good)
-                         .astype(float)).replace("nan", ""), "csv", r"channel F_ly: NaN run of 100 samples"),
+        # a long gap leaving no usable window of 0.5 s on either side (one outside the window is ignored)
+        "nan_run": (_csv(np.where((np.arange(400)[:, None] * np.array([0, 0, 1, 0, 0]) >= 30)
+                                  & (np.arange(400)[:, None] < 370), np.nan, good)
+                         .astype(float)).replace("nan", ""), "csv",
+                    r"channel F_ly: no usable window of 0.5 s: NaN run"),
         "wrong_units": (_csv(good * np.array([1, 1000, 1000, 1000, 1000])), "csv",
                         r"channel F_y: vertical force peak .* not a human GRF"),
         "wrong_sign": (_csv(good * np.array([1, -1, -1, -1, -1])), "csv", r"channel F_y: vertical force is negative"),
         "empty": ("   \n\n", "csv", r": file is empty"),
         "binary": (bytes(range(256)) * 8, "txt", r": binary file"),
-        "mot_truncated": ("g\nnRows=5\nendheader\ntime\tground_force_vx\n0\t1\n0.1\t2\n", "mot",
-                          r"line 6: header says nRows=5 but the file has 2 rows"),
+        "mot_no_time": ("g\nnRows=5\nendheader\nframe\tground_force_vx\n0\t1\n0.1\t2\n", "mot",
+                        r"line 4: first column must be 'time'"),
         "forces_bad_header": ("[Force Data]\nNumberOfForcePlates=x\n#Sample\n", "forces",
                               r"line 2: header needs NumberOfForcePlates"),
     }
@@ -66,7 +69,7 @@ def _cases(tmp: Path) -> dict[str, tuple[Path, str]]:
 
 @pytest.mark.parametrize("case", ["truncated", "text_in_number", "duplicate_time", "decreasing_time",
                                   "missing_foot", "nan_run", "wrong_units", "wrong_sign", "empty", "binary",
-                                  "mot_truncated", "forces_bad_header"])
+                                  "mot_no_time", "forces_bad_header"])
 def test_bad_file_one_clear_error(case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import re
     path, pattern = _cases(tmp_path)[case]
@@ -81,7 +84,7 @@ def test_bad_file_one_clear_error(case: str, tmp_path: Path, capsys: pytest.Capt
 def test_good_table_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "good.csv"
     f.write_text(_csv(_good_rows()))
-    assert main(["data", "info", str(f)]) == 0
+    assert main(["data", "info", str(f), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["rate_hz_source"] == pytest.approx(200.0)
     assert info["heel_strikes"] == {"left": 2, "right": 2}

@@ -11,7 +11,7 @@ from app.cli import main
 
 
 def _info(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
-    assert main(["data", "info", *argv]) == 0
+    assert main(["data", "info", *argv, "--json"]) == 0
     return json.loads(capsys.readouterr().out)
 
 
@@ -47,3 +47,13 @@ def test_info_csu_vertical(shared_data: Path, capsys: pytest.CaptureFixture[str]
 def test_info_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["data"]) == 2
     assert "usage: gaitblocks data info" in capsys.readouterr().err
+
+
+def test_readable_info_lists_usable_windows(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = shared_data / "demotu-BMC"
+    assert main(["data", "info", str(d / "walk1.forces"), "--kinematics", str(d / "walk1.trc")]) == 0
+    out = capsys.readouterr().out
+    assert "usable windows: 0.000-2.420 s" in out and "height: 1.82 m (estimated from the markers" in out
+    assert main(["data", "info", str(shared_data / "opensim-core" / "subject01_walk1_grf.mot")]) == 0
+    out = capsys.readouterr().out
+    assert "kinematics: none (a run needs them: --kinematics FILE" in out and "subject01_walk_IK.mot" in out

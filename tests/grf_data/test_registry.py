@@ -68,7 +68,7 @@ def test_file_paths_go_to_the_lab_importer(tmp_path: Path, monkeypatch: pytest.M
     seen: dict[str, object] = {}
 
     def fake(path: Path, kinematics: object = None, mass: float | None = None,
-             height: float | None = None) -> GaitDataset:
+             height: float | None = None, start: float | None = None, end: float | None = None) -> GaitDataset:
         seen.update(path=Path(path), kinematics=kinematics, mass=mass)
         return GaitDataset(t=np.array([0.0, 0.01]), grf=np.zeros((2, 4)), meta=DatasetMeta(name="x"))
 
