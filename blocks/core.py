@@ -1,4 +1,4 @@
-"""The block contract: ports, parameters, states and pure callbacks (the engine principles (README)).
+"""The block contract: ports, parameters, states and pure callbacks (the engine principles: docs/engine.md).
 
 A block *class* declares, at class level:
 

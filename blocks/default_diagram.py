@@ -30,11 +30,16 @@ import sys
 
 from blocks.diagram import Diagram, SolverSettings
 
-__all__ = ["build_grf_walk", "build_grf_walk_analysis", "HIP_GAINS", "KNEE_GAINS"]
+__all__ = ["build_grf_walk", "build_grf_walk_analysis", "preset_gains"]
 
-# default-preset PID gains (kp N m/rad, ki N m/(rad s), kd N m s/rad)
-HIP_GAINS = (1000.0, 50.0, 60.0)
-KNEE_GAINS = (800.0, 50.0, 40.0)
+
+def preset_gains(block: str, preset: str = "tracking") -> dict[str, float]:
+    """``{"kp", "ki", "kd"}`` of PID ``block`` in ``assets/presets/<preset>.json``, the one place the
+    gains are written (kp N m/rad, ki N m/(rad s), kd N m s/rad)."""
+    from blocks.presets import load_preset
+
+    values = load_preset(preset)["set"]
+    return {k: float(values[f"{block}.{k}"]) for k in ("kp", "ki", "kd")}
 
 _POSITIONS = {  # signal flow left to right: sources, phases/selectors, controllers, mixing, plant
     "grf": (0, 0), "ref": (0, 190), "ref_motion": (0, 380),
@@ -60,8 +65,8 @@ def build_grf_walk() -> Diagram:
     d.add("est", "NetTorqueEstimator", mode="jacobian")
     d.add("meas_hip", "Selector", n=7, indices=(3, 4))
     d.add("meas_knee", "Selector", n=7, indices=(5, 6))
-    d.add("pid_hip", "PID", kp=HIP_GAINS[0], ki=HIP_GAINS[1], kd=HIP_GAINS[2], n=2)
-    d.add("pid_knee", "PID", kp=KNEE_GAINS[0], ki=KNEE_GAINS[1], kd=KNEE_GAINS[2], n=2)
+    d.add("pid_hip", "PID", **preset_gains("pid_hip"), n=2)
+    d.add("pid_knee", "PID", **preset_gains("pid_knee"), n=2)
     d.add("swing_mux", "Mux", sizes=(2, 2))
     d.add("switch", "TorqueSwitch")
     d.add("body", "FiveLinkDynamics", init="reference")

@@ -26,12 +26,10 @@ PLOTS = (("Trunk angle α", "trunk_deg", "deg"), ("Knee flexion γ (left)", "kne
          ("Knee flexion γ (right)", "knee_r_deg", "deg"), ("Vertical GRF (left)", "grf_ly_bw", "BW"))
 
 
-def load_compare() -> tuple[CompareFn | None, TableFn | None]:
-    """``app.comparison.compare`` and ``metrics_table``, or (None, None) while it is not installed."""
-    try:
-        from app.comparison import compare, metrics_table
-    except ImportError:
-        return None, None
+def load_compare() -> tuple[CompareFn, TableFn]:
+    """``app.comparison.compare`` and ``metrics_table`` (imported when the view is built)."""
+    from app.comparison import compare, metrics_table
+
     return compare, metrics_table
 
 
@@ -118,8 +116,7 @@ class CompareView(QtWidgets.QWidget):
         bar = QtWidgets.QHBoxLayout()
         self.progress = QtWidgets.QProgressBar()
         self.progress.setFormat("%v / %m  %p%")
-        self.status = QtWidgets.QLabel("" if self.compare_fn else
-                                       "The comparison engine (app.comparison) is not installed in this build.")
+        self.status = QtWidgets.QLabel("")
         self.cancel_btn = QtWidgets.QPushButton("Cancel")
         self.cancel_btn.setEnabled(False)
         self.cancel_btn.clicked.connect(self.cancel)
@@ -149,9 +146,6 @@ class CompareView(QtWidgets.QWidget):
 
     def start(self, specs: list[str]) -> None:
         """Run the comparison of ``specs`` in a worker thread."""
-        if self.compare_fn is None:
-            self.status.setText("The comparison engine (app.comparison) is not installed in this build.")
-            return
         if len(specs) < 1 or self._thread is not None:
             return
         self.progress.setRange(0, len(specs))

@@ -109,7 +109,9 @@ class SimSession:
         self._spec = spec
         self.diagram = spec.diagram.copy()
         self.dataset = spec.dataset
-        self.t_end = float(spec.duration) + self.source.solver.t_start if spec.duration is not None else math.inf
+        # the end time asked for (None: the diagram's); ``t_end`` is what the data allows of it
+        self._t_request = float(spec.duration) + self.source.solver.t_start if spec.duration is not None else None
+        self._t_end = math.inf
         self.snapshot_every = snapshot_every
         self.error: Failure | None = None
         self.frame = FrameStats()
@@ -125,17 +127,28 @@ class SimSession:
     def spec(self) -> RunSpec:
         """The :class:`~app.runs.RunSpec` of the run on screen: the diagram as loaded, the preset,
         every parameter changed since (typed), the dataset and the duration. Compare runs it."""
-        return replace(self._spec, dataset=self.dataset, duration=self.t_end - self.source.solver.t_start)
+        t0 = self.source.solver.t_start
+        duration = None if self._t_request is None else self._t_request - t0
+        return replace(self._spec, dataset=self.dataset, duration=duration)
+
+    @property
+    def t_end(self) -> float:
+        """Simulated end time [s]: the one asked for (default the diagram's), at most the data's end."""
+        return self._t_end
+
+    @t_end.setter
+    def t_end(self, value: float) -> None:
+        self._t_request = self._t_end = float(value)
 
     # ----------------------------------------------------------- building
     def _build(self) -> None:
         """Compile the spec (:func:`app.runs.build`; raises before touching the current run)."""
         ui = self.diagram.ui
-        built = build(self.spec if math.isfinite(self.t_end) else self._spec)
+        built = build(self.spec)
         built.diagram.ui = ui
         runner = built.runner
         self.built, self.diagram, self.dataset = built, built.diagram, built.dataset
-        self.t_end = built.t_end
+        self._t_end = built.t_end
         self.model, self.runner = built.model, runner
         self.error = None
         self.snapshots: dict[int, Snapshot] = {0: runner.snapshot()}

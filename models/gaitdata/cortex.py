@@ -35,6 +35,7 @@ Which foot stood on which plate:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,16 +136,16 @@ def _sides_from_heels(t: np.ndarray, plates: np.ndarray, falls: list[Footfall],
 
 
 def read_forces_text(text: str, path: str = "<text>", kinematics: KinematicsRecord | None = None,
-                     sibling: Path | None = None) -> ForceRecord:
+                     sibling: Path | None = None,
+                     read_sibling: Callable[[Path], KinematicsRecord] | None = None) -> ForceRecord:
     """Both feet's GRF from the text of a ``.forces`` file (see module doc)."""
     rate, t, plates, _, warnings = parse_forces(text, path)
     falls = _footfalls(t, plates)
     if not falls:
         raise DataFormatError("no plate is loaded above 50 N: no footfall found", path=path, channel="FY*")
     kin = kinematics if kinematics is not None and kinematics.heels is not None else None
-    if kin is None and sibling is not None and sibling.is_file():
-        from models.gaitdata.loader import read_kinematics
-        kin = read_kinematics(sibling)
+    if kin is None and sibling is not None and read_sibling is not None and sibling.is_file():
+        kin = read_sibling(sibling)  # the loader's reader: this module imports no other importer
         warnings.append(quirk("plate-assignment", f"feet assigned to plates with the heel and toe markers of "
                                                    f"{sibling.name}"))
     sign = _walking_sign(t, plates, falls)

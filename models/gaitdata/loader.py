@@ -22,7 +22,8 @@ only) → fill the contacts the heel/toe markers show but no plate measured
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,28 +45,81 @@ def _text(path: Path) -> str:
     return decode_text(read_bytes(path), path)
 
 
+Reader = Callable[[Path, KinematicsRecord | None], tuple[ForceRecord | None, KinematicsRecord | None]]
+
+
+@dataclass(frozen=True)
+class Format:
+    """One importer: file suffixes it owns, an optional content test, and its reader."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    read: Reader
+    sniff: Callable[[str], bool] | None = None  # on the decoded text, for files with another suffix
+    binary: bool = False
+
+
+#: the importers by format name, in the order they are tried (as blocks are registered by type)
+FORMATS: dict[str, Format] = {}
+
+
+def register_format(name: str, suffixes: tuple[str, ...] = (), sniff: Callable[[str], bool] | None = None,
+                    binary: bool = False) -> Callable[[Reader], Reader]:
+    """Decorator: register ``reader(path, kinematics) -> (grf record, kinematics record)``."""
+    def deco(read: Reader) -> Reader:
+        FORMATS[name] = Format(name, suffixes, read, sniff, binary)
+        return read
+    return deco
+
+
+@register_format("c3d", (".c3d",), binary=True)
+def _read_c3d(p: Path, kinematics: KinematicsRecord | None) -> tuple[ForceRecord | None, KinematicsRecord | None]:
+    from models.gaitdata import c3d
+    return c3d.read_c3d(p)
+
+
+@register_format("trc", (".trc",))
+def _read_trc(p: Path, kinematics: KinematicsRecord | None) -> tuple[ForceRecord | None, KinematicsRecord | None]:
+    return None, trc.kinematics_from_trc(trc.parse_trc(_text(p), str(p)))
+
+
+@register_format("cortex-forces", (".forces",), sniff=lambda text: text.lstrip().startswith("[Force Data]"))
+def _read_forces(p: Path, kinematics: KinematicsRecord | None) -> tuple[ForceRecord | None, KinematicsRecord | None]:
+    return cortex.read_forces_text(_text(p), str(p), kinematics=kinematics, sibling=p.with_suffix(".trc"),
+                                   read_sibling=read_kinematics), None
+
+
+@register_format("opensim-sto", (".mot", ".sto"), sniff=lambda text: "\nendheader" in text.lower())
+def _read_sto(p: Path, kinematics: KinematicsRecord | None) -> tuple[ForceRecord | None, KinematicsRecord | None]:
+    tab = opensim.parse_sto(_text(p), str(p))
+    grf = opensim.grf_from_table(tab) if opensim.has_grf(tab) else None
+    kin = opensim.angles_from_table(tab) if opensim.has_coordinates(tab) else None
+    if grf is None and kin is None:
+        raise DataFormatError("no GRF columns (…force_vx/vy) and no hip_flexion_* columns found", path=p)
+    return grf, kin
+
+
+@register_format("table")  # the fallback: any delimited table with a time column
+def _read_table(p: Path, kinematics: KinematicsRecord | None) -> tuple[ForceRecord | None, KinematicsRecord | None]:
+    return table.read_table_text(_text(p), str(p))
+
+
+def format_of(p: Path) -> Format:
+    """The importer of ``p``: by suffix, else the first whose content test accepts the text, else
+    ``table`` (so a ``.txt`` or ``.csv`` holding a ``.forces`` or ``.sto`` file is still read as one)."""
+    ext = p.suffix.lower()
+    for fmt in FORMATS.values():
+        if ext in fmt.suffixes:
+            return fmt
+    text = _text(p)
+    return next((f for f in FORMATS.values() if f.sniff is not None and f.sniff(text)), FORMATS["table"])
+
+
 def read_any(path: str | Path, kinematics: KinematicsRecord | None = None) -> tuple[
         ForceRecord | None, KinematicsRecord | None]:
-    """Read one file of any supported format: its GRF record and/or its kinematics record."""
+    """Read one file of any registered format (:data:`FORMATS`): its GRF record and/or its kinematics record."""
     p = Path(path)
-    ext = p.suffix.lower()
-    if ext == ".c3d":
-        from models.gaitdata import c3d
-        return c3d.read_c3d(p)
-    if ext == ".trc":
-        return None, trc.kinematics_from_trc(trc.parse_trc(_text(p), str(p)))
-    text = _text(p)
-    if ext == ".forces" or text.lstrip().startswith("[Force Data]"):
-        return cortex.read_forces_text(text, str(p), kinematics=kinematics, sibling=p.with_suffix(".trc")), None
-    if ext in (".mot", ".sto") or "\nendheader" in text.lower():
-        tab = opensim.parse_sto(text, str(p))
-        grf = opensim.grf_from_table(tab) if opensim.has_grf(tab) else None
-        kin = opensim.angles_from_table(tab) if opensim.has_coordinates(tab) else None
-        if grf is None and kin is None:
-            raise DataFormatError("no GRF columns (…force_vx/vy) and no hip_flexion_* columns found",
-                                  path=p)
-        return grf, kin
-    return table.read_table_text(text, str(p))
+    return format_of(p).read(p, kinematics)
 
 
 def read_kinematics(path: str | Path) -> KinematicsRecord:

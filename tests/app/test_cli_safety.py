@@ -23,7 +23,7 @@ def _no_simulation(*args: Any, **kwargs: Any) -> Any:
 
 def test_existing_results_folder_needs_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "o"
-    args = ["run", "--grf", "demo", "--duration", "0.05", "--out", str(out)]
+    args = ["run", "--grf", "sneakers", "--duration", "0.05", "--out", str(out)]
     assert main(args) == 0
     first = (out / "summary.json").read_text()
     capsys.readouterr()
@@ -37,11 +37,11 @@ def test_existing_results_folder_needs_force(tmp_path: Path, capsys: pytest.Capt
 
 def test_no_csv_and_uncompressed_npz(tmp_path: Path) -> None:
     out = tmp_path / "o"
-    assert main(["run", "--grf", "demo", "--duration", "0.05", "--no-csv", "--out", str(out)]) == 0
+    assert main(["run", "--grf", "sneakers", "--duration", "0.05", "--no-csv", "--out", str(out)]) == 0
     assert not (out / "results.csv").exists() and (out / "summary.json").exists()
     with zipfile.ZipFile(out / "results.npz") as z:
         assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_STORED}
-    assert main(["run", "--grf", "demo", "--duration", "0.05", "--compress", "--force", "--out", str(out)]) == 0
+    assert main(["run", "--grf", "sneakers", "--duration", "0.05", "--compress", "--force", "--out", str(out)]) == 0
     with zipfile.ZipFile(out / "results.npz") as z:
         assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_DEFLATED}
 

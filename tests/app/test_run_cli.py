@@ -19,16 +19,16 @@ REPO = Path(__file__).resolve().parents[2]
 SUMMARY_KEYS = {"status", "message", "t_end_reached", "wall_s", "realtime_factor", "steps", "events", "params"}
 
 
-def test_run_default_diagram_on_demo_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_default_diagram_on_bundled_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
-    code = main(["run", "--grf", "demo", "--duration", "0.5", "--set", "pid_hip.kp=300", "--out", str(out)])
+    code = main(["run", "--grf", "sneakers", "--duration", "0.5", "--set", "pid_hip.kp=300", "--out", str(out)])
     assert code == 0, capsys.readouterr().err
     summary = json.loads((out / "summary.json").read_text())
     assert SUMMARY_KEYS <= set(summary)
     assert summary["status"] == "ok" and summary["steps"] == 500
     assert summary["t_end_reached"] == pytest.approx(0.5)
     assert summary["params"]["pid_hip.kp"] == 300.0 and summary["params"]["pid_knee.kp"] == 800.0
-    assert summary["dataset"]["source"] == "demo (synthetic, built-in stand-in)"
+    assert summary["dataset"]["spec"] == "sneakers" and summary["dataset"]["source"].startswith("synthetic: ")
     assert any(e["block"] == "phase" and e["to"] == "stance" for e in summary["events"])
     with np.load(out / "results.npz") as npz:
         t, q = npz["t"], npz["body.q"]
@@ -78,7 +78,7 @@ def test_bad_diagrams_exit_2_with_one_line(tmp_path: Path, capsys: pytest.Captur
         path.write_text(text)
     else:
         _bad(kind).save(path)
-    code = main(["run", "--diagram", str(path), "--grf", "demo", "--out", str(tmp_path / "o")])
+    code = main(["run", "--diagram", str(path), "--grf", "sneakers", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and message in err and "Traceback" not in err

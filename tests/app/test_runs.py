@@ -105,3 +105,16 @@ def test_bad_spec_fails_before_simulating() -> None:
         run(RunSpec(dataset="nope"))
     with pytest.raises(UserError, match="--duration"):
         run(RunSpec(duration=-1.0))
+
+
+def test_session_end_time_follows_the_data_not_the_last_dataset(shared_data: Path) -> None:
+    """A short recording clips the run's end; switching back to a long set restores the diagram's."""
+    session = SimSession(dataset="sneakers")
+    full = session.t_end
+    assert full == pytest.approx(10.0) and session.spec.duration is None
+    data = shared_data
+    walk1 = data / "demotu-BMC" / "walk1.forces"
+    session.set_dataset(f"{walk1}|{data / 'demotu-BMC' / 'walk1.trc'}")
+    assert session.t_end < 3.0
+    session.set_dataset("sneakers")
+    assert session.t_end == pytest.approx(full)

@@ -20,10 +20,10 @@ from blocks.library import (
     ReferenceSource,
     TorqueSwitch,
 )
-from blocks.library.demo_input import DEMO_LABEL, demo_dataset
 from blocks.library.sources import initial_from_reference
 from models.biped import FiveLinkBiped
 from models.params import BipedParams
+from tests.blocks.demo_data import DEMO_LABEL, demo_dataset
 
 from .conftest import sine_dataset
 

@@ -10,7 +10,7 @@ import pytest
 from blocks import BlockError, Diagram, Runner, SimulationError, compile_diagram
 from blocks.default_diagram import build_grf_walk
 from blocks.diagram import SolverSettings
-from blocks.library.demo_input import demo_dataset
+from tests.blocks.demo_data import demo_dataset
 
 
 def decay(dt: float = 0.05, method: str = "rk4") -> Diagram:

@@ -171,7 +171,7 @@ def test_blow_up_stops_and_keeps_results(qtbot, settings) -> None:
     d.add("src", "Step", t_step=0.25, before=1.0, after=1e300)
     d.add("k", "Gain", k=1e9)
     d.connect("src.y", "k.u")
-    win = MainWindow(SimSession(d, dataset="demo", preset=""), settings=settings)
+    win = MainWindow(SimSession(d, dataset="sneakers", preset=""), settings=settings)
     qtbot.addWidget(win)
     win.show()
     win.controls.speed.setCurrentIndex(win.controls.speed.count() - 1)

@@ -1,6 +1,6 @@
-r"""A small built-in demo dataset: a stand-in until the bundled datasets exist.
+r"""A small in-memory walking dataset with known event times, for the engine tests.
 
-**Synthetic.** It is labelled ``"demo (synthetic, built-in stand-in)"`` in its metadata and
+**Synthetic.** It is labelled ``"demo (synthetic, test data)"`` in its metadata and
 is not a recording. It follows the published shape of walking GRF (published gait norms, grf_data/README.md):
 
 * cycle ``T = 1.0 s``, stance 60 % of the cycle, double support 10 % twice; the left heel
@@ -25,7 +25,7 @@ import numpy as np
 from models.dataset import DatasetMeta, GaitDataset
 
 DEMO_NAME = "demo"
-DEMO_LABEL = "demo (synthetic, built-in stand-in)"
+DEMO_LABEL = "demo (synthetic, test data)"
 MASS_KG = 55.33
 HEIGHT_M = 1.66
 G = 9.81
