@@ -69,7 +69,7 @@ def rows(results: Sequence[RunResult]) -> list[tuple[str, list[str]]]:
         ("status (simulated s)", lambda r: f"{r.summary['status']} ({r.summary['t_end_reached']:.2f})"),
         ("fell", fell),
         ("cycles completed", lambda r: str(r.summary.get("cycles_completed", "n/a"))),
-        ("RMS tracking hip / knee / trunk [deg]", rms),
+        ("RMS from the recording, hip / knee / trunk [deg]", rms),
         ("trunk α range [deg]", lambda r: f"{_f(get(r, 'trunk_deg', 'min'), digits=1)} to "
                                           f"{_f(get(r, 'trunk_deg', 'max'), digits=1)}"),
         ("stance slip / height, max [cm]", lambda r: f"{_f(r.summary.get('stance_slip_m_max'), 100)} / "

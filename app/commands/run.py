@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"data: {FilledContact(**fill).note()}")
     if "rms_deg" in summary:
         rms, fell = summary["rms_deg"], summary.get("fell_at_s")
-        print(f"walking: RMS tracking hip {max(rms['hip_l'], rms['hip_r']):.2f} deg, knee "
+        print(f"walking: RMS from the recording hip {max(rms['hip_l'], rms['hip_r']):.2f} deg, knee "
               f"{max(rms['knee_l'], rms['knee_r']):.2f} deg, trunk {rms['trunk']:.2f} deg; "
               f"{summary['cycles_completed']} cycles; " + (f"fell at {fell:.2f} s" if fell is not None else "no fall"))
     account = account_line(summary)
