@@ -20,11 +20,12 @@ from blocks.library.generic import (
     Sum,
     UnitDelay,
 )
+from blocks.library.mechanism import PlanarMechanism
 from blocks.library.phase import PhaseDetector
 from blocks.library.sources import GrfSource, ReferenceSource
 from blocks.library.walking import FeedbackEnable, GroundContact, ReferenceMotion, TrunkBalance
 
 __all__ = ["AnkleBalance", "BipedKinematics", "Constant", "FeedbackEnable", "FiveLinkDynamics", "Function", "Gain",
            "GroundContact", "GrfSource", "Integrator", "JointReactions", "Mux", "NetTorqueEstimator", "PID",
-           "PhaseDetector", "ReferenceMotion", "ReferenceSource", "Scope", "Selector", "StateSpace", "Step", "Sum",
+           "PhaseDetector", "PlanarMechanism", "ReferenceMotion", "ReferenceSource", "Scope", "Selector", "StateSpace", "Step", "Sum",
            "TorqueDecomposition", "TorqueSwitch", "TrunkBalance", "UnitDelay"]

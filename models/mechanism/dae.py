@@ -107,7 +107,7 @@ class DAE:
         mech = self.mech
         m = mech.m
         if f0 is None:
-            f0 = mech.solve(mech.q0, mech.f_guess)
+            f0 = mech.solve(mech.coord_values(mech.f_guess) if mech.q0 is None else mech.q0, mech.f_guess)
         fd0 = np.zeros(m) if fd0 is None else np.asarray(fd0, dtype=float)
 
         def rhs(t: float, y: np.ndarray) -> np.ndarray:

@@ -116,9 +116,10 @@ class Embedded:
                  tau: np.ndarray | None = None) -> EmbeddedRun:
         """Integrate from ``t = 0`` to ``t_end`` [s] with ``scipy.integrate.solve_ivp``."""
         mech = self.mech
-        q0 = np.atleast_1d(mech.q0 if q0 is None else q0).astype(float)
-        qd0 = np.zeros(mech.nq) if qd0 is None and mech.qd0 is None else np.atleast_1d(
-            mech.qd0 if qd0 is None else qd0).astype(float)
+        q0 = np.atleast_1d(np.asarray(q0 if q0 is not None else mech.q0 if mech.q0 is not None
+                                      else mech.coord_values(mech.f_guess), dtype=float))
+        qd0 = np.atleast_1d(np.asarray(qd0 if qd0 is not None else mech.qd0 if mech.qd0 is not None
+                                       else np.zeros(mech.nq), dtype=float))
         nq = mech.nq
 
         def rhs(t: float, y: np.ndarray) -> np.ndarray:

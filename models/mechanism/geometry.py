@@ -94,7 +94,7 @@ def point(m: int, terms: Sequence[tuple[Sequence[int], Sequence[float]] | tuple[
         joints, vec = term[0], term[1]
         for j in joints:
             A[k, j] += 1.0
-        c[k] = float(term[2]) if len(term) > 2 else 0.0  # type: ignore[misc]
+        c[k] = float(term[2]) if len(term) > 2 else 0.0
         P[k] = vec
     return PointExpr(A, c, P, np.asarray(r0, dtype=float))
 

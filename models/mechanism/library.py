@@ -38,7 +38,7 @@ from models.mechanism.geometry import Body, point
 from models.mechanism.system import Coordinate, Mechanism, Spring
 
 __all__ = ["FOUR_BAR", "FIVE_BAR", "SQUEEZER", "SQUEEZER_REFERENCE", "SQUEEZER_ANGLES", "four_bar", "five_bar",
-           "andrews_squeezer", "MECHANISMS", "build"]
+           "andrews_squeezer", "four_bar_crank", "MECHANISMS", "build"]
 
 # four-bar (ours; the seed's Table 1 is empty in the text): lengths [m]
 FOUR_BAR = {"l0": 2.0, "l1": 4.0, "l2": 3.0, "lcm2": 1.5, "l3": 4.0}
@@ -78,8 +78,14 @@ def _rod(name: str, m: int, joints: list[int], base: list[tuple[list[int], tuple
     return Body(name, mass, mass * length ** 2 / 12.0, a, 0.0, point(m, [*base, (joints, (r, 0.0))]))
 
 
-def four_bar() -> Mechanism:
-    """The 1-dof four-bar of seed Eq. 121 (lengths :data:`FOUR_BAR`); q = coupler CoM height [m]."""
+def four_bar(coordinate: str = "height") -> Mechanism:
+    """The 1-dof four-bar of seed Eq. 121 (lengths :data:`FOUR_BAR`).
+
+    ``coordinate="height"``: q = coupler CoM height [m], the seed's choice, range [-2, 2]
+    (it is singular where the height is extreme, q = -3.12 and 3.97 m, so a free swing under
+    gravity reaches a singularity: use it for kinematics). ``"crank"``: q = theta1 [rad], a
+    full-turn coordinate (this double crank has no singular assembly): for dynamics.
+    """
     P = FOUR_BAR
     m = 3
     A = ([0], (P["l1"], 0.0))
@@ -93,13 +99,19 @@ def four_bar() -> Mechanism:
     points = {"O": point(m, []), "A": point(m, [A]), "p": point(m, [A, ([0, 1], (P["lcm2"], PX_OFFSET))]),
               "B": point(m, [A, Bp]), "C": ground_c}
     guess = np.array([0.2834, -1.1243, 3.6994])  # q = 0, the assembly with B left of AC
-    coord = Coordinate("q", expr=com2, axis=1, range=(-2.0, 2.0), unit="m")
-    mech = Mechanism("four_bar", ("theta1", "theta2", "theta3"), bodies, ((end, ground_c),), (coord,), guess,
+    if coordinate == "height":
+        coord = Coordinate("q", expr=com2, axis=1, range=(-2.0, 2.0), unit="m")
+    else:
+        coord = Coordinate("theta1", joint=0, range=(-np.pi, np.pi), period=2 * np.pi)
+    mech = Mechanism("four_bar" if coordinate == "height" else "four_bar_crank", ("theta1", "theta2", "theta3"), bodies, ((end, ground_c),), (coord,), guess,
                      torque_joints=(("tau1", np.array([1.0, 0.0, 0.0])),), points=points,
                      links=(("O", "A"), ("A", "p", "B", "A"), ("B", "C")), ground=("O", "C"),
-                     q0=np.array([0.0]), qd0=np.array([0.0]),
-                     description="four-bar linkage (seed 003 Eq. 121); q = height of the coupler CoM")
-    mech.f_guess = mech.solve(np.array([0.0]), guess)
+                     q0=None, qd0=np.array([0.0]),
+                     description="four-bar linkage (seed 003 Eq. 121); q = " + (
+                         "height of the coupler CoM" if coordinate == "height" else "crank angle theta1"))
+    mech.f_guess = mech.solve(np.array([0.0]), guess) if coordinate == "height" else guess
+    mech.f_guess = mech.solve(mech.coord_values(mech.f_guess), mech.f_guess)
+    mech.q0 = mech.coord_values(mech.f_guess)
     return mech
 
 
@@ -114,14 +126,16 @@ def five_bar() -> Mechanism:
     ground = point(m, [], (P["l0"], 0.0))
     points = {"O": point(m, []), "J1": point(m, [t1]), "J2": point(m, [t1, t2]), "p": point(m, [t1, t2, ([0, 1, 2],
               (P["lp"], 0.0))]), "J3": point(m, [t1, t2, t3]), "G": ground}
-    coords = (Coordinate("theta1", joint=0, range=(-np.pi, np.pi)), Coordinate("theta2", joint=1, range=(-np.pi, np.pi)))
+    coords = (Coordinate("theta1", joint=0, range=(-np.pi, np.pi)),
+              Coordinate("theta2", joint=1, range=(-np.pi, np.pi)))
     mech = Mechanism("five_bar", ("theta1", "theta2", "theta3", "theta4"), bodies, ((end, ground),), coords,
                      np.array([0.5, 0.5, 0.8, -2.0]),
                      torque_joints=(("tau1", np.eye(m)[0]), ("tau2", np.eye(m)[1])), points=points,
                      links=(("O", "J1", "J2", "J3", "G"),), ground=("O", "G"),
                      q0=np.array([0.5, 0.5]), qd0=np.array([0.0, 0.0]),
                      description="five-bar linkage (seed 003 Eq. 123, Table 2); q = (theta1, theta2)")
-    mech.f_guess = mech.solve(np.array([0.5, 0.5]))
+    f = mech.solve(np.array([0.5, 0.5]))
+    mech.f_guess = np.angle(np.exp(1j * f))  # wrapped to (-pi, pi]
     return mech
 
 
@@ -163,7 +177,13 @@ def andrews_squeezer() -> Mechanism:
     return mech
 
 
-MECHANISMS = {"four_bar": four_bar, "five_bar": five_bar, "andrews_squeezer": andrews_squeezer}
+def four_bar_crank() -> Mechanism:
+    """The four-bar with the crank angle as its coordinate (for dynamics; see :func:`four_bar`)."""
+    return four_bar("crank")
+
+
+MECHANISMS = {"four_bar": four_bar, "four_bar_crank": four_bar_crank, "five_bar": five_bar,
+              "andrews_squeezer": andrews_squeezer}
 
 
 def build(name: str) -> Mechanism:

@@ -134,6 +134,7 @@ class Mechanism:
         self._inertia = np.array([b.inertia for b in self.bodies])
         self._rot_M = (self._Ia.T * self._inertia) @ self._Ia
         self._cache_f: np.ndarray | None = None
+        self._cache: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = (self._A, self._A, self._A, self._A)
 
     # ------------------------------------------------------------------ sizes
     @property

@@ -62,7 +62,8 @@ def hermite_trajectory(knots: tuple, n: int = 201) -> tuple[np.ndarray, np.ndarr
         slope[1:-1] = (qk[2:] - qk[:-2]) / (tk[2:] - tk[:-2])
         spl = CubicHermiteSpline(tk, qk, slope)
         cols.append((spl(t), spl(t, 1), spl(t, 2)))
-    return t, *(np.column_stack([c[k] for c in cols]) for k in range(3))
+    q, qd, qdd = (np.column_stack([c[k] for c in cols]) for k in range(3))
+    return t, q, qd, qdd
 
 
 def sig_figs(ours: np.ndarray, ref: np.ndarray) -> float:
