@@ -27,5 +27,6 @@ from blocks.library.walking import FeedbackEnable, GroundContact, ReferenceMotio
 
 __all__ = ["AnkleBalance", "BipedKinematics", "Constant", "FeedbackEnable", "FiveLinkDynamics", "Function", "Gain",
            "GroundContact", "GrfSource", "Integrator", "JointReactions", "Mux", "NetTorqueEstimator", "PID",
-           "PhaseDetector", "PlanarMechanism", "ReferenceMotion", "ReferenceSource", "Scope", "Selector", "StateSpace", "Step", "Sum",
+           "PhaseDetector", "PlanarMechanism", "ReferenceMotion", "ReferenceSource", "Scope", "Selector",
+           "StateSpace", "Step", "Sum",
            "TorqueDecomposition", "TorqueSwitch", "TrunkBalance", "UnitDelay"]

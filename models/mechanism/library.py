@@ -103,7 +103,8 @@ def four_bar(coordinate: str = "height") -> Mechanism:
         coord = Coordinate("q", expr=com2, axis=1, range=(-2.0, 2.0), unit="m")
     else:
         coord = Coordinate("theta1", joint=0, range=(-np.pi, np.pi), period=2 * np.pi)
-    mech = Mechanism("four_bar" if coordinate == "height" else "four_bar_crank", ("theta1", "theta2", "theta3"), bodies, ((end, ground_c),), (coord,), guess,
+    name = "four_bar" if coordinate == "height" else "four_bar_crank"
+    mech = Mechanism(name, ("theta1", "theta2", "theta3"), bodies, ((end, ground_c),), (coord,), guess,
                      torque_joints=(("tau1", np.array([1.0, 0.0, 0.0])),), points=points,
                      links=(("O", "A"), ("A", "p", "B", "A"), ("B", "C")), ground=("O", "C"),
                      q0=None, qd0=np.array([0.0]),
