@@ -198,7 +198,7 @@ def summarise(results: Results, ctx: RunContext) -> dict[str, Any]:
         "params": {k: list(v) if isinstance(v, tuple) else v for k, v in results.params.items() if not callable(v)},
         "solver": results.solver,
         "diagram": ctx.diagram.name,
-        "dataset": _dataset_info(ctx),
+        "dataset": _dataset_info(ctx) if _uses_dataset(ctx.diagram) else None,  # None: the run read no data
         "model": ctx.model.ctx.biped_params.to_dict(),
     }
     for fn in METRICS:
@@ -233,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
             f"{summary['wall_s']:.2f} s wall ({rtf:.1f}x real time), {len(results.events)} events -> {args.out}"
             if rtf else f"{summary['status']}: no steps taken -> {args.out}")
     print(line)
-    for fill in summary.get("dataset", {}).get("filled_contacts", []):
+    for fill in (summary.get("dataset") or {}).get("filled_contacts", []):
         print(f"data: {FilledContact(**fill).note()}")
     if "rms_deg" in summary:
         rms, fell = summary["rms_deg"], summary.get("fell_at_s")

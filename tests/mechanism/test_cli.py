@@ -46,6 +46,7 @@ def test_linkage_diagrams_follow_the_model_layer(name: str, mech_name: str, tmp_
         # rk4 at 1 ms against DOP853 at 1e-11
         assert table[-1, col] == pytest.approx(run.q[-1, k], abs=1e-7)
     assert abs(table[-1, header.index("mech.q") if mech.nq == 1 else 1] - table[0, 1]) > 1e-3  # it moved
+    assert json.loads((out / "summary.json").read_text())["dataset"] is None  # no GRF data read
 
 
 def test_seed_coordinate_four_bar_stops_cleanly_at_its_singularity(tmp_path: Path,
