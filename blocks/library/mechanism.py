@@ -102,7 +102,11 @@ class PlanarMechanism(Block):
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         mech = build(p.mechanism)
-        p.set("_model", Embedded(mech, make_manifold(mech, p.method, p.spline_step)))
+        try:
+            manifold = make_manifold(mech, p.method, p.spline_step)
+        except ValueError as exc:
+            raise ParameterValueError(f"block '{self.name}': {exc}") from None
+        p.set("_model", Embedded(mech, manifold))
         p.set("_nq", mech.nq)
 
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:

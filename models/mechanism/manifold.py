@@ -35,6 +35,9 @@ from models.mechanism.system import Mechanism
 __all__ = ["Projection", "PreModel", "NumericalDiff", "continuation", "hessian_term", "sweep"]
 
 
+MAX_NODES_2D = 40_000  # exact solves of a bivariate pre-model (about 2 s)
+
+
 def hessian_term(H: np.ndarray, qd: np.ndarray) -> np.ndarray:
     """(m,) ``H[qd, qd]``: the part of ``fdd`` not proportional to ``qdd`` [rad/s^2]."""
     return np.einsum("ijk,j,k->i", H, qd, qd)
@@ -144,6 +147,9 @@ class PreModel:
         (lo0, hi0), (lo1, hi1) = self.ranges
         g0 = np.arange(lo0, hi0 + 0.5 * self.step, self.step)
         g1 = np.arange(lo1, hi1 + 0.5 * self.step, self.step)
+        if g0.size * g1.size > MAX_NODES_2D:
+            raise ValueError(f"pre-modelling {mech.name} on a {g0.size} x {g1.size} grid is too large "
+                             f"(limit {MAX_NODES_2D} nodes): use a larger step or smaller ranges")
         fs = np.empty((g0.size, g1.size, mech.m))
         row_guess = continuation(mech, np.array([g0[0], g1[0]]))
         for i, a in enumerate(g0):

@@ -50,3 +50,18 @@ def test_five_bar_block_points_and_velocities() -> None:
 def test_wrong_initial_state_length_is_a_clear_error() -> None:
     with pytest.raises(ParameterValueError, match="q0 needs 2 value"):
         PlanarMechanism("fb", mechanism="five_bar", init="params", q0=[0.1], qd0=[0.0, 0.0])
+
+
+def test_too_fine_a_bivariate_premodel_is_refused_clearly() -> None:
+    from blocks.core import CompileContext
+
+    block = PlanarMechanism("fb", mechanism="five_bar", method="spline", spline_step=0.01)
+    with pytest.raises(ParameterValueError, match="too large"):
+        block.make_params(CompileContext())
+
+
+def test_spline_method_block_matches_the_exact_one() -> None:
+    exact = PlanarMechanism("a", mechanism="andrews_squeezer").probe(u={"tau": [0.0]})
+    spline = PlanarMechanism("b", mechanism="andrews_squeezer", method="spline").probe(u={"tau": [0.0]})
+    np.testing.assert_allclose(spline.y["joints"], exact.y["joints"], atol=1e-12)
+    assert spline.dx[1] == pytest.approx(exact.dx[1], rel=1e-8)
