@@ -9,7 +9,7 @@ All methods use the same integrator (``solve_ivp`` DOP853), so the difference is
 formulation: 2 states and an exact 7x7 Newton solve per evaluation (embedded), or 14
 states and a 13x13 saddle-point solve per evaluation (DAE).
 
-The seed (Ehsani, §5-B) reports the embedded method about 4x faster than index reduction
+The seed (Ehsani, §4-4 B) reports the embedded method about 4x faster than index reduction
 with velocity stabilisation. Run: ``python benchmarks/mechanism.py``.
 """
 

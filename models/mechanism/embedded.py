@@ -9,7 +9,7 @@ With the joint variables as functions of the generalized coordinates
     \qquad \delta f = F\, \delta q ,
 
 the virtual work of the open tree (:mod:`models.mechanism.system`) vanishes for every
-:math:`\delta q`, which gives the ODE in the nq coordinates alone (seed Eqs. 144-160):
+:math:`\delta q`, which gives the ODE in the nq coordinates alone (seed §4-3, Eqs. 144-195):
 
 .. math::
 

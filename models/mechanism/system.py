@@ -20,7 +20,7 @@ of the coupler's CoM, seed Eq. 121). Applied loads, all as generalized forces on
 * joint torques (constant ones and the driving-torque inputs ``tau``): :math:`B\,\tau`,
   ``B`` (m, n_tau) selecting the joints they act across.
 
-The tree's dynamics in ``f`` follow from the virtual work (seed §4, Eqs. 124-160 in planar
+The tree's dynamics in ``f`` follow from the virtual work (seed §4, Eqs. 124-195 in planar
 form) with :math:`\ddot r_b = J_b \ddot f + \kappa_b`, :math:`\ddot\varphi_b = a_b^T \ddot f`:
 
 .. math::
