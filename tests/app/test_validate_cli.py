@@ -21,7 +21,7 @@ def test_validate_passes_and_writes_plots(shared_data: Path, tmp_path: Path,
     rows = [line for line in out.splitlines()
             if line.endswith(("pass", "FAIL", "info")) and not re.match(r"\d+/\d+ rows pass", line)]
     assert len([r for r in rows if not r.startswith("mechanism ")]) == 27
-    assert len([r for r in rows if r.startswith("mechanism ")]) == 19
+    assert len([r for r in rows if r.startswith("mechanism ")]) == 21
     assert not any(line.endswith("FAIL") for line in rows)
     values = {}
     for line in rows:
@@ -34,7 +34,7 @@ def test_validate_passes_and_writes_plots(shared_data: Path, tmp_path: Path,
     assert values["reactions: augmented (E^T) vs classical, max rel"] < 1e-9
     assert values["mechanism four-bar p acceleration, pre-model vs classical [sig. figs]"] >= 7
     assert values["mechanism squeezer 7 angles at 0.03 s, embedded exact solve: max rel err"] <= 1e-7
-    assert "46/46 rows pass" in out
+    assert "48/48 rows pass" in out
 
 
 def test_validate_missing_data_is_a_user_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
