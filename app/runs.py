@@ -289,9 +289,11 @@ def _subject(results: Results, built: Built) -> dict[str, Any]:
     """``subject``: mass, height, model scale, foot radius and window, and where each came from."""
     from models.gaitdata.subject import run_subject, subject_summary
 
+    if not _uses_dataset(built.diagram):
+        return {}  # a diagram without a biped on data (e.g. a mechanism)
     spec = built.spec
-    data = built.model.ctx.get_dataset(built.dataset) if _uses_dataset(built.diagram) else None
-    sub = run_subject(spec.mass, spec.height, data) if data is not None else None
+    data = built.model.ctx.get_dataset(built.dataset)
+    sub = run_subject(spec.mass, spec.height, data)
     bp = built.model.ctx.biped_params
     how = ("given" if spec.foot_radius is not None else "diagram"
            if built.diagram.model.foot_radius_m is not None else "fitted to the dataset's double supports")
@@ -327,7 +329,7 @@ def summarise(results: Results, built: Built) -> dict[str, Any]:
         "params": {k: list(v) if isinstance(v, tuple) else v for k, v in results.params.items() if not callable(v)},
         "solver": results.solver,
         "diagram": built.diagram.name,
-        "dataset": _dataset_info(built),
+        "dataset": _dataset_info(built) if _uses_dataset(built.diagram) else None,  # None: the run read no data
         "model": built.model.ctx.biped_params.to_dict(),
         "warnings": list(built.warnings),
     }

@@ -265,4 +265,7 @@ def run_all(data: Path) -> tuple[list[Row], list[Overlay]]:
         rows += r
         plots += p
     rows += consistency()
+    from models.mechanism.validation import rows as mechanism_rows
+
+    rows += mechanism_rows()
     return rows, plots

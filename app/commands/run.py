@@ -182,10 +182,11 @@ def run(args: argparse.Namespace) -> int:
     from models.gaitdata.offplate import FilledContact
     from models.gaitdata.subject import subject_lines
 
-    for text in subject_lines(summary["subject"]) + [f"data: {w}" for w in summary.get("dataset", {}).get(
-            "warnings", []) if w.startswith("[")]:
+    data = summary.get("dataset") or {}  # None when the diagram reads no data
+    for text in (subject_lines(summary["subject"]) if "subject" in summary else []) + [
+            f"data: {w}" for w in data.get("warnings", []) if w.startswith("[")]:
         print(text)
-    for fill in summary.get("dataset", {}).get("filled_contacts", []):
+    for fill in data.get("filled_contacts", []):
         print(f"data: {FilledContact(**fill).note()}")
     if "rms_deg" in summary:
         rms, fell = summary["rms_deg"], summary.get("fell_at_s")

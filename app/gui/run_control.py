@@ -25,7 +25,7 @@ from app.gui.errors import ErrorReporter, show_error
 from app.gui.gain_panel import GainPanel
 from app.gui.scopes import ScopeStack
 from app.gui.session import SimSession
-from app.gui.stick_figure import StickFigure
+from app.gui.stick_figure import StickFigure, draw_mechanism
 from app.gui.validity_panel import ValidityPanel, status_text
 
 __all__ = ["BUDGET_S", "FRAME_MS", "STATUS_S", "RunControl"]
@@ -170,7 +170,12 @@ class RunControl(_Window):
         s = self.session
         qn = s.find("FiveLinkDynamics", "q")
         if qn is None:
+            pts = s.find("PlanarMechanism", "points")
+            if pts is not None:
+                draw_mechanism(self.figure, s.diagram, pts, float(s.runner.t0 + k * s.dt), s.recorded(pts)[k])
             return
+        if self.figure.mechanism is not None:
+            self.figure.set_mechanism(None)
         names = [s.find("GrfSource", "F"), s.find("PhaseDetector", "stance"), s.find("PhaseDetector", "phase")]
         grf, st, ph = (s.recorded(n)[k] if n else None for n in names)
         com = s.find("BipedKinematics", "com")

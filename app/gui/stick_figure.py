@@ -6,21 +6,29 @@ a swing leg dashed and thin), the rolling feet's arcs when the model has them, t
 line ``y = 0`` with hatching, GRF arrows at the contact points scaled to body weight
 (``arrow_m_per_bw`` metres per BW), the whole-body CoM marker and its trail. The camera
 follows the hip. Every item is created once and moved with ``setData``.
+
+Any planar mechanism (:class:`~blocks.library.mechanism.PlanarMechanism`) is drawn too:
+:meth:`set_mechanism` names its points, the links between them (polylines) and the ground
+pivots; :meth:`show_mechanism` takes the points' ``[x, y]`` per frame. The biped's items
+are hidden meanwhile, and the view grows to hold every point drawn so far.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.axes import use_opaque_grid
+from blocks.diagram import Diagram
+from blocks.library.mechanism import PlanarMechanism, mechanism_of
 from models.biped import FiveLinkBiped
 from models.params import BipedParams
 
-__all__ = ["StickFigure", "PHASE_NAMES", "LEFT", "RIGHT"]
+__all__ = ["StickFigure", "PHASE_NAMES", "LEFT", "RIGHT", "draw_mechanism"]
 
 PHASE_NAMES = {0: "double support", 1: "left single support", 2: "right single support", 3: "flight"}
 LEFT = "#1f77b4"
@@ -78,6 +86,10 @@ class StickFigure(QtWidgets.QWidget):
         lay.addWidget(self.plot, 1)
         lay.addWidget(self.footer)
         self._make_items()
+        self._biped_items = list(self.plot.getPlotItem().items)
+        self._biped_footer = self.footer.text()
+        self._make_mechanism_items()
+        self.mechanism: tuple[str, ...] | None = None
         self.state_text = ""
         self.set_view(0.0)
 
@@ -120,6 +132,70 @@ class StickFigure(QtWidgets.QWidget):
             self.grf_head[side] = pg.ArrowItem(headLen=14, tipAngle=35, brush=col, pen=None)
             p.addItem(self.grf_shaft[side])
             p.addItem(self.grf_head[side])
+
+    def _make_mechanism_items(self) -> None:
+        self.mech_links = pg.PlotDataItem(pen=_pen(TRUNK, 5), connect="pairs")
+        self.mech_joints = pg.ScatterPlotItem(size=9, symbol="o", brush=pg.mkBrush("w"), pen=_pen(TRUNK, 2))
+        self.mech_ground = pg.ScatterPlotItem(size=16, symbol="t1", brush=pg.mkBrush("#999999"), pen=_pen("#555555", 1))
+        self.mech_labels: list[pg.TextItem] = []
+        for item in (self.mech_links, self.mech_ground, self.mech_joints):
+            item.setVisible(False)
+            self.plot.addItem(item)
+        self._mech_pairs = np.zeros(0, dtype=int)
+        self._mech_ground_idx = np.zeros(0, dtype=int)
+        self._mech_box: np.ndarray | None = None
+
+    def set_mechanism(self, names: Sequence[str] | None, links: Sequence[Sequence[str]] = (),
+                      ground: Sequence[str] = (), title: str = "") -> None:
+        """Draw a planar mechanism with points ``names`` (``None``: back to the biped);
+        ``links``: polylines of point names; ``ground``: the fixed pivots."""
+        biped = names is None
+        for item in self._biped_items:
+            item.setVisible(biped)
+        for item in (self.mech_links, self.mech_ground, self.mech_joints):
+            item.setVisible(not biped)
+        for label in self.mech_labels:
+            self.plot.removeItem(label)
+        self.mech_labels = []
+        self._mech_box = None
+        pi = self.plot.getPlotItem()
+        pi.setLabel("bottom", "x (walking direction)" if biped else "x", units="m")
+        pi.setLabel("left", "height" if biped else "y", units="m")
+        if biped:
+            self.mechanism = None
+            self.footer.setText(self._biped_footer)
+            self.set_view(0.0)
+            return
+        self.mechanism = tuple(names)  # type: ignore[arg-type]
+        index = {n: i for i, n in enumerate(self.mechanism)}
+        pairs = [(index[a], index[b]) for line in links for a, b in zip(line[:-1], line[1:])]
+        self._mech_pairs = np.array(pairs, dtype=int).reshape(-1)
+        self._mech_ground_idx = np.array([index[g] for g in ground], dtype=int)
+        for n in self.mechanism:
+            label = pg.TextItem(n, color="#555555", anchor=(-0.2, 1.1))
+            self.plot.addItem(label)
+            self.mech_labels.append(label)
+        self.footer.setText(f"{title} · links black, joints o, ground pivots ▲ · points by name")
+
+    def show_mechanism(self, t: float, points: np.ndarray) -> None:
+        """Draw the mechanism at time ``t`` [s]; ``points`` (2 n,) ``[x, y]`` per point [m]."""
+        xy = np.asarray(points, dtype=float).reshape(-1, 2)
+        seg = xy[self._mech_pairs]
+        self.mech_links.setData(seg[:, 0], seg[:, 1])
+        self.mech_joints.setData(xy[:, 0], xy[:, 1])
+        g = xy[self._mech_ground_idx]
+        self.mech_ground.setData(g[:, 0], g[:, 1])
+        for label, (x, y) in zip(self.mech_labels, xy):
+            label.setPos(float(x), float(y))
+        lo, hi = xy.min(axis=0), xy.max(axis=0)
+        box = np.concatenate((lo, hi)) if self._mech_box is None else np.concatenate(
+            (np.minimum(self._mech_box[:2], lo), np.maximum(self._mech_box[2:], hi)))
+        if self._mech_box is None or not np.array_equal(box, self._mech_box):
+            self._mech_box = box
+            pad = 0.1 * float(max(box[2] - box[0], box[3] - box[1], 1e-6))
+            self.plot.setRange(xRange=(box[0] - pad, box[2] + pad), yRange=(box[1] - pad, box[3] + pad), padding=0)
+        self.state_text = f"t = {t:.4f} s"
+        self.header.setText(self.state_text)
 
     def set_model(self, params: BipedParams) -> None:
         self.biped = FiveLinkBiped(params)
@@ -202,3 +278,12 @@ class StickFigure(QtWidgets.QWidget):
         if x is None or len(x) < 2:
             return 0.0
         return float(math.hypot(x[1] - x[0], y[1] - y[0]))
+
+
+def draw_mechanism(fig: StickFigure, diagram: Diagram, ref: str, t: float, points: np.ndarray) -> None:
+    """Show the recorded ``points`` of the :class:`PlanarMechanism` output ``ref`` on ``fig``."""
+    entry = diagram.blocks[ref.split(".")[0]]
+    mech = mechanism_of(entry.params.get("mechanism", PlanarMechanism.params["mechanism"].default))
+    if fig.mechanism != tuple(mech.points):
+        fig.set_mechanism(tuple(mech.points), mech.links, mech.ground, mech.description)
+    fig.show_mechanism(t, points)

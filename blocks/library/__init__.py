@@ -21,12 +21,13 @@ from blocks.library.generic import (
     Sum,
     UnitDelay,
 )
+from blocks.library.mechanism import PlanarMechanism
 from blocks.library.phase import PhaseDetector
 from blocks.library.sources import GrfSource, ReferenceSource
 from blocks.library.walking import FeedbackEnable, GroundContact, ReferenceMotion, TrunkBalance
 
 __all__ = ["AnkleBalance", "BipedKinematics", "Constant", "FeedbackEnable", "FiveLinkDynamics", "Footprints",
            "Function", "Gain", "GroundContact", "GrfSource", "Integrator", "JointReactions", "Mux",
-           "NetTorqueEstimator", "PID", "PhaseDetector", "ReferenceMotion", "ReferenceSource", "Scope",
-           "Selector", "StanceDamping", "StateSpace", "Step", "Sum", "TorqueDecomposition", "TorqueSwitch",
-           "TrunkBalance", "UnitDelay"]
+           "NetTorqueEstimator", "PID", "PhaseDetector", "PlanarMechanism", "ReferenceMotion", "ReferenceSource",
+           "Scope", "Selector", "StanceDamping", "StateSpace", "Step", "Sum", "TorqueDecomposition",
+           "TorqueSwitch", "TrunkBalance", "UnitDelay"]

@@ -1,0 +1,142 @@
+r"""A planar closed-loop mechanism as a block: the empirically-based method (seed 003).
+
+Continuous state ``[q, qd]`` in minimal coordinates; the dependent joint variables come
+from the manifold ``f(q)`` (:mod:`models.mechanism.manifold`: exact Newton solve with
+analytical projection, or the pre-modelled splines), and
+
+.. math:: F^T M_f F\, \ddot q = F^T (Q_f(\tau) - c_f - M_f H[\dot q, \dot q])
+
+(:mod:`models.mechanism.embedded`). ``mechanism`` picks one of
+:data:`models.mechanism.library.MECHANISMS`; the ports follow its sizes and names.
+
+``four_bar`` uses the seed's coordinate (the coupler CoM height, singular at its extremes:
+a free swing under gravity reaches one and the run stops there, naming it);
+``four_bar_crank`` the crank angle, regular everywhere.
+
+Inputs
+------
+tau : (n_tau,) N m, optional
+    Driving torques across the mechanism's actuated joints (four-bar: ``tau1`` on theta1;
+    five-bar: ``tau1``, ``tau2``; squeezer: ``tau_beta``, added to its built-in 0.033 N m).
+
+Outputs
+-------
+q, qd : (nq,) generalized coordinates [rad or m] and their rates.
+joints, joint_rates : (m,) all joint variables [rad] and rates [rad/s] (squeezer: beta,
+    Theta, gamma, Phi, delta, Omega, epsilon).
+points, point_vel : (2 n_points,) the named points' positions [m] and velocities [m/s],
+    ``[x, y]`` per point (the stick-figure view draws the links between them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from blocks.core import Block, CompileContext, ParameterValueError, Params, Ports, PortSpec, SimulationError, Vec
+from blocks.core import ParamSpec as P
+from models.mechanism import MECHANISMS, ConstraintError, Embedded, Mechanism, build, make_manifold
+
+__all__ = ["PlanarMechanism", "mechanism_of"]
+
+_CACHE: dict[str, Mechanism] = {}
+
+
+def mechanism_of(name: str) -> Mechanism:
+    """The (shared, read-only) mechanism description by name, for ports and drawing."""
+    if name not in _CACHE:
+        _CACHE[name] = build(name)
+    return _CACHE[name]
+
+
+class PlanarMechanism(Block):
+    """Closed-loop planar mechanism in minimal coordinates (see the module docstring)."""
+
+    params = {"mechanism": P("four_bar", tunable=False, choices=tuple(MECHANISMS), description="which mechanism"),
+              "method": P("projection", tunable=False, choices=("projection", "spline"),
+                          description="f(q): exact Newton solve + analytical projection, or pre-modelled splines"),
+              "spline_step": P(0.01, min=1e-4, max=0.5, tunable=False,
+                               description="node spacing of the pre-modelled splines (method = spline)"),
+              "init": P("default", tunable=False, choices=("default", "params"),
+                        description="initial state: the mechanism's own, or q0/qd0"),
+              "q0": P((0.0,), tunable=False, description="initial q (init = params) [rad or m]"),
+              "qd0": P((0.0,), tunable=False, description="initial qd (init = params) [rad/s or m/s]")}
+    dynamic_ports = True
+    feedthrough = "none"
+    n_states = 2  # per coordinate; the real size comes from state_size()
+
+    def _mech(self) -> Mechanism:
+        return mechanism_of(self.values["mechanism"])
+
+    def check(self, values: Mapping[str, Any]) -> None:
+        if values["init"] == "params":
+            nq = mechanism_of(values["mechanism"]).nq
+            for key in ("q0", "qd0"):
+                if len(values[key]) != nq:
+                    raise ParameterValueError(f"block '{self.name}': {key} needs {nq} value(s) for "
+                                              f"{values['mechanism']}, got {len(values[key])}")
+
+    def state_size(self) -> int:
+        return 2 * self._mech().nq
+
+    @property
+    def state_names(self) -> tuple[str, ...]:
+        names = tuple(c.name for c in self._mech().coords)
+        return names + tuple(f"{n}_dot" for n in names)
+
+    def port_specs(self) -> tuple[tuple[PortSpec, ...], tuple[PortSpec, ...]]:
+        mech = self._mech()
+        coords = tuple(c.name for c in mech.coords)
+        pts = tuple(f"{n}_{a}" for n in mech.points for a in "xy")
+        ins = (PortSpec("tau", len(mech.torque_names), "N*m", "driving torques", mech.torque_names, optional=True),
+               ) if mech.torque_names else ()
+        outs = (PortSpec("q", mech.nq, "rad|m", "generalized coordinates", coords),
+                PortSpec("qd", mech.nq, "rad/s|m/s", "generalized velocities", coords),
+                PortSpec("joints", mech.m, "rad", "joint variables", mech.joint_names),
+                PortSpec("joint_rates", mech.m, "rad/s", "joint rates", mech.joint_names),
+                PortSpec("points", len(pts), "m", "named points [x, y]", pts),
+                PortSpec("point_vel", len(pts), "m/s", "velocities of the named points", pts))
+        return ins, outs
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        mech = build(p.mechanism)
+        try:
+            manifold = make_manifold(mech, p.method, p.spline_step)
+        except ValueError as exc:
+            raise ParameterValueError(f"block '{self.name}': {exc}") from None
+        p.set("_model", Embedded(mech, manifold))
+        p.set("_nq", mech.nq)
+
+    def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
+        mech = p._model.mech
+        if p.init == "params":
+            return np.concatenate([p.q0, p.qd0])
+        q0 = mech.q0 if mech.q0 is not None else mech.coord_values(mech.f_guess)
+        qd0 = mech.qd0 if mech.qd0 is not None else np.zeros(mech.nq)
+        return np.concatenate([q0, qd0]).astype(float)
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        nq = p._nq
+        model = p._model
+        try:
+            f, F, _ = model.joints(x[:nq])
+        except ConstraintError as exc:
+            raise SimulationError(f"block '{self.name}' at t = {t:.6g} s: {exc}", block=self.name, t=t) from None
+        fd = F @ x[nq:]
+        y[0][:] = x[:nq]
+        y[1][:] = x[nq:]
+        y[2][:] = f
+        y[3][:] = fd
+        for k, e in enumerate(model.mech.points.values()):
+            y[4][2 * k:2 * k + 2] = e.position(f)
+            y[5][2 * k:2 * k + 2] = e.jacobian(f) @ fd
+
+    def derivative(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, dx: Vec) -> None:
+        nq = p._nq
+        dx[:nq] = x[nq:]
+        try:
+            dx[nq:] = p._model.accel(x[:nq], x[nq:], u[0] if u else None)
+        except ConstraintError as exc:
+            raise SimulationError(f"block '{self.name}' at t = {t:.6g} s: {exc}", block=self.name, t=t) from None
