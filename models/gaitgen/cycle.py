@@ -35,7 +35,8 @@ Recipe (all on ``n`` equally spaced samples of the stride period ``T``)
    with matched ``alpha, alpha'`` (periodic, half-period symmetric). It is solved by collocation:
    ``alpha`` is a Fourier series of ``harmonics`` step harmonics, the load shift has its
    ``SHIFT_TERMS`` coefficients, and ``scipy.optimize.least_squares`` drives ``SS_WEIGHT * m_res``
-   to zero at every sample, with small penalties on the trunk oscillation (``lean_weight`` per
+   to zero at every single-support sample and ``DS_WEIGHT * m_res`` at every double-support
+   sample, with small penalties on the trunk oscillation (``lean_weight`` per
    degree, growing as ``(k / SMOOTH_ORDER)^2`` with the harmonic order ``k``), on the trunk's angular
    jerk in double support (``TRUNK_JERK_WEIGHT`` per rad/s^3), on the load shift ``d``
    (``LOAD_SHIFT_WEIGHT`` per BW), on a foot unloaded below half its designed share
@@ -43,7 +44,8 @@ Recipe (all on ``n`` equally spaced samples of the stride period ``T``)
    (``CORRECTION_WEIGHT`` per BW), and on every joint torque above ``GaitParams.torque_limit``
    [N m/kg] (``GaitParams.torque_weight`` per N m/kg, since generator 2.1.0).
    The rest of ``m_res`` stays in the alpha row of the inverse-dynamics residual and is reported
-   in the sidecar (``derived``): about 3 N m RMS (generator 1.0.0: 13-15 N m in single support).
+   in the sidecar (``derived``): 2.2-2.7 N m RMS in single support (generator 1.0.0: 13-15 N m)
+   and 6-11 N m RMS in double support.
 
    Why the load shift is a low-order polynomial (generator 2.3.0). Up to 2.2.0 ``d`` solved the
    alpha row exactly in double support. The band-limited trunk series that nulls the
@@ -51,7 +53,8 @@ Recipe (all on ``n`` equally spaced samples of the stride period ``T``)
    ringing trunk acceleration, up to +/-15-20 rad/s^2 in double support, was balanced by ``d``
    and made the vertical force ring by up to 0.4 BW (max |d^2 F_y / dt^2| about 50 000 BW/s^2,
    F_y down to -17 N). A smooth ``d`` and the jerk penalty keep the forces as smooth as the
-   designed shapes; the price is about 0.7 N m RMS more alpha-row residual.
+   designed shapes; the price is the double-support residual, 6-11 N m RMS (2.2.0: 1.3-1.6 N m).
+   Weighted like single support (10), that residual pushed the trunk's sway to 6.5-7.2 deg.
 """
 
 from __future__ import annotations
