@@ -6,7 +6,8 @@ renamed block changes nothing. A diagram without the walking signals gets no wal
 
 Status (:func:`run_status`): ``failed`` if the engine stopped (non-finite value) or the
 state blew up (a coordinate beyond :data:`BLOWUP`); ``fell`` at the first time the trunk
-tilts beyond 60 deg or the hip drops below half the leg length (``fell_at_s``); else ``ok``.
+tilts beyond 60 deg, the hip drops below half the leg length or a hip or knee angle passes half a
+turn (``fell_at_s``); else ``ok``.
 A walker whose legs fold or spin has fallen even with an upright trunk. The walking metrics
 of a fallen run are computed up to the fall only (``metrics_until_s``).
 """
@@ -23,6 +24,7 @@ from models.gait_metrics import walking_metrics
 
 FALL_ALPHA_RAD = np.radians(60.0)  # a trunk tilted beyond 60 deg has fallen
 FALL_HIP_FRACTION = 0.5  # ... and so has a hip below half the leg length
+FALL_JOINT_RAD = np.radians(180.0)  # ... and a leg that has folded or spun past half a turn at hip or knee
 BLOWUP = 1e3  # |q| beyond this (m or rad) is a numerical blow-up, not a fall
 
 # role -> canonical signal (app.runs.CANONICAL names the block types)
@@ -44,7 +46,7 @@ def find_signals(results: Results) -> dict[str, np.ndarray]:
 
 def fall_time(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length: float | None) -> float | None:
     """First time of a fall (module docstring), or None."""
-    down = np.abs(q[:, 2]) > FALL_ALPHA_RAD
+    down = (np.abs(q[:, 2]) > FALL_ALPHA_RAD) | (np.abs(q[:, 3:7]) > FALL_JOINT_RAD).any(axis=1)
     if leg_length is not None and hip is not None:
         down |= hip[:, 1] < FALL_HIP_FRACTION * leg_length
     fallen = np.flatnonzero(down)

@@ -24,22 +24,37 @@ Recipe (all on ``n`` equally spaced samples of the stride period ``T``)
    * ``F_ky = w_k r_y +/- d`` (``d`` moves load from one foot to the other);
    * ``F_kx = m g h_k + w_k (r_x - m g (h_l + h_r))``: the designed braking/propulsion per foot,
      the correction shared like the load;
-   * ``d`` solves the alpha row exactly in double support. In single support ``d = 0`` and the
-     alpha row keeps the residual ``m_res = r_alpha - J_k[:, 2] . F_k`` [N m]: the whole-body angular
-     momentum must change by the moment of the single foot force, which no force is left to ensure.
+   * ``d`` is a smooth polynomial of the double-support phase ``u`` (:meth:`CycleModel.load_shift`,
+     ``u^3 (1 - u)^3`` times ``SHIFT_TERMS`` Legendre terms, zero in single support), clipped so that
+     neither foot pulls (``F_ky >= 0``). What it leaves of the alpha row,
+     ``m_res = r_alpha - J_k[:, 2] . F_k`` [N m], is the moment the kinematics ask for and the
+     forces do not give: in single support no force is left for it at all, so the whole-body
+     angular momentum must change by the moment of the single foot force.
 6. The trunk angle is then a boundary-value problem: in each single-support window it must make
-   ``m_res = 0`` (an ODE in ``alpha``), while in double support it is free and joins the windows
+   ``m_res = 0`` (an ODE in ``alpha``), while in double support it joins the windows
    with matched ``alpha, alpha'`` (periodic, half-period symmetric). It is solved by collocation:
-   ``alpha`` is a Fourier series of ``harmonics`` step harmonics, and
-   ``scipy.optimize.least_squares`` drives ``SS_WEIGHT * m_res`` to zero at every single-support
-   sample, with small penalties on the trunk oscillation (``lean_weight`` per degree, growing as
-   ``(k / SMOOTH_ORDER)^2`` with the harmonic order ``k`` so the solution stays smooth), on the
-   double-support load shift ``d`` (``LOAD_SHIFT_WEIGHT`` per BW), on a foot unloaded below half
-   its designed share (``PULL_WEIGHT`` per BW, so that no contact flickers) and on the fore-aft
-   correction (``CORRECTION_WEIGHT`` per BW), and on every joint torque above
-   ``GaitParams.torque_limit`` [N m/kg] (``GaitParams.torque_weight`` per N m/kg, since generator 2.1.0).
+   ``alpha`` is a Fourier series of ``harmonics`` step harmonics, the load shift has its
+   ``SHIFT_TERMS`` coefficients, and ``scipy.optimize.least_squares`` drives ``SS_WEIGHT * m_res``
+   to zero at every single-support sample and ``DS_WEIGHT * m_res`` at every double-support
+   sample, with small penalties on the trunk oscillation (``lean_weight`` per
+   degree, growing as ``(k / SMOOTH_ORDER)^2`` with the harmonic order ``k``), on the trunk's angular
+   jerk in double support (``TRUNK_JERK_WEIGHT`` per rad/s^3), on the load shift ``d``
+   (``LOAD_SHIFT_WEIGHT`` per BW), on a foot unloaded below half its designed share
+   (``PULL_WEIGHT`` per BW, so that no contact flickers) and on the fore-aft correction
+   (``CORRECTION_WEIGHT`` per BW), and on every joint torque above ``GaitParams.torque_limit``
+   [N m/kg] (``GaitParams.torque_weight`` per N m/kg, since generator 2.1.0).
    The rest of ``m_res`` stays in the alpha row of the inverse-dynamics residual and is reported
-   in the sidecar (``derived``): 1-2 N m RMS in single support (generator 1.0.0: 13-15 N m).
+   in the sidecar (``derived``): 2.2-2.7 N m RMS in single support (generator 1.0.0: 13-15 N m)
+   and 6-11 N m RMS in double support.
+
+   Why the load shift is a low-order polynomial (generator 2.3.0). Up to 2.2.0 ``d`` solved the
+   alpha row exactly in double support. The band-limited trunk series that nulls the
+   single-support moment rings where the demand changes at the contact instants (Gibbs); the
+   ringing trunk acceleration, up to +/-15-20 rad/s^2 in double support, was balanced by ``d``
+   and made the vertical force ring by up to 0.4 BW (max |d^2 F_y / dt^2| about 50 000 BW/s^2,
+   F_y down to -17 N). A smooth ``d`` and the jerk penalty keep the forces as smooth as the
+   designed shapes; the price is the double-support residual, 6-11 N m RMS (2.2.0: 1.3-1.6 N m).
+   Weighted like single support (10), that residual pushed the trunk's sway to 6.5-7.2 deg.
 """
 
 from __future__ import annotations
@@ -67,11 +82,14 @@ from models.params import BipedParams
 REACH_LIMIT = 0.9995  # hip-foot distance never above 99.95 % of the straight leg (knee >= 3.3 deg)
 X_HARMONICS = 4         # step harmonics of the fore-aft force correction
 SS_WEIGHT = 10.0          # weight of the single-support moment residual [per N m]
+DS_WEIGHT = 2.0           # weight of the double-support moment residual [per N m] (since generator 2.3.0)
 LOAD_SHIFT_WEIGHT = 40.0  # weight of the double-support load shift d [per BW]
 CORRECTION_WEIGHT = 100.0  # weight of the fore-aft correction terms [per BW]
 PULL_WEIGHT = 1000.0      # weight of a foot unloaded below (1 - PULL_MARGIN) of its designed share [per BW]
 PULL_MARGIN = 0.5         # the load shift may take at most half of a foot's designed vertical force
 SMOOTH_ORDER = 4.0        # trunk harmonics above this order are penalised by (k / SMOOTH_ORDER)^2
+SHIFT_TERMS = 4           # polynomial terms of the double-support load shift d(u) (since generator 2.3.0)
+TRUNK_JERK_WEIGHT = 0.01  # weight of the trunk's angular jerk in double support [per rad/s^3] (since 2.3.0)
 
 
 @dataclass(frozen=True)
@@ -109,8 +127,31 @@ class CycleModel:
 
     # ------------------------------------------------------------------ design
     def n_coefficients(self) -> int:
-        """``[x offset (m), fore-aft correction terms (BW)..., trunk angle terms (rad)...]``."""
-        return 1 + 2 * X_HARMONICS + 2 * self.gait.harmonics
+        """``[x offset (m), fore-aft correction terms (BW)..., trunk angle terms (rad)...,
+        load-shift terms (BW)...]``."""
+        return 1 + 2 * X_HARMONICS + 2 * self.gait.harmonics + SHIFT_TERMS
+
+    def _trunk_terms(self, coef: np.ndarray) -> np.ndarray:
+        start = 1 + 2 * X_HARMONICS
+        return coef[start:start + 2 * self.gait.harmonics]
+
+    def load_shift(self, phase: np.ndarray, coef: np.ndarray) -> np.ndarray:
+        r"""Double-support load shift ``d`` [BW] onto the left foot at cycle ``phase``.
+
+        With ``u`` in [0, 1] the phase within a double support,
+        ``d(u) = u^3 (1 - u)^3 sum_j c_j P_j(2 u - 1)`` (Legendre ``P_j``, ``j < SHIFT_TERMS``):
+        zero with zero slope and curvature at both ends, so the foot forces stay C2 across touch-down
+        and toe-off. The gait is half-period symmetric: in the second double support (left foot
+        landing) the shift is ``-d(u)``. Zero in single support.
+        """
+        ds = self.gait.stance_frac - 0.5
+        ph = np.mod(phase, 1.0)
+        first = ph < ds
+        second = (ph >= 0.5) & (ph < 0.5 + ds)
+        u = np.where(first, ph / ds, np.where(second, (ph - 0.5) / ds, 0.0))
+        c = coef[-SHIFT_TERMS:]
+        d = u**3 * (1.0 - u) ** 3 * np.polynomial.legendre.legval(2.0 * u - 1.0, c)
+        return np.where(first, d, np.where(second, -d, 0.0))
 
     def horizontal_shape(self, s: np.ndarray) -> np.ndarray:
         """Designed per-foot fore-aft force [BW] at stance phase ``s``: braking, then propulsion.
@@ -152,13 +193,14 @@ class CycleModel:
         corr = self._series(t, coef[1:1 + 2 * X_HARMONICS])
         x_com = (g.speed_m_s * (t - 0.5 * g.stance_frac * T) + coef[0]
                  + periodic_double_integral(grav * (h_l + h_r + corr), T))
-        alpha = np.deg2rad(g.trunk_lean_deg) + self._series(t, coef[1 + 2 * X_HARMONICS:])
+        alpha = np.deg2rad(g.trunk_lean_deg) + self._series(t, self._trunk_terms(coef))
         y_mean = self._mean_height(x_com, y_osc, alpha, foot_l, foot_r)
         com = np.column_stack([x_com, y_mean + y_osc])
         mg = self.params.total_mass * grav
         return {"t": t, "foot_l": foot_l, "foot_r": foot_r, "com": com, "alpha": alpha,
                 "fx_l": mg * h_l, "fx_r": mg * h_r,
-                "fy_l": mg * f_l, "fy_r": mg * f_r, "y_mean": np.array(y_mean)}
+                "fy_l": mg * f_l, "fy_r": mg * f_r, "shift": mg * self.load_shift(phase, coef),
+                "y_mean": np.array(y_mean)}
 
     def _mean_height(self, x_com: np.ndarray, y_osc: np.ndarray, alpha: np.ndarray, foot_l: np.ndarray,
                      foot_r: np.ndarray) -> float:
@@ -226,10 +268,10 @@ class CycleModel:
                moment_only: bool = False) -> np.ndarray:
         """Foot forces ``(n, 4)`` from the generalised residual rows ``r`` (module doc, step 5).
 
-        With ``moment_only`` it returns ``(n, 3)``: the alpha-row moment left *after* the load
-        shift [N m] (single support: all of it), the load shift ``d`` [N] and a double-support flag.
-        ``d`` is clipped so that neither foot pulls on the ground (``F_ky >= 0``); a moment the
-        clipped shift cannot take stays in the residual.
+        With ``moment_only`` it returns ``(n, 4)``: the alpha-row moment left after the load shift
+        [N m] (single support: all of it), the load shift ``d`` [N] (:meth:`load_shift`), a
+        double-support flag and the least of the two feet's margins above half their designed share
+        [N]. The forces clip ``d`` so that neither foot pulls on the ground (``F_ky >= 0``).
         """
         fy_l, fy_r, fx_l, fx_r = design["fy_l"], design["fy_r"], design["fx_l"], design["fx_r"]
         total = fy_l + fy_r
@@ -245,15 +287,13 @@ class CycleModel:
         def moment(f: np.ndarray) -> np.ndarray:
             return np.einsum("ij,ij->i", j_l, f[:, 0:2]) + np.einsum("ij,ij->i", j_r, f[:, 2:4])
 
-        f0 = forces(np.zeros_like(total))
-        m_res = r[:, 2] - moment(f0)
         double = (w_l > 0) & (w_r > 0)
-        slope = moment(forces(np.ones_like(total))) - moment(f0)
-        dv = np.where(double, m_res / np.where(double, slope, 1.0), 0.0)
+        dv = np.where(double, design["shift"], 0.0)
         if moment_only:
+            m_res = r[:, 2] - moment(forces(dv))
             low = np.minimum(PULL_MARGIN * w_l * r[:, 1] + dv, PULL_MARGIN * w_r * r[:, 1] - dv)
-            return np.column_stack([np.where(double, 0.0, m_res), dv, double.astype(float), low])
-        return forces(dv)
+            return np.column_stack([m_res, dv, double.astype(float), low])
+        return forces(np.clip(dv, -w_l * r[:, 1], w_r * r[:, 1]))
 
     def _rows(self, coef: np.ndarray, n: int) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
         """``(info, design, tau)``: :meth:`_share` moment info ``(n, 4)`` and the joint torques
@@ -273,21 +313,25 @@ class CycleModel:
     def objective(self, coef: np.ndarray, n: int) -> np.ndarray:
         """Least-squares residual vector (module doc, step 6).
 
-        ``[SS_WEIGHT * m_res (single support, N m), LOAD_SHIFT_WEIGHT * d / BW (double support),
-        PULL_WEIGHT * unloading below the margin / BW, torque_weight * (|tau| / m - torque_limit)^+
+        ``[SS_WEIGHT * m_res (every sample, N m), LOAD_SHIFT_WEIGHT * d / BW (double support),
+        PULL_WEIGHT * unloading below the margin / BW, TRUNK_JERK_WEIGHT * alpha''' (double
+        support, rad/s^3), torque_weight * (|tau| / m - torque_limit)^+
         (N m/kg, every joint and sample), trunk terms (lean_weight per deg, rising with the harmonic
         order), CORRECTION_WEIGHT * fore-aft correction terms (BW)]``; the sample rows are divided by
         ``sqrt(n)`` (RMS-like).
         """
-        info, _, tau = self._rows(coef, n)
+        info, design, tau = self._rows(coef, n)
         double = info[:, 2] > 0
+        (jerk,) = periodic_derivatives(np.asarray(design["alpha"]), self.gait.period_s, orders=(3,))
         bw = self.params.total_mass * self.params.g
         excess = np.maximum(np.abs(tau) / self.params.total_mass - self.gait.torque_limit, 0.0)
-        rows = np.concatenate([SS_WEIGHT * info[:, 0], np.where(double, LOAD_SHIFT_WEIGHT * info[:, 1] / bw, 0.0),
+        rows = np.concatenate([np.where(double, DS_WEIGHT, SS_WEIGHT) * info[:, 0],
+                               np.where(double, LOAD_SHIFT_WEIGHT * info[:, 1] / bw, 0.0),
                                PULL_WEIGHT * np.minimum(info[:, 3], 0.0) / bw,
+                               np.where(double, TRUNK_JERK_WEIGHT * jerk, 0.0),
                                self.gait.torque_weight * excess.ravel()])
         rows = rows / np.sqrt(n)
-        trunk = coef[1 + 2 * X_HARMONICS:]
+        trunk = self._trunk_terms(coef)
         k = np.arange(1, trunk.shape[0] // 2 + 1, dtype=float)
         order = np.concatenate([k, k])
         lean = self.gait.lean_weight * np.rad2deg(trunk) * np.maximum(1.0, order / SMOOTH_ORDER) ** 2

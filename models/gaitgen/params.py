@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-GENERATOR_VERSION = "2.2.0"
+GENERATOR_VERSION = "2.3.0"
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ CONDITIONS: dict[str, GaitParams] = {
         description="synthetic steady walking, barefoot: shorter stride, higher cadence, softer loading peak",
         cadence_spm=110.0, stride_m=0.73, stance_frac=0.60,
         peak1_bw=1.10, peak1_at=0.23, peak2_bw=1.10, peak2_at=0.77,
-        trunk_lean_deg=1.5, knee_contact_deg=8.0, onset_curvature=250.0, clearance_at=0.28,
+        trunk_lean_deg=1.0, knee_contact_deg=8.0, onset_curvature=250.0, clearance_at=0.28,
     ),
     "sneakers": GaitParams(
         name="sneakers", footwear="sneakers",
