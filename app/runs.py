@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from blocks import Diagram, Results, Runner
     from blocks.compile import CompiledModel
     from models.dataset import GaitDataset
+    from models.params import BipedParams
 
 __all__ = ["RunSpec", "Built", "RunResult", "build", "build_diagram", "run", "summarise", "METRICS", "register_metric",
            "find_signal", "by_type", "default_diagram_path", "PAPER_SUBJECT", "CANONICAL"]
@@ -217,6 +218,17 @@ def load_data(spec: RunSpec, dataset: str) -> GaitDataset:
                         start=spec.start, end=spec.end)
 
 
+def model_for(diagram: Diagram, data: GaitDataset | None) -> BipedParams:
+    """The biped of a run: the diagram's model settings, an auto foot radius fitted to ``data``
+    (:func:`models.footfit.fit_foot_radius`; the point foot without data)."""
+    radius = None
+    if diagram.model.foot_radius_m is None and data is not None:
+        from models.footfit import fit_foot_radius
+
+        radius = fit_foot_radius(data, diagram.model.biped_params()).radius
+    return diagram.model.biped_params(radius)
+
+
 def build(spec: RunSpec) -> Built:
     """Load, configure and compile ``spec``; the runner is ready to go (module docstring)."""
     from blocks import Runner, compile_diagram
@@ -242,7 +254,7 @@ def build(spec: RunSpec) -> Built:
             # a recording: scale the model to its subject (given, else estimated, else the default height)
             diagram.model = replace(diagram.model, mass_kg=subject["mass_kg"], height_m=subject["height_m"])
         cached = {dataset: data}
-        model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end,
+        model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end, biped=model_for(diagram, data),
                                 resolver=lambda s: cached[s] if s in cached else resolve_dataset(s))
     else:
         model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end)

@@ -29,6 +29,7 @@ from blocks.diagram import Diagram, split_port
 
 if TYPE_CHECKING:
     from models.dataset import GaitDataset
+    from models.params import BipedParams
 
 __all__ = ["CompiledModel", "compile_diagram"]
 
@@ -91,16 +92,17 @@ class CompiledModel:
 
 def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
                     resolver: Callable[[str], GaitDataset] | None = None,
-                    dt: float | None = None, t_end: float | None = None) -> CompiledModel:
-    """Check and plan ``diagram``. ``dataset``/``dt``/``t_end`` override the diagram's settings."""
+                    dt: float | None = None, t_end: float | None = None,
+                    biped: BipedParams | None = None) -> CompiledModel:
+    """Check and plan ``diagram``. ``dataset``/``dt``/``t_end`` override the diagram's settings;
+    ``biped`` is the model the biped blocks use (default: ``diagram.model.biped_params()``; the
+    run service passes the one scaled and fitted to the run's data). Compiling reads no data."""
     solver = diagram.solver
     ctx = CompileContext(dt=solver.dt if dt is None else float(dt), t0=solver.t_start,
                          t_end=solver.t_end if t_end is None else float(t_end),
                          dataset=diagram.dataset if dataset is None else dataset, resolver=resolver)
     blocks = {name: diagram.instantiate(name) for name in diagram.blocks}
-    reads_data = any("dataset" in b.params for b in blocks.values())
-    data = ctx.get_dataset() if reads_data and diagram.model.foot_radius_m is None else None
-    ctx.biped_params = diagram.model.biped_params(data)
+    ctx.biped_params = biped if biped is not None else diagram.model.biped_params()
     inputs: dict[str, tuple[PortSpec, ...]] = {}
     outputs: dict[str, tuple[PortSpec, ...]] = {}
     for name, b in blocks.items():

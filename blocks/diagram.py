@@ -38,9 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from blocks.core import BLOCK_TYPES, Block, BlockError, DiagramError, ParamSpec
-from models.dataset import GaitDataset
 from models.errors import DataFormatError
-from models.footfit import fit_foot_radius
 from models.params import BipedParams
 
 __all__ = ["Diagram", "BlockEntry", "ModelSettings", "SolverSettings", "FORMAT", "VERSION", "split_port"]
@@ -92,10 +90,11 @@ class ModelSettings:
     """The biped every block uses: paper Table 1 (both None) or scaled to mass [kg] and height [m].
 
     ``foot_radius_m`` is the rolling foot's radius (:mod:`models.params`; 0 = the paper's point
-    foot). ``None`` = auto, fitted to the run's dataset by :meth:`biped_params`
+    foot). ``None`` = auto: the run service (:func:`app.runs.build`) fits it to the run's dataset
     (:func:`models.footfit.fit_foot_radius`: the radius that best keeps both feet of the
-    reference on the ground in double support). The bundled synthetic sets, generated for the
-    point-foot model, fit 0; human recordings, whose ankles rise in late stance, 0.4-0.5 m.
+    reference on the ground in double support); the engine alone uses the point foot. The bundled
+    synthetic sets, generated for the point-foot model, fit 0; human recordings, whose ankles rise
+    in late stance, 0.4-0.5 m.
     """
 
     mass_kg: float | None = None
@@ -109,16 +108,15 @@ class ModelSettings:
         if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float)) or not 0.0 <= r < 1.0):
             raise DiagramError(f"model.foot_radius_m must be null (auto) or a number in [0, 1) m, got {r!r}")
 
-    def biped_params(self, dataset: GaitDataset | None = None) -> BipedParams:
-        """The segment parameters; ``dataset`` (the run's) resolves an auto foot radius."""
+    def biped_params(self, foot_radius: float | None = None) -> BipedParams:
+        """The segment parameters; ``foot_radius`` [m] stands in for an auto (``None``) radius
+        (default 0, the point foot)."""
         try:
             if self.mass_kg is None or self.height_m is None:
                 params = BipedParams.paper()
             else:
                 params = BipedParams.scaled(mass=self.mass_kg, height=self.height_m)
-            radius = self.foot_radius_m
-            if radius is None:
-                radius = fit_foot_radius(dataset, params).radius if dataset is not None else 0.0
+            radius = self.foot_radius_m if self.foot_radius_m is not None else (foot_radius or 0.0)
             return params.with_foot_radius(radius)
         except ValueError as exc:
             raise DiagramError(f"model: {exc}") from None

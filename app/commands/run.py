@@ -102,24 +102,26 @@ def parse_settings(diagram: Diagram, items: list[str], set_file: Path | None = N
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
     """The :class:`~app.runs.RunSpec` of a command line (``run``, ``sweep`` and ``tune`` options)."""
+    from dataclasses import replace
+
     from app.runs import RunSpec, default_diagram_path
     from blocks import Diagram
     from blocks.presets import apply_preset
 
     diagram_file = getattr(args, "diagram", None)
     preset = getattr(args, "preset", None)
-    diagram = Diagram.load(diagram_file if diagram_file is not None else default_diagram_path())
-    if preset:
-        diagram = apply_preset(diagram, preset)
-    settings = parse_settings(diagram, list(getattr(args, "sets", [])), getattr(args, "set_file", None))
-    spec = RunSpec(dataset=getattr(args, "grf", None) or "", settings=settings, preset=preset,
+    spec = RunSpec(dataset=getattr(args, "grf", None) or "", preset=preset,
                    diagram=str(diagram_file) if diagram_file is not None else None,
                    duration=getattr(args, "duration", None), dt=getattr(args, "dt", None),
                    kinematics=getattr(args, "kinematics", None), mass=getattr(args, "mass", None),
                    height=getattr(args, "height", None), start=getattr(args, "start", None),
                    end=getattr(args, "end", None), foot_radius=getattr(args, "foot_radius", None))
-    spec.check()
-    return spec
+    spec.check()  # numbers and dataset name first: these errors come before any engine import
+    diagram = Diagram.load(diagram_file if diagram_file is not None else default_diagram_path())
+    if preset:
+        diagram = apply_preset(diagram, preset)
+    settings = parse_settings(diagram, list(getattr(args, "sets", [])), getattr(args, "set_file", None))
+    return replace(spec, settings=settings)
 
 
 def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: bool = True,

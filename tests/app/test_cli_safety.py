@@ -124,3 +124,15 @@ def test_help_shows_every_default() -> None:
     text = sub.format_help()
     for default in ("(default: gaitblocks_sweep)", "(default: process)", "(default: lhs)", "(default: default)"):
         assert default in text, default
+
+
+@pytest.mark.parametrize("args", [["run", "--grf", "no_such_set"], ["run", "--duration", "-1"],
+                                  ["compare", "--grf", "no_such_set"], ["tune", "--grf", "no_such_set"]])
+def test_user_errors_come_before_the_engine_is_imported(tmp_path: Path, args: list[str]) -> None:
+    code = ("import sys; from app.cli import main; "
+            f"rc = main({[*args, '--out', str(tmp_path / 'o')]!r}); "
+            "print(rc, sorted(m for m in ('scipy.signal', 'matplotlib', 'numba', 'blocks.library') "
+            "if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "2 []", proc.stdout + proc.stderr
+    assert proc.stderr.count("\n") == 1

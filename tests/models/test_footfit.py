@@ -46,10 +46,14 @@ def test_bundled_sets_fit_the_point_foot_they_were_generated_for(name: str) -> N
 
 def test_model_settings_resolve_auto_and_keep_an_explicit_radius(shared_data: Path) -> None:
     ds = load_dataset(str(shared_data / SUBJECT01[0]), kinematics=str(shared_data / SUBJECT01[1]))
+    from app.runs import model_for
+
     auto = ModelSettings(mass_kg=72.6, height_m=1.8)
     assert auto.biped_params().foot_radius == 0.0                     # no dataset: the point foot
-    assert auto.biped_params(ds).foot_radius == pytest.approx(fit_foot_radius(ds, auto.biped_params()).radius)
-    assert ModelSettings(foot_radius_m=0.2).biped_params(ds).foot_radius == 0.2
+    d = Diagram("x", model=auto)
+    assert model_for(d, None).foot_radius == 0.0
+    assert model_for(d, ds).foot_radius == pytest.approx(fit_foot_radius(ds, auto.biped_params()).radius)
+    assert model_for(Diagram("y", model=ModelSettings(foot_radius_m=0.2)), ds).foot_radius == 0.2
     with pytest.raises(DiagramError, match="foot_radius_m"):
         ModelSettings(foot_radius_m=-1.0)
     with pytest.raises(DiagramError, match="foot_radius"):
