@@ -28,10 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from app.runs import RunSpec, build
 from blocks import Diagram, Runner, compile_diagram
-from blocks.default_diagram import build_grf_walk
 from blocks.diagram import SolverSettings
-from blocks.library.demo_input import demo_dataset
 
 DT = 1e-3
 KP, KI, KD, FMAX = 2.0, 1.0, 0.1, 100.0
@@ -187,11 +186,9 @@ def main() -> None:
         for peer, value in (("PathSim", b), ("bdsim", c)):
             if a and value:
                 print(f"  ours / {peer}: {a / value:.3f}  ({value / a:.1f}x less overhead)")
-    print("\ndefault diagram grf_walk.json on the demo data, RK4, dt = 1 ms")
-    ds = demo_dataset(10.0)
-    model = compile_diagram(build_grf_walk(), resolver=lambda s: ds, t_end=10.0)
-    runner = Runner(model, capacity=10002)
-    res = runner.run(10.0)
+    print("\ndefault diagram grf_walk.json, preset tracking, bundled sneakers, RK4, dt = 1 ms")
+    built = build(RunSpec(dataset="sneakers", duration=10.0))
+    model, res = built.model, built.runner.run(10.0)
     us = res.stats["wall_s"] / res.stats["steps"] * 1e6
     print(f"  {res.stats['steps']} steps, {len(model.blocks)} blocks, status {res.status}: "
           f"{res.stats['wall_s']:.3f} s wall, {us:.1f} us per step -> real-time factor "
