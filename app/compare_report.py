@@ -53,7 +53,7 @@ def _fmt(v: Any, digits: int = 1) -> str:
 
 
 def _values(s: dict[str, Any]) -> dict[str, float]:
-    tr = s.get("trunk_deg", {})
+    tr = s.get("trunk_deg") or {}
     kr = s.get("knee_range_deg", {})
     return {"trunk_min": tr.get("min", np.nan), "trunk_max": tr.get("max", np.nan),
             "knee_range": max(kr.get("l", np.nan), kr.get("r", np.nan)) if kr else np.nan,

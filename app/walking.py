@@ -126,11 +126,15 @@ def walking_summary_from(results: Results, mass: float, leg_length: float | None
 
 def recording_metrics(t: np.ndarray, s: dict[str, np.ndarray], mass: float) -> dict[str, Any]:
     """:data:`RECORDING_KEYS` of the recording over the same window: the reference angles, its
-    footprints and its CoM (``ReferenceMotion``), with the run's stance phases (from the GRF)."""
+    footprints and its CoM (``ReferenceMotion``), with the run's stance phases (from the GRF).
+    ``trunk_deg`` is None when the recording has no trunk angle (a marker set without a trunk
+    marker is imported with alpha = 0 throughout): a range of 0..0 deg would read as a finding."""
     q_ref = np.concatenate([s["ref_com"][:, :2], s["ref"]], axis=1)
     m = walking_metrics(t, q_ref, None, s["stance"] > 0.5, s["ref_feet"], s["ref_com"][:, :2],
                         np.zeros((t.size, 4)), mass)
     m["com_height_m"] = float(np.mean(s["ref_com"][:, 1]))
+    if not np.any(s["ref"][:, 0]):
+        m["trunk_deg"] = None
     return {k: m[k] for k in RECORDING_KEYS}
 
 

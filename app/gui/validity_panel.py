@@ -86,7 +86,7 @@ class ValidityPanel(QtWidgets.QWidget):
         self.status.setStyleSheet(f"color: {STATUS_COLOURS.get(status, '#000')}")
         preset = str(summary.get("preset") or "")
         rec = summary.get("recording", {})
-        tr, rtr = summary.get("trunk_deg", {}), rec.get("trunk_deg", {})
+        tr, rtr = summary.get("trunk_deg") or {}, rec.get("trunk_deg") or {}
         kr, rkr = summary.get("knee_range_deg", {}), rec.get("knee_range_deg", {})
         self._fill(self.posture, [
             ("trunk min / max [deg]", f"{_num(tr.get('min'), 1)} / {_num(tr.get('max'), 1)}",

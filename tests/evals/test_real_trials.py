@@ -124,3 +124,11 @@ def test_walk1_starts_at_its_walking_speed(shared_data: Path, tmp_path: Path) ->
     start, later = speeds[0.05]
     assert 0.8 <= start <= 1.1 and abs(start - later) < 0.15
     assert speeds[0.0][0] < 0.6
+
+
+def test_a_recording_without_a_trunk_marker_reports_no_trunk_range(runs: dict[str, tuple[dict[str, Any], float]]) -> None:
+    """demotu's marker sets have no trunk marker (alpha imported as 0): the recording's trunk range is
+    None, not a 0..0 deg range that would read as a finding; OpenSim's IK has one."""
+    assert runs["walk1"][0]["recording"]["trunk_deg"] is None
+    rec = runs["subject01"][0]["recording"]["trunk_deg"]
+    assert rec["min"] < -1.0 < rec["max"]
