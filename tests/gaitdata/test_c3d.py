@@ -9,26 +9,12 @@ import pytest
 
 from models.errors import DataFormatError
 from models.gaitdata import load_trial
+from tests.gaitdata.c3d_writer import _param, stance
 
 ezc3d = pytest.importorskip("ezc3d", reason="optional extra: pip install gaitblocks[c3d]")
 
 RATE, SUB, N = 100.0, 4, 200          # 2 s of markers at 100 Hz, analogs at 400 Hz
 SPEED = 1.2                            # m/s along -Y of the lab (Z up)
-
-
-def _param(c, group: str, name: str, arr, integer: bool = False) -> None:
-    from ezc3d import ezc3d as sw
-    arr = np.asarray(arr)
-    p = sw.Parameter(name, "")
-    flat = arr.reshape(-1, order="F")
-    p.set(sw.VecInt([int(v) for v in flat]) if integer else sw.VecDouble([float(v) for v in flat]),
-          [int(s) for s in arr.shape])
-    c._storage["parameters"].add_parameter(group, p)
-
-
-def _stance(tt: np.ndarray, on: float, off: float) -> np.ndarray:
-    ph = (tt - on) / (off - on)
-    return np.where((ph > 0) & (ph < 1), 700.0 * np.sin(np.pi * np.clip(ph, 0, 1)), 0.0)
 
 
 def write_c3d(path: Path) -> None:
@@ -64,7 +50,7 @@ def write_c3d(path: Path) -> None:
     ta = np.arange(N * SUB) / (RATE * SUB)
     an = np.zeros((1, 12, N * SUB))
     # plate frames z down; plate 1 is plate 2 turned 180 deg about Z
-    fl, fr = _stance(ta, 0.2, 0.8), _stance(ta, 0.7, 1.3)
+    fl, fr = stance(ta, 0.2, 0.8), stance(ta, 0.7, 1.3)
     an[0, 1] = -0.1 * fl       # plate-1 +y = lab +Y = backward: a forward push is -y
     an[0, 2] = -fl             # plate z down: -Fz = upward on the foot
     an[0, 7] = -0.1 * fr       # plate-2 +y = lab -Y = forward: braking is -y
@@ -92,7 +78,7 @@ def test_c3d_plates_feet_and_pig_angles(tmp_path: Path) -> None:
     ds = load_trial(f, mass=71.36)
     t = ds.t
     assert ds.rate_hz == pytest.approx(400.0)
-    fl, fr = _stance(t, 0.2, 0.8), _stance(t, 0.7, 1.3)
+    fl, fr = stance(t, 0.2, 0.8), stance(t, 0.7, 1.3)
     feet = ds.meta.extra["channels"]["footfalls"]
     assert "plate 1 L" in feet and "plate 2 R" in feet
     np.testing.assert_allclose(ds.grf[:, 1], fl, atol=1e-6)
