@@ -126,7 +126,8 @@ def test_walk1_starts_at_its_walking_speed(shared_data: Path, tmp_path: Path) ->
     assert speeds[0.0][0] < 0.6
 
 
-def test_a_recording_without_a_trunk_marker_reports_no_trunk_range(runs: dict[str, tuple[dict[str, Any], float]]) -> None:
+def test_a_recording_without_a_trunk_marker_reports_no_trunk_range(runs: dict[str, tuple[dict[str, Any], float]],
+                                                                   ) -> None:
     """demotu's marker sets have no trunk marker (alpha imported as 0): the recording's trunk range is
     None, not a 0..0 deg range that would read as a finding; OpenSim's IK has one."""
     assert runs["walk1"][0]["recording"]["trunk_deg"] is None
