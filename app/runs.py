@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from models.params import BipedParams
 
 __all__ = ["RunSpec", "Built", "RunResult", "build", "build_diagram", "run", "summarise", "METRICS", "register_metric",
-           "find_signal", "by_type", "default_diagram_path", "PAPER_SUBJECT", "CANONICAL"]
+           "find_signal", "by_type", "metric_signals", "default_diagram_path", "PAPER_SUBJECT", "CANONICAL"]
 
 PAPER_SUBJECT = (55.33, 1.66)  # kg, m: the model of Table 1 (Luxman & Zielinska 2017)
 
@@ -64,7 +64,11 @@ class RunSpec:
         A :class:`~blocks.Diagram` (copied, never changed), a diagram file, or ``None`` for
         ``assets/diagrams/grf_walk.json``.
     duration : float or None
-        Simulated seconds [s]; default the diagram's ``t_end - t_start``, at most the data length.
+        Simulated seconds [s]; default the diagram's ``t_end - t_start``. Longer than the data:
+        cut to the data's length with a warning (``Built.warnings``), or, with ``repeat``, reached.
+    repeat : bool
+        Lengthen the data by repeating its whole gait cycles when the run is longer than the
+        recording (:func:`models.gaitdata.repeat.repeat_dataset`; ``--repeat-cycles``).
     dt : float or None
         Solver tick [s]; default the diagram's.
     kinematics : str or None
@@ -78,6 +82,9 @@ class RunSpec:
         Rolling-foot radius [m] (0 = point foot); default fitted to the data.
     logged : tuple of str or None
         Signals ``block.port`` to record; ``None`` records every output.
+    record_every : int
+        Record every k-th solver tick (1 = every tick; :class:`blocks.recorder.Recorder`).
+        The summary's metrics are computed from what is recorded (``docs/long-runs.md``).
     """
 
     dataset: str = ""
@@ -93,6 +100,8 @@ class RunSpec:
     end: float | None = None
     foot_radius: float | None = None
     logged: tuple[str, ...] | None = None
+    repeat: bool = False
+    record_every: int = 1
 
     def with_settings(self, *pairs: tuple[str, Any]) -> RunSpec:
         """A copy with ``pairs`` applied after this spec's settings (an earlier value of the same
@@ -112,6 +121,8 @@ class RunSpec:
             from blocks.datasets import check_dataset
 
             check_dataset(self.dataset)
+        if isinstance(self.record_every, bool) or not isinstance(self.record_every, int) or self.record_every < 1:
+            raise UserError(f"--record-every must be a whole number of ticks >= 1, got {self.record_every}")
 
 
 @dataclass
@@ -182,6 +193,21 @@ def by_type(results: Results, diagram: Diagram) -> Results:
     return replace(results, signals=signals)
 
 
+def metric_signals(diagram: Diagram) -> list[str]:
+    """The recorded signals the summary's walking metrics read (:data:`app.walking.ROLES`), as
+    ``block.port`` of ``diagram`` (``--log metrics``): the smallest log that keeps ``summary.json`` whole."""
+    from app.walking import ROLES
+
+    types = {name: entry.type for name, entry in diagram.blocks.items()}
+    out: list[str] = []
+    for key in ROLES.values():
+        canon, port = key.split(".", 1)
+        block = next((n for n, t in types.items() if t == CANONICAL[canon]), None)
+        if block is not None and any(p.name == port for p in diagram.instantiate(block).outputs):
+            out.append(f"{block}.{port}")
+    return out
+
+
 # ----------------------------------------------------------------------------- building
 def build_diagram(spec: RunSpec) -> Diagram:
     """The spec's diagram with its preset, then its settings, applied (a new object)."""
@@ -235,6 +261,7 @@ def build(spec: RunSpec) -> Built:
     from blocks.datasets import default_dataset_name, resolve_dataset
 
     spec.check()
+    warnings: list[str] = []
     diagram = build_diagram(spec)
     dataset = spec.dataset or diagram.dataset or default_dataset_name()
     t0 = diagram.solver.t_start
@@ -247,21 +274,45 @@ def build(spec: RunSpec) -> Built:
     if _uses_dataset(diagram):
         from models.gaitdata.subject import run_subject
 
-        data = load_data(spec, dataset)
-        t_end = min(t_end, t0 + data.duration)
-        subject = run_subject(spec.mass, spec.height, data)
+        data = recorded = load_data(spec, dataset)
+        t_end, data, note = _fit_to_data(spec, t0, t_end, data)
+        if note:
+            warnings.append(note)
+        subject = run_subject(spec.mass, spec.height, recorded)
         if subject is not None and (diagram.model.mass_kg is None or spec.mass is not None or spec.height is not None):
             # a recording: scale the model to its subject (given, else estimated, else the default height)
             diagram.model = replace(diagram.model, mass_kg=subject["mass_kg"], height_m=subject["height_m"])
         cached = {dataset: data}
-        model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end, biped=model_for(diagram, data),
+        biped = model_for(diagram, recorded)
+        model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end, biped=biped,
                                 resolver=lambda s: cached[s] if s in cached else resolve_dataset(s))
     else:
         model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end)
     logged = list(spec.logged) if spec.logged is not None else None
-    runner = Runner(model, capacity=int(round((t_end - t0) / model.dt)) + 2, logged=logged)
+    ticks = int(round((t_end - t0) / model.dt))
+    runner = Runner(model, capacity=ticks // spec.record_every + 2, logged=logged, record_every=spec.record_every)
     warning = coarse_step_warning(runner)
-    return Built(spec, diagram, model, runner, dataset, (warning,) if warning else ())
+    if warning:
+        warnings.append(warning)
+    return Built(spec, diagram, model, runner, dataset, tuple(warnings))
+
+
+def _fit_to_data(spec: RunSpec, t0: float, t_end: float, data: GaitDataset) -> tuple[float, GaitDataset, str | None]:
+    """``(t_end, data, warning)`` of a run of ``[t0, t_end]`` [s] on ``data``: the data repeated by
+    whole cycles when ``spec.repeat`` (:func:`models.gaitdata.repeat.repeat_dataset`), else ``t_end``
+    cut to the data's end, with a warning naming the asked and the used duration."""
+    asked = t_end - t0
+    if asked <= data.duration + 0.5 * data.dt:
+        return t_end, data, None
+    if spec.repeat:
+        from models.gaitdata.repeat import repeat_dataset
+
+        return t_end, repeat_dataset(data, asked), None
+    note = None
+    if spec.duration is not None:  # the diagram's own t_end is documented as "at most the data length"
+        note = (f"--duration {asked:g} s is longer than the data ('{data.name}', {data.duration:g} s): the run is "
+                f"cut to {data.duration:g} s; give --repeat-cycles to repeat whole gait cycles of the recording")
+    return t0 + data.duration, data, note
 
 
 def coarse_step_warning(runner: Runner) -> str | None:

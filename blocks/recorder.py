@@ -2,9 +2,17 @@
 
 The recorder gathers the logged signals from the runner's flat signal buffer with one
 precomputed index array per tick (``np.take(..., out=row)``), into a preallocated
-``(capacity, width)`` array; row ``k`` holds tick ``k`` (time ``t0 + k dt``). Capacity doubles
-when an open-ended run (GUI) outgrows it. :meth:`Recorder.view` gives live read-only views
-the GUI can plot while the run goes on.
+``(capacity, width)`` array. With ``every = k`` (``--record-every``) only ticks ``0, k, 2k, ...``
+are kept, row ``r`` holding tick ``r k`` (time ``t0 + r k dt``); the runner's final tick
+(:meth:`blocks.runner.Runner.results`) is always kept, as one more row, so a run's last
+sample is its end. Memory: ``8 x width`` bytes per kept row (about 1 kB for the walking diagram's
+every output, 1 MB per simulated second at every 1 ms tick). Capacity doubles when an
+open-ended run (GUI) outgrows it. :meth:`Recorder.view` gives live read-only views the GUI can
+plot while the run goes on.
+
+:meth:`Recorder.share` lends views of the rows so far to a :class:`Results` without copying;
+a later write into a lent row (a rewind, or the runner re-evaluating its last tick) first
+copies the buffer, so lent views never change.
 """
 
 from __future__ import annotations
@@ -23,13 +31,20 @@ from blocks.diagram import split_port
 if TYPE_CHECKING:
     from blocks.compile import CompiledModel
 
-__all__ = ["Recorder", "Results"]
+__all__ = ["Recorder", "Results", "CSV_ROWS"]
+
+#: rows formatted at a time by :meth:`Results.save_csv` (about 1 MB of table for the walking diagram)
+CSV_ROWS = 1000
 
 
 class Recorder:
-    """Named taps ``"block.port"`` (an output, or a sink's input) recorded every tick."""
+    """Named taps ``"block.port"`` (an output, or a sink's input) recorded every ``every``-th tick."""
 
-    def __init__(self, model: CompiledModel, logged: list[str] | None = None, capacity: int = 1024) -> None:
+    def __init__(self, model: CompiledModel, logged: list[str] | None = None, capacity: int = 1024,
+                 every: int = 1) -> None:
+        if every < 1:
+            raise ValueError(f"record every {every} ticks: must be >= 1")
+        self.every = int(every)
         names = list(logged) if logged else _default_taps(model)
         self.names: list[str] = []
         self.columns: dict[str, slice] = {}
@@ -49,26 +64,55 @@ class Recorder:
         self.index = np.array(idx, dtype=np.intp)
         self.t0, self.dt = model.ctx.t0, model.ctx.dt
         self.data = np.zeros((max(int(capacity), 1), len(idx)))
+        self.ticks = np.zeros(self.data.shape[0], dtype=np.int64)  # the tick each row holds
         self.length = 0
+        self._lent = 0  # rows [0, _lent) are viewed by a Results (share): copy before writing there
 
     def reserve(self, rows: int) -> None:
         """Make room for ``rows`` rows (one allocation, before a run)."""
         if rows > self.data.shape[0]:
-            grown = np.zeros((rows, self.data.shape[1]))
-            grown[: self.length] = self.data[: self.length]
-            self.data = grown
+            self._grow(rows)
 
-    def record(self, k: int, sig: np.ndarray) -> None:
-        if k >= self.data.shape[0]:
-            self.reserve(max(2 * self.data.shape[0], k + 1))
-        np.take(sig, self.index, out=self.data[k])
-        self.length = k + 1
+    def reserve_ticks(self, ticks: int) -> None:
+        """Make room for the rows of ticks ``0 .. ticks`` (and a final off-grid one)."""
+        self.reserve(ticks // self.every + 2)
 
-    def truncate(self, length: int) -> None:
-        self.length = min(self.length, length)
+    def _grow(self, rows: int) -> None:
+        grown = np.zeros((rows, self.data.shape[1]))
+        grown[: self.length] = self.data[: self.length]
+        ticks = np.zeros(rows, dtype=np.int64)
+        ticks[: self.length] = self.ticks[: self.length]
+        self.data, self.ticks, self._lent = grown, ticks, 0
+
+    def record(self, k: int, sig: np.ndarray, final: bool = False) -> None:
+        """Keep tick ``k`` if it is on the ``every`` grid, or if it is the run's ``final`` tick."""
+        e = self.every
+        if e != 1 and k % e:
+            if not final:
+                return
+            row = k // e + 1
+        else:
+            row = k // e
+        if row < self._lent:
+            self._grow(self.data.shape[0])  # copy-on-write: the lent rows keep their values
+        elif row >= self.data.shape[0]:
+            self._grow(max(2 * self.data.shape[0], row + 1))
+        np.take(sig, self.index, out=self.data[row])
+        self.ticks[row] = k
+        self.length = row + 1
+
+    def truncate(self, tick: int) -> None:
+        """Drop the rows of ticks ``>= tick`` (a rewind to ``tick``)."""
+        self.length = int(np.searchsorted(self.ticks[: self.length], tick, side="left"))
 
     def time(self) -> np.ndarray:
-        return self.t0 + np.arange(self.length) * self.dt
+        """Time [s] of each row."""
+        return self.t0 + self.ticks[: self.length] * self.dt
+
+    def share(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """``(t, signals)`` as read-only views of the rows so far, no copy (module docstring)."""
+        self._lent = max(self._lent, self.length)
+        return self.time(), {n: self.view(n) for n in self.names}
 
     def view(self, name: str) -> np.ndarray:
         """Recorded samples of ``name``: ``(n,)`` for a scalar signal, else ``(n, size)`` (read-only view)."""
@@ -169,7 +213,8 @@ class Results:
         A unit listing one entry per element (``"m, m, rad"``) is split over the columns; a mixed
         unit with fewer entries (``"m, rad"``) is written ``[m or rad]`` (no comma in a header).
 
-        Written by :func:`numpy.savetxt` over the whole table (one format string per row)."""
+        Written by :func:`numpy.savetxt` in blocks of :data:`CSV_ROWS` rows (one format string per
+        row): the table is never assembled whole, so writing adds no copy of the log."""
         path = Path(path)
         header = ["t [s]"]
         cols = [self.t[:, None]]
@@ -180,10 +225,11 @@ class Results:
             header += [(f"{name}[{lab}]" if a.shape[1] > 1 else name) + (f" [{u}]" if u else "")
                        for lab, u in zip(labels[: a.shape[1]], units)]
             cols.append(a)
-        table = np.hstack(cols) if cols else np.zeros((0, 1))
         with path.open("w", newline="", encoding="utf-8") as fh:
             csv.writer(fh).writerow(header)
-            np.savetxt(fh, table, fmt="%.10g", delimiter=",")
+            for start in range(0, self.t.shape[0], CSV_ROWS):
+                block = np.hstack([c[start: start + CSV_ROWS] for c in cols])
+                np.savetxt(fh, block, fmt="%.10g", delimiter=",")
         return path
 
 

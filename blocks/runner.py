@@ -65,9 +65,12 @@ class Runner:
         Taps ``"block.port"``; default: the diagram's ``logged`` list, or every output.
     capacity : int
         Rows preallocated in the recorder (grows by doubling if exceeded).
+    record_every : int
+        Record every k-th tick (and the last one); 1 = every tick.
     """
 
-    def __init__(self, model: CompiledModel, logged: Sequence[str] | None = None, capacity: int = 1024) -> None:
+    def __init__(self, model: CompiledModel, logged: Sequence[str] | None = None, capacity: int = 1024,
+                 record_every: int = 1) -> None:
         self.model = model
         ctx = model.ctx
         self.dt, self.t0 = ctx.dt, ctx.t0
@@ -88,7 +91,7 @@ class Runner:
         self.zn = model.z0.copy()
         self.params: dict[str, Params] = {n: p.copy() for n, p in model.params.items()}
         self.registry = ParameterRegistry(model, self.params)
-        self.recorder = Recorder(model, list(logged or model.diagram.logged), capacity)
+        self.recorder = Recorder(model, list(logged or model.diagram.logged), capacity, record_every)
         self.events: list[dict[str, Any]] = []
         self._build_calls()
         self._initial = self.snapshot()
@@ -270,12 +273,12 @@ class Runner:
         """Run to ``t_end`` (default: the solver's). A failure is returned, not raised."""
         t_end = self.model.ctx.t_end if t_end is None else t_end
         n = self.ticks_until(t_end)
-        self.recorder.reserve(self.tick + n + 1)
+        self.recorder.reserve_ticks(self.tick + n)
         try:
             self.advance(n)
         except SimulationError:
             pass
-        return self.results()
+        return self.results(copy=False)
 
     def stream(self, t_end: float, chunk: int = 100) -> Iterator[Results]:
         """Run to ``t_end`` in chunks of ``chunk`` ticks, yielding the results so far after each."""
@@ -318,17 +321,22 @@ class Runner:
         self.restore(self._initial)
         self.wall_s = 0.0
 
-    def results(self) -> Results:
-        """Results so far. Rows are ticks ``0..tick`` (the current tick's outputs are evaluated
-        once more, which changes nothing) unless the run failed: then the failing tick is dropped."""
+    def results(self, copy: bool = True) -> Results:
+        """Results so far. Rows are ticks ``0..tick`` (every ``record_every``-th, and the current
+        one, whose outputs are evaluated once more, which changes nothing) unless the run failed:
+        then the failing tick is dropped. ``copy=False`` lends read-only views of the recorder's
+        rows (:meth:`Recorder.share`: no second copy of the log; they never change afterwards)."""
         if self.error is None:
             try:
                 self._outputs(self.time, self.tick)
-                self.recorder.record(self.tick, self.sig)
+                self.recorder.record(self.tick, self.sig, final=True)
             except SimulationError as exc:
                 self.status, self.message, self.error = "failed", str(exc), exc
         rec = self.recorder
-        signals = {n: rec.view(n).copy() for n in rec.names}
+        if copy:
+            t, signals = rec.time(), {n: rec.view(n).copy() for n in rec.names}
+        else:
+            t, signals = rec.share()
         sim_time = self.tick * self.dt
         solver = self.model.diagram.solver
         ctx = self.model.ctx
@@ -339,6 +347,6 @@ class Runner:
         if solver.method == "solve_ivp":
             solver_info |= {"rtol": solver.rtol, "atol": solver.atol}
         status = "failed" if self.error is not None else "ok"
-        return Results(rec.time(), signals, dict(rec.labels), dict(rec.units), list(self.events),
+        return Results(t, signals, dict(rec.labels), dict(rec.units), list(self.events),
                        [c.to_dict() for c in self.registry.log], self.registry.values(), solver_info, stats,
                        status, self.message, {"diagram": self.model.diagram.name, "dataset": ctx.dataset})

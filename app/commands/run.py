@@ -40,7 +40,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start", type=float, default=None, metavar="S", help="crop the trial: first data time used")
     parser.add_argument("--end", type=float, default=None, metavar="S", help="crop the trial: last data time used")
     parser.add_argument("--duration", type=float, default=None, metavar="S",
-                        help="simulated seconds (default: the diagram's t_end, at most the data length)")
+                        help="simulated seconds (default: the diagram's t_end); longer than the data: cut to "
+                             "it with a warning, unless --repeat-cycles")
+    parser.add_argument("--repeat-cycles", action="store_true", dest="repeat",
+                        help="reach a --duration longer than the data by repeating the recording's whole gait "
+                             "cycles (cut at two heel strikes of one foot; the clock keeps running)")
+    parser.add_argument("--record-every", type=int, default=None, metavar="N",
+                        help="record every N-th solver tick (and the last): N times less memory and output "
+                             "(default: every tick)")
+    parser.add_argument("--log", action="append", default=None, metavar="BLOCK.PORT", dest="logged",
+                        help="record only this signal (repeatable; 'metrics' = the signals the summary needs; "
+                             "default: every output)")
     parser.add_argument("--foot-radius", type=float, default=None, metavar="M",
                         help="rolling-foot radius of the model; 0 = point foot (default: fitted to the "
                              "dataset's double supports: 0 for the bundled sets, about 0.45 m for recordings)")
@@ -115,12 +125,26 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
                    duration=getattr(args, "duration", None), dt=getattr(args, "dt", None),
                    kinematics=getattr(args, "kinematics", None), mass=getattr(args, "mass", None),
                    height=getattr(args, "height", None), start=getattr(args, "start", None),
-                   end=getattr(args, "end", None), foot_radius=getattr(args, "foot_radius", None))
+                   end=getattr(args, "end", None), foot_radius=getattr(args, "foot_radius", None),
+                   repeat=bool(getattr(args, "repeat", False)))
+    every = getattr(args, "record_every", None)
+    if every is not None:
+        spec = replace(spec, record_every=every)
     spec.check()  # numbers and dataset name first: these errors come before any engine import
     diagram = Diagram.load(diagram_file if diagram_file is not None else default_diagram_path())
     if preset:
         diagram = apply_preset(diagram, preset)
     settings = parse_settings(diagram, list(getattr(args, "sets", [])), getattr(args, "set_file", None))
+    logged = getattr(args, "logged", None)
+    if logged:
+        from app.runs import metric_signals
+
+        names: list[str] = []
+        for item in logged:
+            for name in (metric_signals(diagram) if item == "metrics" else [item]):
+                if name not in names:
+                    names.append(name)
+        spec = replace(spec, logged=tuple(names))
     return replace(spec, settings=settings)
 
 
