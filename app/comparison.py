@@ -57,12 +57,13 @@ def run_condition(spec: RunSpec) -> ConditionResult:
     """Run ``spec`` (:func:`app.runs.run`) and cut its curves into gait cycles; a run that blows up
     is a result with its status, not an exception."""
     from app.runs import run
+    from blocks.library.context import biped_of
 
     res = run(spec)
     summary = dict(res.summary)
     summary.pop("events", None)
     summary.pop("param_changes", None)
-    weight = res.built.model.ctx.biped_params.total_mass * 9.81
+    weight = biped_of(res.built.model.ctx).total_mass * 9.81
     q, F, stance = (res.signal("FiveLinkDynamics", "q"), res.signal("GrfSource", "F"),
                     res.signal("PhaseDetector", "stance"))
     curves: dict[str, np.ndarray] = {}

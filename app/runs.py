@@ -259,6 +259,7 @@ def build(spec: RunSpec) -> Built:
     """Load, configure and compile ``spec``; the runner is ready to go (module docstring)."""
     from blocks import Runner, compile_diagram
     from blocks.datasets import default_dataset_name, resolve_dataset
+    from blocks.library.context import BIPED, DATASETS
 
     spec.check()
     warnings: list[str] = []
@@ -283,9 +284,9 @@ def build(spec: RunSpec) -> Built:
             # a recording: scale the model to its subject (given, else estimated, else the default height)
             diagram.model = replace(diagram.model, mass_kg=subject["mass_kg"], height_m=subject["height_m"])
         cached = {dataset: data}
-        biped = model_for(diagram, recorded)
-        model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end, biped=biped,
-                                resolver=lambda s: cached[s] if s in cached else resolve_dataset(s))
+        model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end,
+                                resources={BIPED: model_for(diagram, recorded),
+                                           DATASETS: lambda s: cached[s] if s in cached else resolve_dataset(s)})
     else:
         model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end)
     logged = list(spec.logged) if spec.logged is not None else None
@@ -350,14 +351,15 @@ register_metric(_walking)
 
 def _subject(results: Results, built: Built) -> dict[str, Any]:
     """``subject``: mass, height, model scale, foot radius and window, and where each came from."""
+    from blocks.library.context import biped_of, dataset_of
     from models.gaitdata.subject import run_subject, subject_summary
 
     if not _uses_dataset(built.diagram):
         return {}  # a diagram without a biped on data (e.g. a mechanism)
     spec = built.spec
-    data = built.model.ctx.get_dataset(built.dataset)
+    data = dataset_of(built.model.ctx, built.dataset)
     sub = run_subject(spec.mass, spec.height, data)
-    bp = built.model.ctx.biped_params
+    bp = biped_of(built.model.ctx)
     how = ("given" if spec.foot_radius is not None else "diagram"
            if built.diagram.model.foot_radius_m is not None else "fitted to the dataset's double supports")
     return {"subject": subject_summary(sub, data, bp.total_mass, built.diagram.model.height_m, bp.foot_radius, how,
@@ -368,8 +370,10 @@ register_metric(_subject)
 
 
 def _dataset_info(built: Built) -> dict[str, Any]:
+    from blocks.library.context import dataset_of
+
     try:
-        return {"spec": built.dataset, **built.model.ctx.get_dataset(built.dataset).meta.to_dict()}
+        return {"spec": built.dataset, **dataset_of(built.model.ctx, built.dataset).meta.to_dict()}
     except UserError:
         return {"spec": built.dataset}
 
@@ -377,6 +381,8 @@ def _dataset_info(built: Built) -> dict[str, Any]:
 def summarise(results: Results, built: Built) -> dict[str, Any]:
     """The ``summary.json`` dict of a finished run: status, timing, events, parameters, solver,
     diagram, dataset, model, then every registered metric's keys. The one place it is built."""
+    from blocks.library.context import biped_of
+
     reached = float(results.t[-1]) if results.t.size else built.model.ctx.t0
     summary: dict[str, Any] = {
         "status": results.status,
@@ -393,7 +399,7 @@ def summarise(results: Results, built: Built) -> dict[str, Any]:
         "solver": results.solver,
         "diagram": built.diagram.name,
         "dataset": _dataset_info(built) if _uses_dataset(built.diagram) else None,  # None: the run read no data
-        "model": built.model.ctx.biped_params.to_dict(),
+        "model": biped_of(built.model.ctx).to_dict(),
         "warnings": list(built.warnings),
     }
     typed = by_type(results, built.diagram)

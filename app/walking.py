@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from blocks import Results
+from blocks.library.context import biped_of
 from models.force_account import force_account, residual
 from models.gait_metrics import walking_metrics
 
@@ -140,7 +141,7 @@ def recording_metrics(t: np.ndarray, s: dict[str, np.ndarray], mass: float) -> d
 
 def walking_summary(results: Results, built: Any) -> dict[str, Any]:
     """Metric hook of :mod:`app.runs` (``results`` carries the canonical names: :func:`app.runs.by_type`)."""
-    bp = built.model.ctx.biped_params
+    bp = biped_of(built.model.ctx)
     out = walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g)
     preset = built.spec.preset
     if out and preset:

@@ -32,7 +32,7 @@ from app.gui.session import SimSession  # noqa: E402
 
 class PaintCounter(QtCore.QObject):
     """Counts the paint events of the widgets it is installed on, and the distinct GUI frames
-    (``window.frames`` at the time of the paint) in which each was painted."""
+    (``window.run_control.frames`` at the time of the paint) in which each was painted."""
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__()
@@ -51,7 +51,7 @@ class PaintCounter(QtCore.QObject):
         if event.type() == QtCore.QEvent.Type.Paint and id(obj) in self.names:
             name = self.names[id(obj)]
             self.counts[name] += 1
-            self.frames[name].add(self.window.frames)
+            self.frames[name].add(self.window.run_control.frames)
         return False
 
 
@@ -73,22 +73,22 @@ def main() -> None:
     painted.watch(win.figure.plot.viewport(), "figure")
     painted.watch(win.scopes.viewport(), "scopes")
     frame_wall: list[float] = []
-    orig = win.frame
+    orig = win.run_control.frame
 
     def timed() -> None:
         t0 = time.perf_counter()
         orig()
         frame_wall.append(time.perf_counter() - t0)
 
-    win.timer.timeout.disconnect(win.frame)
-    win.timer.timeout.connect(timed)
+    win.run_control.timer.timeout.disconnect(win.run_control.frame)
+    win.run_control.timer.timeout.connect(timed)
     refreshes0 = win.scopes.live_refreshes
     start = time.perf_counter()
-    win.set_running(True)
-    while win.running and win.session.time < args.seconds:
+    win.run_control.set_running(True)
+    while win.run_control.running and win.session.time < args.seconds:
         app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 5)
     wall = time.perf_counter() - start
-    win.set_running(False)
+    win.run_control.set_running(False)
     s = win.session
     n_scopes = len(win.scopes.scopes)
     refreshes = win.scopes.live_refreshes - refreshes0
@@ -111,13 +111,13 @@ def main() -> None:
     ref = f"{row.block}.{row.gain}"
     n_log = len(s.param_log())
     s.t_end = s.time + 2.0
-    win.set_running(True)
+    win.run_control.set_running(True)
     row.slider.setValue(row.slider.value() + 20)
     frames = 0
     while len(s.param_log()) == n_log and frames < 100:
-        win.frame()
+        win.run_control.frame()
         frames += 1
-    win.set_running(False)
+    win.run_control.set_running(False)
     change = s.param_log()[-1] if len(s.param_log()) > n_log else None
     print(f"slider -> engine delay: {frames} frame(s); {ref} applied at t = "
           f"{change['t'] if change else float('nan'):.3f} s (goal <= 1 frame)")

@@ -261,8 +261,8 @@ def run_batch(diagram: Diagram, overrides: Sequence[Mapping[str, Any]], logged: 
     """Run the copies vectorised when the diagram allows it, else one process per run.
 
     Returns the result and the path taken (``"vectorised"`` or ``"processes"``). ``compile_kw``
-    goes to :func:`~blocks.compile.compile_diagram` (``dataset``, ``dt``, ``t_end``, ``resolver``;
-    a resolver must be picklable for the process path).
+    goes to :func:`~blocks.compile.compile_diagram` (``dataset``, ``dt``, ``t_end``, ``resources``;
+    resources must be picklable for the process path).
     """
     model = compile_diagram(diagram, **compile_kw)
     if not blockers(model):

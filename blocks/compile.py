@@ -18,18 +18,14 @@ Steps:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from blocks.core import AlgebraicLoopError, Block, CompileContext, DiagramError, Params, PortSpec
 from blocks.diagram import Diagram, split_port
-
-if TYPE_CHECKING:
-    from models.dataset import GaitDataset
-    from models.params import BipedParams
 
 __all__ = ["CompiledModel", "compile_diagram"]
 
@@ -91,18 +87,18 @@ class CompiledModel:
 
 
 def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
-                    resolver: Callable[[str], GaitDataset] | None = None,
                     dt: float | None = None, t_end: float | None = None,
-                    biped: BipedParams | None = None) -> CompiledModel:
+                    resources: Mapping[str, Any] | None = None) -> CompiledModel:
     """Check and plan ``diagram``. ``dataset``/``dt``/``t_end`` override the diagram's settings;
-    ``biped`` is the model the biped blocks use (default: ``diagram.model.biped_params()``; the
-    run service passes the one scaled and fitted to the run's data). Compiling reads no data."""
+    ``resources`` are handed to the blocks by name (:attr:`CompileContext.resources`), over the
+    ones the diagram's model section provides (:meth:`~blocks.diagram.ModelSettings.resources`;
+    the run service passes the model scaled and fitted to the run's data). Compiling reads no data."""
     solver = diagram.solver
     ctx = CompileContext(dt=solver.dt if dt is None else float(dt), t0=solver.t_start,
                          t_end=solver.t_end if t_end is None else float(t_end),
-                         dataset=diagram.dataset if dataset is None else dataset, resolver=resolver)
+                         dataset=diagram.dataset if dataset is None else dataset)
     blocks = {name: diagram.instantiate(name) for name in diagram.blocks}
-    ctx.biped_params = biped if biped is not None else diagram.model.biped_params()
+    ctx.resources = {**diagram.model.resources(), **(resources or {})}
     inputs: dict[str, tuple[PortSpec, ...]] = {}
     outputs: dict[str, tuple[PortSpec, ...]] = {}
     for name, b in blocks.items():

@@ -29,10 +29,10 @@ contract is checked when the class is defined; unknown keyword arguments raise.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -48,10 +48,6 @@ from blocks.spec import (
     SimulationError,
     UnknownParameterError,
 )
-from models.params import BipedParams
-
-if TYPE_CHECKING:
-    from models.dataset import GaitDataset
 
 Vec = np.ndarray
 Ports = tuple[np.ndarray, ...]
@@ -72,31 +68,23 @@ class CompileContext:
         Solver tick [s]. ``t0``/``t_end``: simulated interval [s].
     dataset : str
         The run's dataset (name or path); blocks whose ``dataset`` parameter is empty use it.
-    resolver : callable, optional
-        ``spec -> GaitDataset``; default :func:`blocks.datasets.resolve_dataset`. Tests inject
-        in-memory datasets here.
-    biped_params : BipedParams
-        The model every biped block uses.
+    resources : mapping
+        Objects the run's builder hands to the blocks by name; the engine never reads them.
+        :func:`blocks.compile.compile_diagram` fills it from the diagram's model section
+        (:meth:`blocks.diagram.ModelSettings.resources`: the biped under
+        :data:`blocks.diagram.BIPED`) and the caller's ``resources=`` (the run service passes the
+        biped scaled to the subject with its fitted foot, and the dataset resolver). Library
+        blocks read it through helpers of their own (:mod:`blocks.library.context`).
+    cache : dict
+        Scratch space for those helpers, one per compile (e.g. a dataset loaded once).
     """
 
     dt: float = 1e-3
     t0: float = 0.0
     t_end: float = 10.0
     dataset: str = ""
-    resolver: Callable[[str], GaitDataset] | None = None
-    biped_params: BipedParams = field(default_factory=BipedParams.paper)
-    _cache: dict[str, GaitDataset] = field(default_factory=dict, repr=False)
-
-    def get_dataset(self, spec: str = "") -> GaitDataset:
-        key = spec or self.dataset
-        if key not in self._cache:
-            if self.resolver is not None:
-                self._cache[key] = self.resolver(key)
-            else:
-                from blocks.datasets import resolve_dataset
-
-                self._cache[key] = resolve_dataset(key)
-        return self._cache[key]
+    resources: Mapping[str, Any] = field(default_factory=dict)
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from blocks.core import BLOCK_TYPES, Block, BlockError, DiagramError, ParamSpec
 from models.errors import DataFormatError
 from models.params import BipedParams
 
-__all__ = ["Diagram", "BlockEntry", "ModelSettings", "SolverSettings", "FORMAT", "VERSION", "split_port"]
+__all__ = ["BIPED", "Diagram", "BlockEntry", "ModelSettings", "SolverSettings", "FORMAT", "VERSION", "split_port"]
 
 FORMAT = "gaitblocks-diagram"
 VERSION = 2
@@ -85,6 +85,9 @@ class SolverSettings:
             raise DiagramError(f"solver.t_end ({self.t_end} s) must be after t_start ({self.t_start} s)")
 
 
+BIPED = "biped"   # the key of the biped model in CompileContext.resources
+
+
 @dataclass(frozen=True)
 class ModelSettings:
     """The biped every block uses: paper Table 1 (both None) or scaled to mass [kg] and height [m].
@@ -120,6 +123,11 @@ class ModelSettings:
             return params.with_foot_radius(radius)
         except ValueError as exc:
             raise DiagramError(f"model: {exc}") from None
+
+    def resources(self) -> dict[str, Any]:
+        """What this section hands to the blocks at compile time (``CompileContext.resources``):
+        ``{BIPED: self.biped_params()}``."""
+        return {BIPED: self.biped_params()}
 
 
 @dataclass

@@ -1,5 +1,12 @@
 """File actions of the main window: open (dataset, diagram or session, judged by content),
-save, recent files, window view state in session files, and export (CSV, PNG, MP4, GIF).
+save, recent files and export (CSV, PNG, MP4, GIF).
+
+:class:`FileActions` is an object the window holds (``window.files``). It is given what it uses
+explicitly: the session, the settings (recent files), the error reporter, the toolbar (dataset
+list), the scopes (PNG export), the recent-files menu, a status label and two callables of the
+window's: ``pause`` (stop the run before changing anything) and ``view_state`` (saved in
+session files). It tells the window what changed through two signals: ``changed`` (the session
+was modified in place: redraw) and ``session_opened`` (a session file replaced the session).
 
 Every action that can fail on the user's input reports the error in a dialog (a bad file is
 named with its line and column) and leaves the session as it was.
@@ -9,14 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
 from app.gui import export
-from app.gui.controls import SPEEDS, ControlBar
+from app.gui.controls import ControlBar
 from app.gui.errors import ErrorReporter
-from app.gui.param_panel import ParamPanel
 from app.gui.scopes import ScopeStack
 from app.gui.session import SimSession, available_datasets
 from app.gui.session_files import read_json
@@ -26,41 +32,40 @@ __all__ = ["DATA_FILTER", "FileActions"]
 
 DATA_FILTER = "Gait data (*.csv *.mot *.trc *.c3d *.txt *.tsv);;Sessions (*.gbsession.json *.json);;All files (*)"
 
-if TYPE_CHECKING:
-    _Window = QtWidgets.QMainWindow
-else:
-    _Window = object
 
+class FileActions(QtCore.QObject):
+    """Open, save and export for the main window (module doc)."""
 
-class FileActions(_Window):
-    """Open, save and export for :class:`~app.gui.main_window.MainWindow` (a mixin: it uses the
-    window's session, settings and widgets, and replaces ``session`` on opening a session file)."""
+    changed = QtCore.Signal()                       # the session was changed in place
+    session_opened = QtCore.Signal(object, dict)    # (new SimSession, its saved view state)
 
-    session: SimSession
-    session_path: Path | None
-    settings: QtCore.QSettings
-    errors: ErrorReporter
-    controls: ControlBar
-    scopes: ScopeStack
-    params: ParamPanel
-    tabs: QtWidgets.QTabWidget
-    side: QtWidgets.QTabWidget
-    main_split: QtWidgets.QSplitter
-    recent_menu: QtWidgets.QMenu
-    status_state: QtWidgets.QLabel
-    set_running: Callable[[bool], None]
-    bind_session: Callable[[], None]
-    show_block: Callable[[str], None]
+    def __init__(self, session: SimSession, *, settings: QtCore.QSettings, errors: ErrorReporter,
+                 controls: ControlBar, scopes: ScopeStack, recent_menu: QtWidgets.QMenu,
+                 status: QtWidgets.QLabel, pause: Callable[[], None],
+                 view_state: Callable[[], dict[str, Any]], dialog_parent: QtWidgets.QWidget) -> None:
+        super().__init__(dialog_parent)
+        self.session = session
+        self.session_path: Path | None = None
+        self.settings = settings
+        self.errors = errors
+        self.controls = controls
+        self.scopes = scopes
+        self.recent_menu = recent_menu
+        self.status = status
+        self.pause = pause
+        self.view_state = view_state
+        self._parent = dialog_parent
+        self._refresh_recent()
 
     def _replace(self, action: Any, title: str) -> bool:
         """Run ``action`` (which may raise a user error and leave the session as it was)."""
-        self.set_running(False)
+        self.pause()
         try:
             action()
         except UserError as exc:
             self.errors.report(title, exc)
             return False
-        self.bind_session()
+        self.changed.emit()
         return True
 
     def open_dataset(self, spec: str) -> bool:
@@ -88,10 +93,9 @@ class FileActions(_Window):
             except UserError as exc:
                 self.errors.report("Cannot open session", exc)
                 return False
-            self.set_running(False)
-            self.session, self.session_path = s, path
-            self.bind_session()
-            self.apply_view(view)
+            self.pause()
+            self.session_path = path
+            self.session_opened.emit(s, view)
             self._add_recent(str(path))
             return True
         if kind == "gaitblocks-diagram":
@@ -102,40 +106,22 @@ class FileActions(_Window):
         return self.open_dataset(str(path))
 
     def ask_open(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open", "", DATA_FILTER)
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self._parent, "Open", "", DATA_FILTER)
         if path:
             self.open_path(path)
         else:
             self.controls.set_datasets(available_datasets(), self.session.dataset)
 
     def ask_open_diagram(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open diagram", "", "Diagrams (*.json)")
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self._parent, "Open diagram", "", "Diagrams (*.json)")
         if path:
             self.open_path(path)
-
-    def view_state(self) -> dict[str, Any]:
-        return {"speed": self.controls.speed.currentText(), "window_s": self.scopes.window_s,
-                "tab": self.tabs.currentIndex(), "side_tab": self.side.currentIndex(),
-                "selected_block": self.params.block, "splitter": self.main_split.sizes()}
-
-    def apply_view(self, view: dict[str, Any]) -> None:
-        labels = [lab for lab, _ in SPEEDS]
-        if view.get("speed") in labels:
-            self.controls.speed.setCurrentIndex(labels.index(view["speed"]))
-        self.scopes.window_s = float(view.get("window_s", self.scopes.window_s))
-        self.tabs.setCurrentIndex(int(view.get("tab", 0)))
-        self.side.setCurrentIndex(int(view.get("side_tab", 0)))
-        if view.get("selected_block") in self.session.diagram.blocks:
-            self.show_block(str(view["selected_block"]))
-            self.side.setCurrentIndex(int(view.get("side_tab", 0)))
-        if isinstance(view.get("splitter"), list):
-            self.main_split.setSizes([int(v) for v in view["splitter"]])
 
     def save_session(self, path: str | Path) -> None:
         self.session.save(path, self.view_state())
         self.session_path = Path(path)
         self._add_recent(str(path))
-        self.status_state.setText(f"session saved to {path}")
+        self.status.setText(f"session saved to {path}")
 
     def save(self) -> None:
         if self.session_path is None:
@@ -144,13 +130,14 @@ class FileActions(_Window):
             self.save_session(self.session_path)
 
     def ask_save_session(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save session", "session.gbsession.json",
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self._parent, "Save session", "session.gbsession.json",
                                                         "Sessions (*.gbsession.json)")
         if path:
             self.save_session(path)
 
     def ask_save_diagram(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save diagram", "diagram.json", "Diagrams (*.json)")
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self._parent, "Save diagram", "diagram.json",
+                                                        "Diagrams (*.json)")
         if path:
             self.session.save_diagram(path)
 
@@ -170,22 +157,22 @@ class FileActions(_Window):
         for p in self.recent_files():
             self.recent_menu.addAction(str(p)).triggered.connect(lambda _=False, pp=str(p): self.open_path(pp))
 
-
-    def _ask_export(self, kind: str) -> None:
+    def ask_export(self, kind: str) -> None:
+        """Ask for a file name, then :meth:`export` ``kind`` to it."""
         filters = {"csv": "CSV (*.csv)", "png": "PNG image (*.png)", "mp4": "MP4 video (*.mp4)", "gif": "GIF (*.gif)"}
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export", f"gaitblocks.{kind}", filters[kind])
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self._parent, "Export", f"gaitblocks.{kind}", filters[kind])
         if path:
             self.export(kind, path)
 
     def export(self, kind: str, path: str | Path) -> Path | None:
         """Export ``kind`` (csv, png, mp4, gif) to ``path``; animations show a cancellable progress dialog."""
-        self.set_running(False)
+        self.pause()
         try:
             if kind == "csv":
                 return export.export_csv(self.session, path)
             if kind == "png":
                 return export.export_png(self.scopes, path)
-            dlg = QtWidgets.QProgressDialog("Rendering animation…", "Cancel", 0, 100, self)
+            dlg = QtWidgets.QProgressDialog("Rendering animation…", "Cancel", 0, 100, self._parent)
             dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
             dlg.setMinimumDuration(300)
 

@@ -9,9 +9,12 @@ Layout (default 1600 x 1000)::
     [ status: sim time | real-time factor | frames per second | state                  ]
 
 The window assembles the widgets, menus and signal wiring, and binds them to the session
-after every compile (:meth:`MainWindow.bind_session`). Its behaviour comes in two parts:
-running, the frame timer and the timeline (:class:`~app.gui.run_control.RunControl`), and
-opening, saving and exporting (:class:`~app.gui.file_actions.FileActions`).
+after every compile (:meth:`MainWindow.bind_session`). It holds two objects that it composes
+from those widgets: ``run_control`` (:class:`~app.gui.run_control.RunController`: running, the
+frame timer, the timeline) and ``files`` (:class:`~app.gui.file_actions.FileActions`: opening,
+saving, exporting). Each is given the widgets it drives; the window alone replaces the session
+(:meth:`MainWindow.set_session`) and owns the layout state saved in session files
+(:meth:`MainWindow.view_state`, :meth:`MainWindow.apply_view`).
 """
 
 from __future__ import annotations
@@ -23,12 +26,12 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.canvas import DiagramCanvas
 from app.gui.compare_view import CompareView
-from app.gui.controls import ControlBar, Timeline
+from app.gui.controls import SPEEDS, ControlBar, Timeline
 from app.gui.errors import ErrorReporter, install
 from app.gui.file_actions import FileActions
 from app.gui.gain_panel import GainPanel
 from app.gui.param_panel import BlockDialog, ParamPanel
-from app.gui.run_control import FRAME_MS, RunControl
+from app.gui.run_control import RunController, RunViews
 from app.gui.scopes import ScopeStack
 from app.gui.session import SimSession, available_datasets, available_presets
 from app.gui.stick_figure import StickFigure
@@ -40,7 +43,7 @@ STYLE_FILE = Path(__file__).resolve().parents[2] / "assets" / "styles" / "gaitbl
 ICON_FILE = Path(__file__).resolve().parents[2] / "assets" / "icons" / "gaitblocks.svg"
 
 
-class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
+class MainWindow(QtWidgets.QMainWindow):
     """gaitblocks desktop window over one :class:`SimSession`."""
 
     def __init__(self, session: SimSession | None = None, settings: QtCore.QSettings | None = None,
@@ -50,8 +53,6 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
         self.session = session or SimSession()
         self.errors = ErrorReporter(self)
         self._unhook = install(self.errors) if hook_exceptions else None
-        self.session_path: Path | None = None
-        self._init_run_state()
         self.setWindowTitle("gaitblocks — GRF-driven five-link biped")
         if ICON_FILE.is_file():
             self.setWindowIcon(QtGui.QIcon(str(ICON_FILE)))
@@ -60,10 +61,17 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
         self.resize(1600, 1000)
         self.setAcceptDrops(True)
         self._build_widgets()
+        self.run_control = RunController(self.session, RunViews(
+            controls=self.controls, timeline=self.timeline, canvas=self.canvas, figure=self.figure,
+            gains=self.gains, scopes=self.scopes, validity=self.validity, status_time=self.status_time,
+            status_rtf=self.status_rtf, status_fps=self.status_fps, status_state=self.status_state),
+            self.errors, self)
+        self.files = FileActions(
+            self.session, settings=self.settings, errors=self.errors, controls=self.controls,
+            scopes=self.scopes, recent_menu=QtWidgets.QMenu("Recent files", self), status=self.status_state,
+            pause=lambda: self.run_control.set_running(False), view_state=self.view_state, dialog_parent=self)
+        self._connect()
         self._build_menus()
-        self.timer = QtCore.QTimer(self)
-        self.timer.setInterval(FRAME_MS)
-        self.timer.timeout.connect(self.frame)
         self.bind_session()
 
     # ----------------------------------------------------------------- layout
@@ -109,15 +117,19 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
             w.setMinimumWidth(170)
             self.statusBar().addPermanentWidget(w)
         self.statusBar().addWidget(self.status_state, 1)
-        c = self.controls
-        c.run_action.toggled.connect(self.set_running)
-        c.step_action.triggered.connect(self.step_frame)
-        c.reset_action.triggered.connect(self.reset)
-        c.dataset_chosen.connect(self.open_dataset)
-        c.open_requested.connect(self.ask_open)
-        c.preset_chosen.connect(self.set_preset)
-        self.timeline.scrubbed.connect(self.scrub)
-        self.scopes.cursor_moved.connect(self._cursor_moved)
+
+    def _connect(self) -> None:
+        c, run, files = self.controls, self.run_control, self.files
+        c.run_action.toggled.connect(run.set_running)
+        c.step_action.triggered.connect(run.step_frame)
+        c.reset_action.triggered.connect(run.reset)
+        c.dataset_chosen.connect(files.open_dataset)
+        c.open_requested.connect(files.ask_open)
+        c.preset_chosen.connect(files.set_preset)
+        files.changed.connect(self.bind_session)
+        files.session_opened.connect(self._session_opened)
+        self.timeline.scrubbed.connect(run.scrub)
+        self.scopes.cursor_moved.connect(run.follow_cursor)
         self.canvas.block_clicked.connect(self.show_block)
         self.canvas.block_activated.connect(self.block_dialog)
         self.params.rebuilt.connect(self.bind_session)
@@ -125,22 +137,22 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
         self.compare.error.connect(lambda exc: self.errors.report("Comparison failed", exc))
 
     def _build_menus(self) -> None:
-        mb = self.menuBar()
+        mb, files = self.menuBar(), self.files
         f = mb.addMenu("&File")
-        self._act(f, "&Open dataset, diagram or session…", self.ask_open, QtGui.QKeySequence.StandardKey.Open)
-        self._act(f, "Open &diagram…", self.ask_open_diagram)
+        self._act(f, "&Open dataset, diagram or session…", files.ask_open, QtGui.QKeySequence.StandardKey.Open)
+        self._act(f, "Open &diagram…", files.ask_open_diagram)
         self._act(f, "&Import recording…", self._import_recording)
-        self.recent_menu = f.addMenu("Recent files")
+        f.addMenu(files.recent_menu)
         f.addSeparator()
-        self._act(f, "&Save session", self.save, QtGui.QKeySequence.StandardKey.Save)
-        self._act(f, "Save session &as…", self.ask_save_session)
-        self._act(f, "Save diagram as…", self.ask_save_diagram)
+        self._act(f, "&Save session", files.save, QtGui.QKeySequence.StandardKey.Save)
+        self._act(f, "Save session &as…", files.ask_save_session)
+        self._act(f, "Save diagram as…", files.ask_save_diagram)
         f.addSeparator()
         ex = f.addMenu("&Export")
-        self._act(ex, "Results as CSV…", lambda: self._ask_export("csv"))
-        self._act(ex, "Scopes as PNG…", lambda: self._ask_export("png"))
-        self._act(ex, "Animation as MP4…", lambda: self._ask_export("mp4"))
-        self._act(ex, "Animation as GIF…", lambda: self._ask_export("gif"))
+        self._act(ex, "Results as CSV…", lambda: files.ask_export("csv"))
+        self._act(ex, "Scopes as PNG…", lambda: files.ask_export("png"))
+        self._act(ex, "Animation as MP4…", lambda: files.ask_export("mp4"))
+        self._act(ex, "Animation as GIF…", lambda: files.ask_export("gif"))
         f.addSeparator()
         self._act(f, "&Quit", self.close, QtGui.QKeySequence.StandardKey.Quit)
         sim = mb.addMenu("&Simulation")
@@ -150,7 +162,6 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
         self._act(view, "Fit diagram", self.canvas.fit)
         self._act(view, "Show whole run in scopes", lambda: self._scopes_full(True))
         self._act(view, "Follow the run in scopes", lambda: self._scopes_full(False))
-        self._refresh_recent()
 
     def _act(self, menu: QtWidgets.QMenu, text: str, slot: Any, key: Any = None) -> QtGui.QAction:
         act = menu.addAction(text)
@@ -165,6 +176,36 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
         self._import_dialog = open_import_dialog(self)
 
     # ----------------------------------------------------------------- session
+    def set_session(self, session: SimSession) -> None:
+        """Replace the session everywhere it is held, then redraw."""
+        self.run_control.set_running(False)
+        self.session = self.run_control.session = self.files.session = session
+        self.bind_session()
+
+    def _session_opened(self, session: SimSession, view: dict[str, Any]) -> None:
+        self.set_session(session)
+        self.apply_view(view)
+
+    def view_state(self) -> dict[str, Any]:
+        """The layout saved in session files: speed, scope window [s], tabs, selected block, splitter."""
+        return {"speed": self.controls.speed.currentText(), "window_s": self.scopes.window_s,
+                "tab": self.tabs.currentIndex(), "side_tab": self.side.currentIndex(),
+                "selected_block": self.params.block, "splitter": self.main_split.sizes()}
+
+    def apply_view(self, view: dict[str, Any]) -> None:
+        """Restore a :meth:`view_state` (unknown or missing entries keep the current layout)."""
+        labels = [lab for lab, _ in SPEEDS]
+        if view.get("speed") in labels:
+            self.controls.speed.setCurrentIndex(labels.index(view["speed"]))
+        self.scopes.window_s = float(view.get("window_s", self.scopes.window_s))
+        self.tabs.setCurrentIndex(int(view.get("tab", 0)))
+        self.side.setCurrentIndex(int(view.get("side_tab", 0)))
+        if view.get("selected_block") in self.session.diagram.blocks:
+            self.show_block(str(view["selected_block"]))
+            self.side.setCurrentIndex(int(view.get("side_tab", 0)))
+        if isinstance(view.get("splitter"), list):
+            self.main_split.setSizes([int(v) for v in view["splitter"]])
+
     def bind_session(self) -> None:
         """(Re)draw everything for the current session (after a compile, never per frame)."""
         s = self.session
@@ -177,7 +218,7 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
         if self.params.block in s.diagram.blocks:
             self.params.show_block(s, self.params.block)
         self.timeline.set_end(0.0, True)
-        self.update_views()
+        self.run_control.update_views()
 
     # ----------------------------------------------------------------- panels
     def _scopes_full(self, full: bool) -> None:
@@ -205,12 +246,12 @@ class MainWindow(RunControl, FileActions, QtWidgets.QMainWindow):
     def dropEvent(self, event: QtGui.QDropEvent) -> None:
         for url in event.mimeData().urls():
             if url.isLocalFile():
-                self.open_path(url.toLocalFile())
+                self.files.open_path(url.toLocalFile())
                 break
         event.acceptProposedAction()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
-        self.timer.stop()
+        self.run_control.timer.stop()
         self.compare.cancel()
         if self._unhook is not None:
             self._unhook()

@@ -1,6 +1,8 @@
 """Running the simulation in the main window: the frame timer, the views it redraws, the timeline.
 
-A ``QTimer`` (``FRAME_MS`` = 16 ms, created by the window) calls :meth:`RunControl.frame`,
+:class:`RunController` is an object the window holds (``window.run_control``); it is given the
+session and the widgets it drives (:class:`RunViews`) explicitly and knows nothing else of the
+window. Its ``QTimer`` (``FRAME_MS`` = 16 ms) calls :meth:`RunController.frame`,
 which steps the session within a frame budget at the chosen speed and then updates the
 figure, the scopes (``setData``) and the status bar; the run is paused on a blow-up (the
 message names block, port, time, value) and the recorded results are kept.
@@ -15,7 +17,8 @@ per frame.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
@@ -28,38 +31,48 @@ from app.gui.session import SimSession
 from app.gui.stick_figure import StickFigure, draw_mechanism
 from app.gui.validity_panel import ValidityPanel, status_text
 
-__all__ = ["BUDGET_S", "FRAME_MS", "STATUS_S", "RunControl"]
+__all__ = ["BUDGET_S", "FRAME_MS", "STATUS_S", "RunController", "RunViews"]
 
 FRAME_MS = 16
 BUDGET_S = 0.010
 STATUS_S = 0.1      # while running, the status bar and timeline are rewritten at most every STATUS_S
 
-if TYPE_CHECKING:
-    _Window = QtWidgets.QMainWindow
-else:
-    _Window = object
 
+@dataclass(frozen=True)
+class RunViews:
+    """The widgets a run redraws: the toolbar (Run toggle, speed), the timeline, the diagram
+    (tooltips), the stick figure, the gain panel (synced on rewind), the scopes, the validity
+    panel and the four status-bar labels (sim time, real-time factor, frames per second, state)."""
 
-class RunControl(_Window):
-    """Run, pause, step, reset and scrub for :class:`~app.gui.main_window.MainWindow` (a mixin:
-    it uses the window's session, widgets and ``timer``)."""
-
-    session: SimSession
     controls: ControlBar
     timeline: Timeline
     canvas: DiagramCanvas
     figure: StickFigure
     gains: GainPanel
     scopes: ScopeStack
-    errors: ErrorReporter
-    timer: QtCore.QTimer
+    validity: ValidityPanel
     status_time: QtWidgets.QLabel
     status_rtf: QtWidgets.QLabel
     status_fps: QtWidgets.QLabel
     status_state: QtWidgets.QLabel
-    validity: ValidityPanel
 
-    def _init_run_state(self) -> None:
+
+class RunController(QtCore.QObject):
+    """Run, pause, step, reset and scrub one :class:`SimSession` and redraw :class:`RunViews`.
+
+    ``session`` is replaced by the window when it opens a session file; ``errors`` collects the
+    blow-up dialogs, shown over ``dialog_parent``."""
+
+    def __init__(self, session: SimSession, views: RunViews, errors: ErrorReporter,
+                 dialog_parent: QtWidgets.QWidget) -> None:
+        super().__init__(dialog_parent)
+        self.session = session
+        self.views = views
+        self.errors = errors
+        self._dialog_parent = dialog_parent
+        self.timer = QtCore.QTimer(self)
+        self.timer.setInterval(FRAME_MS)
+        self.timer.timeout.connect(self.frame)
         self.running = False
         self._last = time.perf_counter()
         self._fps_frames: list[float] = []
@@ -68,25 +81,25 @@ class RunControl(_Window):
         self.frames = 0
 
     def set_running(self, on: bool) -> None:
-        if on and not self.timeline.at_end():
-            self.session.rewind(self.timeline.position())
-            self.gains.sync()
+        if on and not self.views.timeline.at_end():
+            self.session.rewind(self.views.timeline.position())
+            self.views.gains.sync()
         if on and (self.session.finished or self.session.failed):
             on = False
         self.running = on
-        self.controls.run_action.blockSignals(True)
-        self.controls.run_action.setChecked(on)
-        self.controls.run_action.blockSignals(False)
-        self.controls._run_toggled(on)
-        self.scopes.follow = True
+        self.views.controls.run_action.blockSignals(True)
+        self.views.controls.run_action.setChecked(on)
+        self.views.controls.run_action.blockSignals(False)
+        self.views.controls._run_toggled(on)
+        self.views.scopes.follow = True
         self._last = time.perf_counter()
-        self.scopes.set_live(on)
+        self.views.scopes.set_live(on)
         if on:
             self.timer.start()
         else:
             self.timer.stop()
-            self.scopes.refresh(full=True, stats=True)
-            self._update_status(follow=self.timeline.at_end())   # catch up unless the user scrubbed
+            self.views.scopes.refresh(full=True, stats=True)
+            self._update_status(follow=self.views.timeline.at_end())   # catch up unless the user scrubbed
 
     def frame(self) -> None:
         """One GUI frame: step within the budget, then redraw."""
@@ -97,18 +110,18 @@ class RunControl(_Window):
         if self.running:
             # half of the measured frame interval goes to the solver (at least BUDGET_S), so a slow
             # display still keeps up with real time when the engine can
-            s.advance_frame(max(BUDGET_S, 0.5 * wall_dt), self.controls.speed_value(), wall_dt)
+            s.advance_frame(max(BUDGET_S, 0.5 * wall_dt), self.views.controls.speed_value(), wall_dt)
         self.update_views(now=now)
         # let pyqtgraph's deferred range/matrix updates run now, not inside the paint event, where
         # they would dirty the views again and make Qt paint them twice per frame
-        self.scopes.scene().prepareForPaint()
-        self.figure.plot.scene().prepareForPaint()
+        self.views.scopes.scene().prepareForPaint()
+        self.views.figure.plot.scene().prepareForPaint()
         self._count_frame(now)
         if s.failed:
             self.set_running(False)
             assert s.error is not None
             self.evaluate()
-            self.errors.dialogs.append(_warn(self, "Simulation stopped", s.error.text()))
+            self.errors.dialogs.append(_warn(self._dialog_parent, "Simulation stopped", s.error.text()))
         elif s.finished and self.running:
             self.set_running(False)
             self.evaluate()
@@ -116,9 +129,9 @@ class RunControl(_Window):
     def evaluate(self) -> dict[str, Any]:
         """Summarise the run so far: the validity panel, a fall marker on the scopes, the status bar."""
         summary = self.session.summary()
-        self.validity.show_summary(summary)
-        self.scopes.mark_fall(summary.get("fell_at_s"))
-        self.status_state.setText(f"{status_text(summary)} · t = {self.session.time:.3f} s · "
+        self.views.validity.show_summary(summary)
+        self.views.scopes.mark_fall(summary.get("fell_at_s"))
+        self.views.status_state.setText(f"{status_text(summary)} · t = {self.session.time:.3f} s · "
                                   f"dataset {self.session.dataset} · preset {self.session.preset}")
         return summary
 
@@ -131,7 +144,7 @@ class RunControl(_Window):
     def reset(self) -> None:
         self.set_running(False)
         self.session.reset()
-        self.gains.sync()
+        self.views.gains.sync()
         self.update_views()
 
     def update_views(self, tick: int | None = None, now: float | None = None) -> None:
@@ -148,11 +161,11 @@ class RunControl(_Window):
             self._draw_figure(k)
         if follow:
             if self.running:
-                self.scopes.refresh_live(now)
+                self.views.scopes.refresh_live(now)
             else:
-                self.scopes.refresh(full=True)
+                self.views.scopes.refresh(full=True)
             if self.frames % 15 == 0:
-                self.canvas.refresh_tooltips()
+                self.views.canvas.refresh_tooltips()
         if not self.running or now - self._status_at >= STATUS_S:
             self._status_at = now
             self._update_status(follow)
@@ -161,10 +174,10 @@ class RunControl(_Window):
         """Timeline range (when following the run) and the status-bar texts."""
         s = self.session
         if follow:
-            self.timeline.set_end(s.time - s.runner.t0, True)
-        self.status_time.setText(f"sim t = {s.time:.3f} s")
+            self.views.timeline.set_end(s.time - s.runner.t0, True)
+        self.views.status_time.setText(f"sim t = {s.time:.3f} s")
         state = "FAILED" if s.failed else ("running" if self.running else ("finished" if s.finished else "paused"))
-        self.status_state.setText(f"{state} · dataset {s.dataset} · preset {s.preset}")
+        self.views.status_state.setText(f"{state} · dataset {s.dataset} · preset {s.preset}")
 
     def _draw_figure(self, k: int) -> None:
         s = self.session
@@ -172,15 +185,15 @@ class RunControl(_Window):
         if qn is None:
             pts = s.find("PlanarMechanism", "points")
             if pts is not None:
-                draw_mechanism(self.figure, s.diagram, pts, float(s.runner.t0 + k * s.dt), s.recorded(pts)[k])
+                draw_mechanism(self.views.figure, s.diagram, pts, float(s.runner.t0 + k * s.dt), s.recorded(pts)[k])
             return
-        if self.figure.mechanism is not None:
-            self.figure.set_mechanism(None)
+        if self.views.figure.mechanism is not None:
+            self.views.figure.set_mechanism(None)
         names = [s.find("GrfSource", "F"), s.find("PhaseDetector", "stance"), s.find("PhaseDetector", "phase")]
         grf, st, ph = (s.recorded(n)[k] if n else None for n in names)
         com = s.find("BipedKinematics", "com")
         trail = s.recorded(com)[max(0, k - int(2.0 / s.dt)): k + 1: 20] if com else None
-        self.figure.show_state(float(s.runner.t0 + k * s.dt), s.recorded(qn)[k], grf, st,
+        self.views.figure.show_state(float(s.runner.t0 + k * s.dt), s.recorded(qn)[k], grf, st,
                                None if ph is None else int(ph), trail)
 
     def _count_frame(self, now: float) -> None:
@@ -188,9 +201,9 @@ class RunControl(_Window):
         self._fps_frames = [t for t in self._fps_frames if now - t < 1.0] + [now]
         t0, sim0 = self._rtf
         if now - t0 >= 0.5:
-            self.status_fps.setText(f"{self.fps():.0f} frames/s")
+            self.views.status_fps.setText(f"{self.fps():.0f} frames/s")
             rtf = (self.session.time - sim0) / (now - t0)
-            self.status_rtf.setText(f"real-time factor {rtf:.2f}×")
+            self.views.status_rtf.setText(f"real-time factor {rtf:.2f}×")
             self._rtf = (now, self.session.time)
 
     def fps(self) -> float:
@@ -205,9 +218,10 @@ class RunControl(_Window):
         s = self.session
         k = int(round(t / s.dt))
         self.update_views(tick=k)
-        self.scopes.set_cursor(s.runner.t0 + k * s.dt)
+        self.views.scopes.set_cursor(s.runner.t0 + k * s.dt)
 
-    def _cursor_moved(self, t: float) -> None:
+    def follow_cursor(self, t: float) -> None:
+        """Show the recorded state at the scopes' cursor time ``t`` [s]."""
         self.update_views(tick=int(round((t - self.session.runner.t0) / self.session.dt)))
 
 

@@ -35,9 +35,9 @@ def take_screenshot(out: str | Path, run_for: float = 3.0, dataset: str = "", pr
     win.show()
     app.processEvents()
     win.controls.speed.setCurrentIndex(win.controls.speed.count() - 1)   # as fast as possible
-    win.set_running(True)
-    while win.running:
-        win.frame()
+    win.run_control.set_running(True)
+    while win.run_control.running:
+        win.run_control.frame()
     for d in win.errors.dialogs:   # a blow-up message would cover the window: keep it in the status bar
         d.close()
     win.scopes.refresh(full=False, stats=True)

@@ -39,6 +39,7 @@ from app.gui.session_files import SESSION_FORMAT, load_session, save_session, se
 from app.runs import RunSpec, build, find_signal, summarise
 from blocks import Diagram, ParamSpec, SimulationError, Snapshot
 from blocks.core import BlockError, DiagramError
+from blocks.library.context import biped_of, dataset_of
 from models.errors import UserError
 from models.params import G_EARTH
 
@@ -337,16 +338,16 @@ class SimSession:
             return []
         block = grf.split(".")[0]
         spec = self.diagram.blocks[block].params.get("dataset") or self.dataset
-        ds = self.model.ctx.get_dataset(spec)
+        ds = dataset_of(self.model.ctx, spec)
         shift = self.model.ctx.t0 - ds.t[0] - float(self.diagram.blocks[block].params.get("t_offset", 0.0))
         return [(f["start_s"] + shift, f["end_s"] + shift, f["foot"])
                 for f in ds.meta.extra.get("filled_contacts", [])]
 
     def body_weight_n(self) -> float:
-        return float(self.model.ctx.biped_params.total_mass) * G_EARTH
+        return float(biped_of(self.model.ctx).total_mass) * G_EARTH
 
     def biped_params(self) -> Any:
-        return self.model.ctx.biped_params
+        return biped_of(self.model.ctx)
 
     def events(self) -> list[dict[str, Any]]:
         return list(self.runner.events)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
+from blocks.library.context import biped_of
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.decomposition import biped_decomposition
 from models.reactions import REACTION_NAMES, reactions_augmented
@@ -38,7 +39,7 @@ class _Sampled(Block, register=False):
     discrete = True
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_biped", FiveLinkBiped(ctx.biped_params))
+        p.set("_biped", FiveLinkBiped(biped_of(ctx)))
 
     def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
         """No state: sampled only so that the output is computed once per sample and held."""

@@ -50,6 +50,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.library.context import biped_of
 from models.biped import GRF_NAMES, Q_NAMES, FiveLinkBiped
 
 __all__ = ["AnkleBalance"]
@@ -76,7 +77,7 @@ class AnkleBalance(Block):
     discrete = True
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_biped", FiveLinkBiped(ctx.biped_params))
+        p.set("_biped", FiveLinkBiped(biped_of(ctx)))
         p.set("_com", np.zeros(4))
         p.set("_feet", np.zeros(8))
         p.set("_dt", ctx.dt * max(1, round(p.ts / ctx.dt)) if p.ts > 0 else ctx.dt)

@@ -21,6 +21,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, ParameterValueError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.library.context import biped_of
 from blocks.library.sources import initial_from_reference
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 
@@ -81,7 +82,7 @@ class FiveLinkDynamics(Block):
                 raise ParameterValueError(f"block '{self.name}': {key} needs 7 values, got {len(values[key])}")
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        biped = FiveLinkBiped(ctx.biped_params)
+        biped = FiveLinkBiped(biped_of(ctx))
         biped.forward_dynamics(np.array(_STANDING), np.zeros(7), np.zeros(4), np.zeros(4))  # load compiled kernel now
         p.set("_biped", biped)
         p.set("_fd", biped.accel_function())
@@ -118,7 +119,7 @@ class BipedKinematics(Block):
                PortSpec("contact", 4, "m", "rolling contact coordinates", ("xi_l", "eta_l", "xi_r", "eta_r")))
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        b = ctx.biped_params
+        b = biped_of(ctx)
         p.set("_geom", (b.trunk.length, b.trunk.com, b.thigh.length, b.thigh.com, b.shank.length, b.shank.com,
                         b.trunk.mass, b.thigh.mass, b.shank.mass, b.total_mass, b.foot_radius))
 

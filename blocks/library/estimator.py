@@ -52,6 +52,7 @@ import math
 
 from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.library.context import biped_of
 from models.biped import Q_NAMES, TAU_NAMES
 
 __all__ = ["NetTorqueEstimator", "leg_torque_jacobian", "leg_torque_paper", "rolling_moment"]
@@ -106,7 +107,7 @@ class NetTorqueEstimator(Block):
     discrete = True
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        bp = ctx.biped_params
+        bp = biped_of(ctx)
         p.set("_geom", (bp.thigh.length, bp.shank.length, bp.thigh.com, bp.shank.com, bp.thigh.mass,
                         bp.shank.mass, bp.g, bp.foot_radius))
         p.set("_paper", p.mode == "paper")

@@ -47,6 +47,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.library.context import biped_of
 from models.biped import Q_NAMES, TAU_NAMES, FiveLinkBiped
 
 __all__ = ["Footprints", "StanceDamping"]
@@ -68,7 +69,7 @@ class Footprints(Block):
     discrete = True
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_biped", FiveLinkBiped(ctx.biped_params))
+        p.set("_biped", FiveLinkBiped(biped_of(ctx)))
         p.set("_zero", np.zeros(7))
         p.set("_fs", np.zeros(8))
 

@@ -18,6 +18,7 @@ from scipy.signal import butter, filtfilt
 
 from blocks.core import Block, CompileContext, DiagramError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.library.context import biped_of, dataset_of
 from models.biped import GRF_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES, GaitDataset
 
@@ -105,14 +106,14 @@ class GrfSource(Block):
         if "_tab" in p.__dict__:
             self._scaled(p)
             return
-        ds = ctx.get_dataset(p.dataset)
+        ds = dataset_of(ctx, p.dataset)
         grf = lowpass(ds.grf, p.filter_hz, ds.rate_hz)
         cop = np.nan_to_num(ds.cop_x, nan=0.0) if ds.cop_x is not None else np.zeros((ds.t.size, 2))
         grid = _grid(ctx)
         td = _data_times(ds, ctx, p.t_offset, grid)
         table = np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([grf, cop]).T])
         mass = ds.meta.body_mass_kg
-        scale = ctx.biped_params.total_mass / mass if (p.scale_to_model and mass) else 1.0
+        scale = biped_of(ctx).total_mass / mass if (p.scale_to_model and mass) else 1.0
         _set_table(p, ctx, table)
         p.set("_mass_scale", scale)
         p.set("_dataset_name", ds.name)
@@ -185,7 +186,7 @@ class ReferenceSource(Block):
     def derive(self, p: Params, ctx: CompileContext) -> None:
         if "_tab" in p.__dict__:
             return
-        ds = ctx.get_dataset(p.dataset)
+        ds = dataset_of(ctx, p.dataset)
         grid = _grid(ctx)
         _set_table(p, ctx, _reference_table(ds, _data_times(ds, ctx, p.t_offset, grid), p.filter_hz))
 
@@ -212,7 +213,7 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
     (its contact coordinates) with its contact point at rest:
     ``(x0d, y0d) = -v_contact(angle rates, base at rest)`` (the base moves every point alike).
     """
-    ds = ctx.get_dataset(values["dataset"])
+    ds = dataset_of(ctx, values["dataset"])
     td = _data_times(ds, ctx, values["t_offset"], np.array([ctx.t0]))
     row = _reference_table(ds, td, values["ref_filter_hz"])[0]
     window = float(values.get("rate_window_s", 0.0))

@@ -67,6 +67,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.library.context import biped_of, dataset_of
 from blocks.library.sources import _data_times, _grid, _row, _set_table
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES
@@ -102,9 +103,9 @@ class GroundContact(Block):
                PortSpec("corr", 4, "N", "contact correction", GRF_NAMES))
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_biped", FiveLinkBiped(ctx.biped_params))
+        p.set("_biped", FiveLinkBiped(biped_of(ctx)))
         p.set("_feet", np.zeros(8))
-        p.set("_m_shank", ctx.biped_params.shank.mass)
+        p.set("_m_shank", biped_of(ctx).shank.mass)
 
     def max_step(self, p: Params) -> float | None:
         """RK4's real-axis limit ``h |lambda| <= 2.78`` on the shank's contact mode: ``lambda`` from
@@ -224,10 +225,10 @@ class ReferenceMotion(Block):
     def derive(self, p: Params, ctx: CompileContext) -> None:
         if "_tab" in p.__dict__:
             return
-        ds = ctx.get_dataset(p.dataset)
-        biped = FiveLinkBiped(ctx.biped_params)
+        ds = dataset_of(ctx, p.dataset)
+        biped = FiveLinkBiped(biped_of(ctx))
         mass = ds.meta.body_mass_kg
-        scale = ctx.biped_params.total_mass / mass if mass else 1.0
+        scale = biped_of(ctx).total_mass / mass if mass else 1.0
         Q, QD, QDD = reference_state(ds, biped, p.filter_hz or None)
         tau, _ = biped.inverse_dynamics(Q, QD, QDD, scale * ds.grf)
         feet = biped.contact_coordinates(Q)

@@ -7,6 +7,7 @@ import numpy as np
 from blocks import Diagram, Runner, compile_diagram
 from blocks.core import CompileContext
 from blocks.library.analysis import JointReactions, TorqueDecomposition
+from blocks.library.context import BIPED, biped_of
 from models import newton_euler
 from models.biped import BipedParams, FiveLinkBiped
 
@@ -29,14 +30,14 @@ def test_reactions_block_matches_newton_euler() -> None:
 
 def test_decomposition_parts_add_up_to_the_applied_torque() -> None:
     blk = TorqueDecomposition("d")
-    ctx = CompileContext(biped_params=BipedParams.scaled(mass=70, height=1.75))
+    ctx = CompileContext(resources={BIPED: BipedParams.scaled(mass=70, height=1.75)})
     for seed in range(20):
         u = random_inputs(seed)
         y = blk.probe(u=u, ctx=ctx).y
         total = y["inertial"] + y["coriolis"] + y["gravity"] + y["external"]
         np.testing.assert_allclose(total, u["tau"], rtol=1e-9, atol=1e-8)
         # gravity part = -generalised gravity on the joint rows
-        g = FiveLinkBiped(ctx.biped_params).generalized_forces(u["q"], u["qd"]).gravity[3:7]
+        g = FiveLinkBiped(biped_of(ctx)).generalized_forces(u["q"], u["qd"]).gravity[3:7]
         np.testing.assert_allclose(y["gravity"], -g, rtol=1e-12, atol=1e-12)
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from blocks.core import CompileContext
 from blocks.library import AnkleBalance
+from blocks.library.context import BIPED
 from models.biped import BipedParams, FiveLinkBiped
 
 RNG = np.random.default_rng(11)
@@ -63,7 +64,7 @@ def test_joint_torques_cannot_steer_the_body_over_its_foot_but_a_ground_moment_c
 
 def _probe(q: np.ndarray, qd: np.ndarray, com_ref: np.ndarray, feet_ref: np.ndarray, stance: tuple[float, float],
            fy: float = 600.0, **params: float) -> dict[str, np.ndarray]:
-    ctx = CompileContext(biped_params=BipedParams.paper())
+    ctx = CompileContext(resources={BIPED: BipedParams.paper()})
     blk = AnkleBalance("ankle", **params)
     u = {"q": q, "qd": qd, "stance": stance, "F": [10.0, fy, 0.0, fy], "feet_ref": feet_ref, "com_ref": com_ref}
     return blk.probe(u=u, ctx=ctx).y

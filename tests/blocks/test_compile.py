@@ -7,6 +7,7 @@ import pytest
 from blocks import AlgebraicLoopError, Diagram, DiagramError, compile_diagram
 from blocks.default_diagram import build_grf_walk
 from blocks.diagram import SolverSettings
+from blocks.library.context import DATASETS
 
 from .conftest import sine_dataset
 
@@ -68,7 +69,7 @@ def test_sample_period_must_be_whole_ticks() -> None:
 
 def test_default_diagram_plan() -> None:
     ds = sine_dataset()
-    m = compile_diagram(build_grf_walk(), resolver=lambda s: ds, t_end=1.0)
+    m = compile_diagram(build_grf_walk(), resources={DATASETS: lambda s: ds}, t_end=1.0)
     # only the physics is re-evaluated inside RK4 stages: the recorded GRF, the ground contact
     # (it reads the state) and the dynamics' outputs; the sampled controllers hold their torques
     assert m.minor == {"grf", "contact", "body"}

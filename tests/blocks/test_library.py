@@ -20,6 +20,7 @@ from blocks.library import (
     ReferenceSource,
     TorqueSwitch,
 )
+from blocks.library.context import BIPED, DATASETS, biped_of
 from blocks.library.sources import initial_from_reference
 from models.biped import FiveLinkBiped
 from models.params import BipedParams
@@ -31,7 +32,7 @@ RNG = np.random.default_rng(3)
 
 
 def ctx_with(ds, dt: float = 0.002, t_end: float = 1.0) -> CompileContext:
-    return CompileContext(dt=dt, t_end=t_end, resolver=lambda s: ds)
+    return CompileContext(dt=dt, t_end=t_end, resources={DATASETS: lambda s: ds})
 
 
 # ------------------------------------------------------------------ PID
@@ -96,7 +97,7 @@ def test_jacobian_estimator_equals_model_terms(trial: int) -> None:
     biped = FiveLinkBiped(bp)
     q, grf = random_pose(), RNG.uniform(-200, 800, 4)
     est = NetTorqueEstimator("est")
-    ctx = CompileContext(biped_params=bp)
+    ctx = CompileContext(resources={BIPED: bp})
     tau = est.probe(u={"q": q, "F": grf}, ctx=ctx).y["tau"]
     jl, jr = biped.foot_jacobians(q)
     gravity = biped.generalized_forces(q, np.zeros(7)).gravity
@@ -139,7 +140,7 @@ def test_grf_source_interpolates_and_scales_to_model_mass() -> None:
     ctx = ctx_with(ds)
     blk = GrfSource("grf")
     p = blk.make_params(ctx)
-    scale = ctx.biped_params.total_mass / 70.0
+    scale = biped_of(ctx).total_mass / 70.0
     for t in (0.0, 0.001, 0.2345, 0.5):
         out = blk.probe(t=t, u={}, ctx=ctx, p=p).y["F"]
         expected = [np.interp(t, ds.t, ds.grf[:, j]) * scale for j in range(4)]

@@ -10,6 +10,7 @@ import pytest
 from blocks import BlockError, Diagram, Runner, SimulationError, compile_diagram
 from blocks.default_diagram import build_grf_walk
 from blocks.diagram import SolverSettings
+from blocks.library.context import DATASETS
 from tests.blocks.demo_data import demo_dataset
 
 
@@ -60,7 +61,7 @@ def test_discrete_sample_period_holds_between_hits() -> None:
 
 
 def _walk(duration: float = 0.4) -> Runner:
-    return Runner(compile_diagram(build_grf_walk(), resolver=lambda s: demo_dataset(2.0), t_end=duration))
+    return Runner(compile_diagram(build_grf_walk(), resources={DATASETS: lambda s: demo_dataset(2.0)}, t_end=duration))
 
 
 def test_one_step_at_a_time_equals_one_call_bit_for_bit() -> None:

@@ -36,6 +36,6 @@ def window(qtbot, settings: QtCore.QSettings) -> Iterator[MainWindow]:
 def run_until(qtbot, win: MainWindow, t: float) -> None:
     """Press Run and let the timer step until the session reaches ``t`` (or stops)."""
     win.session.t_end = t
-    win.set_running(True)
-    qtbot.waitUntil(lambda: win.session.time >= t - 1e-9 or not win.running, timeout=30000)
-    win.set_running(False)
+    win.run_control.set_running(True)
+    qtbot.waitUntil(lambda: win.session.time >= t - 1e-9 or not win.run_control.running, timeout=30000)
+    win.run_control.set_running(False)

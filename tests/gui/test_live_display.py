@@ -105,8 +105,8 @@ def test_live_scopes_round_robin_unlinked_and_decimated(qtbot, window: MainWindo
     run_until(qtbot, window, 4.6)
     s.t_end = 6.0
     window.controls.speed.setCurrentIndex(3)               # 1x real time: a few ms per hand-driven frame
-    window.set_running(True)
-    window.timer.stop()                                    # drive the frames by hand
+    window.run_control.set_running(True)
+    window.run_control.timer.stop()  # drive the frames by hand
     stack.live_hz = 1e9                                    # every scope due at every frame
     first = stack.scopes[0].plot.getViewBox()
     for sc in stack.scopes[1:]:
@@ -114,12 +114,12 @@ def test_live_scopes_round_robin_unlinked_and_decimated(qtbot, window: MainWindo
         assert not sc.plot.getViewBox().autoRangeEnabled()[1]
     before = stack.live_refreshes
     for k in range(4):
-        window.frame()
+        window.run_control.frame()
         assert stack.live_refreshes - before == min(stack.per_frame * (k + 1), 8)
     assert all(math.isfinite(sc.refreshed_at) for sc in stack.scopes)
     hip = stack.scopes[0]
     hip.refreshed_at = -math.inf                           # the most stale: refreshed in the next frame
-    window.frame()
+    window.run_control.frame()
     n = s.runner.recorder.length
     t_rec = s.recorded_time()
     q = s.recorded("body.q")
@@ -135,7 +135,7 @@ def test_live_scopes_round_robin_unlinked_and_decimated(qtbot, window: MainWindo
     y0, y1 = hip.plot.getViewBox().viewRange()[1]
     assert y0 < window_y.min() and window_y.max() < y1     # sticky range holds the data
     assert first.viewRange()[0][1] == pytest.approx(t_rec[-1])
-    window.set_running(False)
+    window.run_control.set_running(False)
     for sc in stack.scopes[1:]:
         assert sc.plot.getViewBox().linkedView(0) is first
         assert sc.plot.getViewBox().autoRangeEnabled()[1]
@@ -158,15 +158,15 @@ def test_each_frame_paints_the_figure_once_and_time_axis_has_no_si_prefix(qtbot,
     qtbot.waitExposed(window)
     window.session.t_end = 2.0
     window.controls.speed.setCurrentIndex(3)               # 1x real time
-    window.set_running(True)
-    window.timer.stop()
+    window.run_control.set_running(True)
+    window.run_control.timer.stop()
     for _ in range(3):
         QtWidgets.QApplication.processEvents()
     fig, scopes = _PaintCount(window.figure.plot.viewport()), _PaintCount(window.scopes.viewport())
     for _ in range(6):
-        window.frame()
+        window.run_control.frame()
         QtWidgets.QApplication.processEvents()
-    window.set_running(False)
+    window.run_control.set_running(False)
     assert fig.n == 6                                      # pyqtgraph's deferred updates done before painting
     assert scopes.n <= 6
     bottom = window.scopes.scopes[-1].plot.getAxis("bottom")

@@ -45,7 +45,7 @@ def test_run_two_seconds_updates_figure_and_scopes(qtbot, window: MainWindow) ->
     assert rms == pytest.approx(math.sqrt(np.mean((q[:, 3] * DEG) ** 2)))
     assert all("[" in sc.plot.titleLabel.text and "]" in sc.plot.titleLabel.text for sc in window.scopes.scopes)
     assert window.timeline.position() == pytest.approx(2.0)
-    assert window.frames > 0 and "real-time factor" in window.status_rtf.text()
+    assert window.run_control.frames > 0 and "real-time factor" in window.status_rtf.text()
 
 
 def test_gain_slider_mid_run_takes_effect_at_next_step(qtbot, window: MainWindow) -> None:
@@ -60,9 +60,9 @@ def test_gain_slider_mid_run_takes_effect_at_next_step(qtbot, window: MainWindow
     assert s.param_value("pid_hip.kp") == old_kp            # queued, applied at the next step
     assert s.param_log() == []
     s.t_end = 2.5
-    window.set_running(True)
-    window.frame()                                          # the next frame
-    window.set_running(False)
+    window.run_control.set_running(True)
+    window.run_control.frame()  # the next frame
+    window.run_control.set_running(False)
     assert s.param_value("pid_hip.kp") == pytest.approx(new_kp)
     log = s.param_log()
     assert [(c["t"], c["name"], c["old"], c["new"]) for c in log] == [(pytest.approx(0.5), "pid_hip.kp", old_kp,
@@ -90,9 +90,9 @@ def test_scrub_timeline_then_resume(qtbot, window: MainWindow) -> None:
     assert cursor.cursor.value() == pytest.approx(0.5)
     assert f"L {q_full[500, 3] * DEG:.2f}" in cursor.cursor.label.textItem.toPlainText()
     s.t_end = 0.7
-    window.set_running(True)                               # resumes from the scrubbed time (snapshot)
+    window.run_control.set_running(True)  # resumes from the scrubbed time (snapshot)
     assert s.runner.recorder.length <= 502
-    qtbot.waitUntil(lambda: not window.running, timeout=10000)
+    qtbot.waitUntil(lambda: not window.run_control.running, timeout=10000)
     assert s.time == pytest.approx(0.7)
     np.testing.assert_array_equal(s.recorded("body.q")[:701], q_full[:701])
 
@@ -104,11 +104,11 @@ def test_save_and_reload_session_identical(qtbot, window: MainWindow, tmp_path, 
     window.controls.speed.setCurrentIndex(2)
     window.show_block("phase")
     path = tmp_path / "a.gbsession.json"
-    window.save_session(path)
+    window.files.save_session(path)
     other = MainWindow(SimSession(t_end=1.0), settings=settings, hook_exceptions=False)
     qtbot.addWidget(other)
     other.show()
-    assert other.open_path(path)
+    assert other.files.open_path(path)
     t = other.session
     assert t.to_dict() == s.to_dict()
     assert t.block_positions()["est"] == (500.0, 230.0)
@@ -116,7 +116,7 @@ def test_save_and_reload_session_identical(qtbot, window: MainWindow, tmp_path, 
     assert t.param_value("pid_knee.kd") == 31.5
     assert other.gains.rows["pid_knee.kd"].box.value() == 31.5
     assert other.view_state() == window.view_state()
-    assert other.recent_files()[0] == str(path)
+    assert other.files.recent_files()[0] == str(path)
 
 
 def test_malformed_files_show_error_and_keep_session(qtbot, window: MainWindow, tmp_path) -> None:
@@ -125,17 +125,17 @@ def test_malformed_files_show_error_and_keep_session(qtbot, window: MainWindow, 
     before = (s.dataset, s.runner, s.tick)
     bad_csv = tmp_path / "broken.csv"
     bad_csv.write_text("time,F_lx,F_ly\n0.0,1.0,abc\n", encoding="utf-8")
-    assert not window.open_path(bad_csv)
+    assert not window.files.open_path(bad_csv)
     assert "broken.csv" in window.errors.last_text()
     bad_json = tmp_path / "broken.gbsession.json"
     bad_json.write_text('{"format": "gaitblocks-session",\n "version": 1,,}', encoding="utf-8")
-    assert not window.open_path(bad_json)
+    assert not window.files.open_path(bad_json)
     text = window.errors.last_text()
     assert "broken.gbsession.json" in text and "line 2" in text
     assert len(window.errors.dialogs) == 2 and window.errors.dialogs[-1].isVisible()
     assert window.session is s and (s.dataset, s.runner, s.tick) == before
     s.t_end = 1.0
-    window.step_frame()                                     # the app still works
+    window.run_control.step_frame()  # the app still works
     assert s.tick == before[2] + 20
 
 
@@ -145,7 +145,7 @@ def test_a_fall_shows_in_the_validity_panel_status_bar_and_scopes(qtbot, setting
     win = MainWindow(session=s, settings=settings, hook_exceptions=False)
     qtbot.addWidget(win)
     run_until(qtbot, win, 1.5)
-    summary = win.evaluate()
+    summary = win.run_control.evaluate()
     assert summary["status"] == "fell"
     fell = summary["fell_at_s"]
     assert 0.7 < fell < 1.0

@@ -135,11 +135,11 @@ def test_compare_view_real_engine_two_datasets(qtbot) -> None:
 def test_exports_csv_png_gif_and_mp4_message(qtbot, window: MainWindow, tmp_path: Path, monkeypatch) -> None:
     s = window.session
     run_until(qtbot, window, 0.2)
-    csv = window.export("csv", tmp_path / "r.csv")
+    csv = window.files.export("csv", tmp_path / "r.csv")
     assert csv is not None
     lines = csv.read_text().splitlines()
     assert len(lines) == 1 + s.runner.recorder.length and lines[0].startswith("t [s],")
-    png = window.export("png", tmp_path / "scopes.png")
+    png = window.files.export("png", tmp_path / "scopes.png")
     assert png is not None and png.stat().st_size > 1000
     gif = export.export_animation(s, tmp_path / "a.gif", fps=25.0, size=(200, 150))
     from PIL import Image
@@ -148,7 +148,7 @@ def test_exports_csv_png_gif_and_mp4_message(qtbot, window: MainWindow, tmp_path
         assert getattr(im, "n_frames", 1) == 6 and im.size == (200, 150)       # 0.0, 0.04, ..., 0.2 s
     real = export.importlib.util.find_spec
     monkeypatch.setattr(export.importlib.util, "find_spec", lambda n: None if n == "imageio_ffmpeg" else real(n))
-    assert window.export("mp4", tmp_path / "a.mp4") is None
+    assert window.files.export("mp4", tmp_path / "a.mp4") is None
     assert "imageio-ffmpeg" in window.errors.last_text()
 
 
@@ -160,7 +160,7 @@ def test_exception_in_slot_shows_dialog_and_app_survives(qtbot, window: MainWind
     QtCore.QTimer.singleShot(0, broken)
     qtbot.waitUntil(lambda: len(window.errors.dialogs) == 1, timeout=5000)
     assert "boom in a slot" in window.errors.last_text()
-    window.step_frame()
+    window.run_control.step_frame()
     assert window.session.tick == 20
 
 
@@ -175,8 +175,8 @@ def test_blow_up_stops_and_keeps_results(qtbot, settings) -> None:
     qtbot.addWidget(win)
     win.show()
     win.controls.speed.setCurrentIndex(win.controls.speed.count() - 1)
-    win.set_running(True)
-    qtbot.waitUntil(lambda: not win.running, timeout=10000)
+    win.run_control.set_running(True)
+    qtbot.waitUntil(lambda: not win.run_control.running, timeout=10000)
     s = win.session
     assert s.error is not None
     assert (s.error.block, s.error.port, s.error.t, s.error.value) == ("k", "y", pytest.approx(0.25), np.inf)
@@ -185,7 +185,7 @@ def test_blow_up_stops_and_keeps_results(qtbot, settings) -> None:
     y = s.recorded("k.y")
     assert y.size == 250 and np.all(y == 1e9)
     assert "FAILED" in win.status_state.text()
-    win.step_frame()                        # stepping a failed run does nothing and raises nothing
+    win.run_control.step_frame()  # stepping a failed run does nothing and raises nothing
     assert s.tick == 250
     win.errors.close_all()
 
@@ -208,7 +208,7 @@ def test_grf_scopes_mark_the_force_no_plate_measured(qtbot, window: MainWindow, 
     scopes show it as one grey band, and a measured dataset shows none."""
     assert window.session.filled_spans() == []
     d = shared_data / "demotu-BMC"
-    assert window.open_dataset(f"{d / 'walk1.forces'}|{d / 'walk1.trc'}")
+    assert window.files.open_dataset(f"{d / 'walk1.forces'}|{d / 'walk1.trc'}")
     (span,) = window.session.filled_spans()
     assert span[2] == "r" and span[0] == pytest.approx(0.0) and span[1] == pytest.approx(0.30, abs=0.02)
     grf_scopes = [sc for sc in window.scopes.scopes if sc.spec.mark_filled]

@@ -53,11 +53,11 @@ def test_main_window_opens_and_animates_the_squeezer_diagram(qtbot, tmp_path) ->
     qtbot.addWidget(win)
     win.show()
     try:
-        assert win.open_path(repo / DIAGRAM)
+        assert win.files.open_path(repo / DIAGRAM)
         win.session.t_end = 0.002
-        win.set_running(True)
-        qtbot.waitUntil(lambda: win.session.time >= 0.002 - 1e-9 or not win.running, timeout=30000)
-        win.set_running(False)
+        win.run_control.set_running(True)
+        qtbot.waitUntil(lambda: win.session.time >= 0.002 - 1e-9 or not win.run_control.running, timeout=30000)
+        win.run_control.set_running(False)
         assert not win.session.failed
         assert win.figure.mechanism is not None and "E" in win.figure.mechanism
         x, _ = win.figure.mech_links.getData()

@@ -8,6 +8,7 @@ import pytest
 
 from blocks.core import CompileContext
 from blocks.library import NetTorqueEstimator
+from blocks.library.context import BIPED
 from models import newton_euler
 from models.biped import BipedParams, FiveLinkBiped
 
@@ -100,7 +101,7 @@ def test_estimator_moments_include_the_rolling_contact(mode: str) -> None:
     biped = FiveLinkBiped(bp)
     q = np.array([0.1, 0.9, 0.05, 0.3, -0.2, 0.2, 0.4])
     grf = np.array([-60.0, 520.0, 40.0, 300.0])
-    out = NetTorqueEstimator("est", mode=mode).probe(u={"q": q, "F": grf}, ctx=CompileContext(biped_params=bp))
+    out = NetTorqueEstimator("est", mode=mode).probe(u={"q": q, "F": grf}, ctx=CompileContext(resources={BIPED: bp}))
     pts = biped.points(q)
     for i, side in enumerate("lr"):
         arm = pts[f"contact_{side}"] - pts["hip"]

@@ -1,0 +1,50 @@
+"""What the library's blocks read from the run: the biped model and the recorded data.
+
+The engine passes both without knowing what they are
+(:attr:`blocks.core.CompileContext.resources`); this module is the one place the library reads
+them. Keys: :data:`BIPED` (a :class:`~models.params.BipedParams`; the diagram's model section
+provides it, the run service overrides it with the model scaled and fitted to the run's data)
+and :data:`DATASETS` (a callable ``spec -> GaitDataset``; default
+:func:`blocks.datasets.resolve_dataset`; tests inject in-memory datasets here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from blocks.core import CompileContext
+from blocks.diagram import BIPED
+from models.params import BipedParams
+
+if TYPE_CHECKING:
+    from models.dataset import GaitDataset
+
+__all__ = ["BIPED", "DATASETS", "biped_of", "dataset_of"]
+
+DATASETS = "datasets"   # the key of the dataset resolver in CompileContext.resources
+
+
+def biped_of(ctx: CompileContext) -> BipedParams:
+    """The segment parameters (lengths [m], masses [kg], inertias [kg m^2], foot radius [m]) the
+    biped blocks of this run use: ``ctx.resources[BIPED]``, else the paper's model (Table 1,
+    point foot) for a bare context, as in a block probed alone."""
+    bp = ctx.resources.get(BIPED)
+    if bp is None:
+        return BipedParams.paper()
+    if not isinstance(bp, BipedParams):
+        raise TypeError(f"CompileContext.resources[{BIPED!r}] must be BipedParams, got {type(bp).__name__}")
+    return bp
+
+
+def dataset_of(ctx: CompileContext, spec: str = "") -> GaitDataset:
+    """The dataset ``spec`` names (``""``: the run's, ``ctx.dataset``), loaded once per compile
+    (kept in ``ctx.cache``) by ``ctx.resources[DATASETS]`` or :func:`blocks.datasets.resolve_dataset`."""
+    key = f"dataset:{spec or ctx.dataset}"
+    if key not in ctx.cache:
+        from blocks.datasets import resolve_dataset
+
+        resolve: Callable[[str], GaitDataset] = ctx.resources.get(DATASETS) or resolve_dataset
+        ctx.cache[key] = resolve(spec or ctx.dataset)
+    data: GaitDataset = ctx.cache[key]
+    return data
