@@ -11,6 +11,7 @@ import pytest
 
 from app.cli import main
 from app.runs import RunSpec, build, load_data, run
+from blocks.library.context import dataset_of
 from models.dataset import GaitDataset
 from models.errors import UserError
 from models.gaitdata.repeat import EDGE_S, REPEAT_TAG, cycle_span, repeat_dataset
@@ -90,7 +91,7 @@ def test_clamp_is_reported_in_warnings_without_repeat() -> None:
     assert build(RunSpec(duration=5.0)).warnings == ()
     rep = build(RunSpec(duration=12.0, repeat=True))
     assert rep.t_end == pytest.approx(12.0) and rep.warnings == ()
-    assert REPEAT_TAG in rep.model.ctx.get_dataset(rep.dataset).name
+    assert REPEAT_TAG in dataset_of(rep.model.ctx, rep.dataset).name
 
 
 def test_cli_clamp_warning_on_console_and_in_summary(shared_data: Path, tmp_path: Path,
