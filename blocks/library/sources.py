@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 from scipy.interpolate import CubicSpline
-from scipy.signal import butter, filtfilt
 
 from blocks.core import Block, CompileContext, DiagramError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
 from blocks.library.context import biped_of, data_of, dataset_of
 from models.biped import GRF_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES, GaitDataset
+from models.filters import lowpass2
 
 __all__ = ["GrfSource", "ReferenceSource", "initial_from_reference", "lowpass"]
 
@@ -37,8 +37,7 @@ def lowpass(x: np.ndarray, cutoff_hz: float, rate_hz: float) -> np.ndarray:
         return x
     if cutoff_hz >= 0.5 * rate_hz:
         raise DiagramError(f"filter cut-off {cutoff_hz} Hz must be below half the data rate ({rate_hz:.1f} Hz)")
-    b, a = butter(2, cutoff_hz / (0.5 * rate_hz))
-    return np.asarray(filtfilt(b, a, x, axis=0))
+    return lowpass2(x, cutoff_hz, rate_hz)
 
 
 def _grid(ctx: CompileContext) -> np.ndarray:
