@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -398,6 +398,7 @@ def summarise(results: Results, built: Built) -> dict[str, Any]:
         "params": {k: list(v) if isinstance(v, tuple) else v for k, v in results.params.items() if not callable(v)},
         "solver": results.solver,
         "diagram": built.diagram.name,
+        "data_settings": asdict(built.diagram.data),
         "dataset": _dataset_info(built) if _uses_dataset(built.diagram) else None,  # None: the run read no data
         "model": biped_of(built.model.ctx).to_dict(),
         "warnings": list(built.warnings),

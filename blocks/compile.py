@@ -91,14 +91,14 @@ def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
                     resources: Mapping[str, Any] | None = None) -> CompiledModel:
     """Check and plan ``diagram``. ``dataset``/``dt``/``t_end`` override the diagram's settings;
     ``resources`` are handed to the blocks by name (:attr:`CompileContext.resources`), over the
-    ones the diagram's model section provides (:meth:`~blocks.diagram.ModelSettings.resources`;
+    ones the diagram's model and data sections provide (:meth:`~blocks.diagram.Diagram.resources`;
     the run service passes the model scaled and fitted to the run's data). Compiling reads no data."""
     solver = diagram.solver
     ctx = CompileContext(dt=solver.dt if dt is None else float(dt), t0=solver.t_start,
                          t_end=solver.t_end if t_end is None else float(t_end),
                          dataset=diagram.dataset if dataset is None else dataset)
     blocks = {name: diagram.instantiate(name) for name in diagram.blocks}
-    ctx.resources = {**diagram.model.resources(), **(resources or {})}
+    ctx.resources = {**diagram.resources(), **(resources or {})}
     inputs: dict[str, tuple[PortSpec, ...]] = {}
     outputs: dict[str, tuple[PortSpec, ...]] = {}
     for name, b in blocks.items():

@@ -70,9 +70,9 @@ class CompileContext:
         The run's dataset (name or path); blocks whose ``dataset`` parameter is empty use it.
     resources : mapping
         Objects the run's builder hands to the blocks by name; the engine never reads them.
-        :func:`blocks.compile.compile_diagram` fills it from the diagram's model section
-        (:meth:`blocks.diagram.ModelSettings.resources`: the biped under
-        :data:`blocks.diagram.BIPED`) and the caller's ``resources=`` (the run service passes the
+        :func:`blocks.compile.compile_diagram` fills it from the diagram's model and data
+        sections (:meth:`blocks.diagram.Diagram.resources`: the biped under ``"biped"``, the
+        shared data settings under ``"data"``) and the caller's ``resources=`` (the run service passes the
         biped scaled to the subject with its fitted foot, and the dataset resolver). Library
         blocks read it through helpers of their own (:mod:`blocks.library.context`).
     cache : dict

@@ -9,12 +9,13 @@ Python::
     d.log("k.y")
     d.save("my.json")
 
-File format (version 2; ``format`` is always ``"gaitblocks-diagram"``)::
+File format (version 3; ``format`` is always ``"gaitblocks-diagram"``)::
 
-    {"format": "gaitblocks-diagram", "version": 2, "name": str, "description": str,
+    {"format": "gaitblocks-diagram", "version": 3, "name": str, "description": str,
      "dataset": str,                              # the run's dataset ("" = registry default)
      "model": {"mass_kg": float|null, "height_m": float|null,    # null, null = paper Table 1
                "foot_radius_m": float|null},              # rolling foot; null = auto (ModelSettings)
+     "data": {"t_offset_s": s, "ref_filter_hz": Hz},      # shared by every reader (DataSettings)
      "solver": {"method": "rk4"|"solve_ivp", "dt": s, "t_start": s, "t_end": s},
      "blocks": [{"name": str, "type": str, "params": {name: literal}}],
      "connections": [{"from": "block.output", "to": "block.input"}],
@@ -24,6 +25,8 @@ File format (version 2; ``format`` is always ``"gaitblocks-diagram"``)::
 Parameters are literals only (numbers, booleans, text, lists of numbers); nothing is
 evaluated. Version 1 (first drafts) kept block positions inside each block, wires as
 ``[[from, to], ...]`` and the solver tick as ``"step"``; :func:`_migrate_1_to_2` converts it.
+Version 2 declared the data offset and the reference filter on each block that reads the
+recording; :func:`_migrate_2_to_3` moves them to the ``data`` section.
 Saving is deterministic, so save -> load -> save is byte-identical.
 """
 
@@ -31,21 +34,20 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from blocks.core import BLOCK_TYPES, Block, BlockError, DiagramError, ParamSpec
+from blocks.settings import BIPED, DATA, DATA_PARAMS, DataSettings, ModelSettings, SolverSettings
 from models.errors import DataFormatError
-from models.params import BipedParams
 
-__all__ = ["BIPED", "Diagram", "BlockEntry", "ModelSettings", "SolverSettings", "FORMAT", "VERSION", "split_port"]
+__all__ = ["BIPED", "DATA", "DataSettings", "Diagram", "BlockEntry", "ModelSettings", "SolverSettings", "FORMAT",
+           "VERSION", "split_port"]
 
 FORMAT = "gaitblocks-diagram"
-VERSION = 2
-SOLVER_METHODS = ("rk4", "solve_ivp")
+VERSION = 3
 
 
 def split_port(ref: str, what: str = "port") -> tuple[str, str]:
@@ -54,80 +56,6 @@ def split_port(ref: str, what: str = "port") -> tuple[str, str]:
         raise DiagramError(f"{what} {ref!r} must be written 'block.port'")
     block, port = ref.split(".")
     return block, port
-
-
-@dataclass(frozen=True)
-class SolverSettings:
-    """Fixed-step solver settings: ``dt`` [s] tick, interval ``[t_start, t_end]`` [s].
-
-    ``method``: ``"rk4"`` (default, deterministic) or ``"solve_ivp"`` (scipy RK45 between
-    ticks with ``rtol``/``atol``; an accuracy check).
-    """
-
-    method: str = "rk4"
-    dt: float = 1e-3
-    t_start: float = 0.0
-    t_end: float = 10.0
-    rtol: float = 1e-6
-    atol: float = 1e-9
-
-    def __post_init__(self) -> None:
-        if self.method not in SOLVER_METHODS:
-            raise DiagramError(f"solver method {self.method!r} is not one of {', '.join(SOLVER_METHODS)}")
-        for key in ("dt", "t_start", "t_end", "rtol", "atol"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise DiagramError(f"solver.{key} must be a finite number, got {value!r}")
-            object.__setattr__(self, key, float(value))
-        if not 1e-7 <= self.dt <= 1.0:
-            raise DiagramError(f"solver.dt = {self.dt} s must lie in [1e-7, 1] s")
-        if self.t_end <= self.t_start:
-            raise DiagramError(f"solver.t_end ({self.t_end} s) must be after t_start ({self.t_start} s)")
-
-
-BIPED = "biped"   # the key of the biped model in CompileContext.resources
-
-
-@dataclass(frozen=True)
-class ModelSettings:
-    """The biped every block uses: paper Table 1 (both None) or scaled to mass [kg] and height [m].
-
-    ``foot_radius_m`` is the rolling foot's radius (:mod:`models.params`; 0 = the paper's point
-    foot). ``None`` = auto: the run service (:func:`app.runs.build`) fits it to the run's dataset
-    (:func:`models.footfit.fit_foot_radius`: the radius that best keeps both feet of the
-    reference on the ground in double support); the engine alone uses the point foot. The bundled
-    synthetic sets, generated for the point-foot model, fit 0; human recordings, whose ankles rise
-    in late stance, 0.4-0.5 m.
-    """
-
-    mass_kg: float | None = None
-    height_m: float | None = None
-    foot_radius_m: float | None = None
-
-    def __post_init__(self) -> None:
-        if (self.mass_kg is None) != (self.height_m is None):
-            raise DiagramError("model: give both mass_kg and height_m, or neither (paper Table 1)")
-        r = self.foot_radius_m
-        if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float)) or not 0.0 <= r < 1.0):
-            raise DiagramError(f"model.foot_radius_m must be null (auto) or a number in [0, 1) m, got {r!r}")
-
-    def biped_params(self, foot_radius: float | None = None) -> BipedParams:
-        """The segment parameters; ``foot_radius`` [m] stands in for an auto (``None``) radius
-        (default 0, the point foot)."""
-        try:
-            if self.mass_kg is None or self.height_m is None:
-                params = BipedParams.paper()
-            else:
-                params = BipedParams.scaled(mass=self.mass_kg, height=self.height_m)
-            radius = self.foot_radius_m if self.foot_radius_m is not None else (foot_radius or 0.0)
-            return params.with_foot_radius(radius)
-        except ValueError as exc:
-            raise DiagramError(f"model: {exc}") from None
-
-    def resources(self) -> dict[str, Any]:
-        """What this section hands to the blocks at compile time (``CompileContext.resources``):
-        ``{BIPED: self.biped_params()}``."""
-        return {BIPED: self.biped_params()}
 
 
 @dataclass
@@ -140,15 +68,18 @@ class BlockEntry:
 
 
 class Diagram:
-    """A block diagram: blocks, connections, logged signals, solver settings and UI fields."""
+    """A block diagram: blocks, connections, logged signals, solver, model and data settings
+    (:mod:`blocks.settings`) and UI fields."""
 
     def __init__(self, name: str = "untitled", *, description: str = "", dataset: str = "",
-                 solver: SolverSettings | None = None, model: ModelSettings | None = None) -> None:
+                 solver: SolverSettings | None = None, model: ModelSettings | None = None,
+                 data: DataSettings | None = None) -> None:
         self.name = name
         self.description = description
         self.dataset = dataset
         self.solver = solver if solver is not None else SolverSettings()
         self.model = model if model is not None else ModelSettings()
+        self.data = data if data is not None else DataSettings()
         self.blocks: dict[str, BlockEntry] = {}
         self.connections: list[tuple[str, str]] = []
         self.logged: list[str] = []
@@ -159,6 +90,9 @@ class Diagram:
         """Add a block of type ``type_name``; parameters are checked at once. Returns ``name``."""
         if name in self.blocks:
             raise DiagramError(f"diagram '{self.name}': a block named '{name}' already exists")
+        if name == DATA:
+            raise DiagramError(f"'{DATA}' names the diagram's data section (data.t_offset_s ...); "
+                               "name the block otherwise")
         block = _block_class(type_name, name)(name, **params)
         self.blocks[name] = BlockEntry(name, type_name, {k: block.values[k] for k in params})
         return name
@@ -168,7 +102,13 @@ class Diagram:
         return _block_class(entry.type, name)(name, **entry.params)
 
     def param_spec(self, ref: str) -> ParamSpec:
+        """The spec of ``"block.param"``, or of ``"data.FIELD"``: the diagram's data section."""
         block, param = split_port(ref, "parameter")
+        if block == DATA:
+            if param not in DATA_PARAMS:
+                raise DiagramError(f"the diagram's data section has no field '{param}'; "
+                                   f"known: {', '.join(DATA_PARAMS)}")
+            return DATA_PARAMS[param]
         cls = _block_class(self._entry(block).type, block)
         if param not in cls.params:
             raise DiagramError(f"block '{block}' ({cls.type_name}) has no parameter '{param}'; "
@@ -176,9 +116,12 @@ class Diagram:
         return cls.params[param]
 
     def set_param(self, ref: str, value: Any) -> None:
-        """Set ``"block.param"`` before compiling (structural or tunable)."""
+        """Set ``"block.param"`` (or ``"data.FIELD"``) before compiling (structural or tunable)."""
         block, param = split_port(ref, "parameter")
         spec = self.param_spec(ref)
+        if block == DATA:
+            self.data = replace(self.data, **{param: spec.validate(value, f"data.{param}")})
+            return
         value = spec.validate(value, f"block '{block}' parameter '{param}'")
         entry = self._entry(block)
         trial = {**entry.params, param: value}
@@ -221,6 +164,11 @@ class Diagram:
     def copy(self) -> Diagram:
         return Diagram.from_dict(self.to_dict())
 
+    def resources(self) -> dict[str, Any]:
+        """What the diagram's model and data sections hand to the blocks at compile time
+        (``CompileContext.resources``): ``{BIPED: BipedParams, DATA: DataSettings}``."""
+        return {**self.model.resources(), **self.data.resources()}
+
     # ------------------------------------------------------------- files
     def to_dict(self) -> dict[str, Any]:
         blocks = []
@@ -234,7 +182,8 @@ class Diagram:
             blocks.append({"name": e.name, "type": e.type, "params": params})
         return {
             "format": FORMAT, "version": VERSION, "name": self.name, "description": self.description,
-            "dataset": self.dataset, "model": asdict(self.model), "solver": asdict(self.solver),
+            "dataset": self.dataset, "model": asdict(self.model), "data": asdict(self.data),
+            "solver": asdict(self.solver),
             "blocks": blocks, "connections": [{"from": a, "to": b} for a, b in self.connections],
             "logged": list(self.logged), "ui": copy.deepcopy(self.ui),
         }
@@ -265,13 +214,15 @@ class Diagram:
     def from_dict(cls, data: Any) -> Diagram:
         data = migrate(data)
         _check_keys(data, "diagram", required={"format", "version", "name", "solver", "blocks", "connections"},
-                    optional={"description", "dataset", "model", "logged", "ui"})
+                    optional={"description", "dataset", "model", "data", "logged", "ui"})
         solver = data["solver"]
         _check_keys(solver, "solver", required={"dt", "t_end"}, optional={"method", "t_start", "rtol", "atol"})
         model = data.get("model", {})
         _check_keys(model, "model", required=set(), optional={"mass_kg", "height_m", "foot_radius_m"})
+        shared = data.get("data", {})
+        _check_keys(shared, "data", required=set(), optional={"t_offset_s", "ref_filter_hz"})
         d = cls(str(data["name"]), description=str(data.get("description", "")), dataset=str(data.get("dataset", "")),
-                solver=SolverSettings(**solver), model=ModelSettings(**model))
+                solver=SolverSettings(**solver), model=ModelSettings(**model), data=DataSettings(**shared))
         if not isinstance(data["blocks"], list):
             raise DiagramError("'blocks' must be a list")
         for i, b in enumerate(data["blocks"]):
@@ -337,7 +288,39 @@ def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2}
+# v2 block parameters now set once per diagram: {block type: {parameter: data field}}
+_V2_SHARED = {"GrfSource": {"t_offset": "t_offset_s"},
+              "ReferenceSource": {"t_offset": "t_offset_s", "filter_hz": "ref_filter_hz"},
+              "FiveLinkDynamics": {"t_offset": "t_offset_s", "ref_filter_hz": "ref_filter_hz"},
+              "ReferenceMotion": {"t_offset": "t_offset_s", "filter_hz": "ref_filter_hz"}}
+
+
+def _migrate_2_to_3(d: dict[str, Any]) -> dict[str, Any]:
+    """v2 -> v3: the data offset and reference filter set on blocks move to the ``data`` section.
+    Blocks that set different values raise (the diagram must choose one); values left unset take
+    the v3 default (:class:`DataSettings`)."""
+    out = {k: v for k, v in d.items() if k != "version"}
+    out["version"] = 3
+    shared: dict[str, tuple[Any, str]] = {}
+    blocks = []
+    for b in d.get("blocks", []):
+        moved = _V2_SHARED.get(b.get("type", "")) if isinstance(b, dict) else None
+        if moved and isinstance(b.get("params"), dict):
+            b = {**b, "params": dict(b["params"])}
+            for param, key in moved.items():
+                if param in b["params"]:
+                    value, where = b["params"].pop(param), f"{b.get('name')}.{param}"
+                    if key in shared and shared[key][0] != value:
+                        raise DiagramError(f"{shared[key][1]} = {shared[key][0]!r} and {where} = {value!r} differ; "
+                                           f"version 3 sets them once per diagram: put one value in 'data.{key}'")
+                    shared[key] = (value, where)
+        blocks.append(b)
+    out["blocks"] = blocks
+    out["data"] = {key: value for key, (value, _) in shared.items()}
+    return out
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
 
 
 def migrate(data: Any) -> dict[str, Any]:

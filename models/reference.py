@@ -16,7 +16,7 @@ the trunk-CoM position ``(x0, y0)`` is known only for synthetic data (``GaitData
   set to 0).
 
 Rates and accelerations are central differences (``numpy.gradient``) after an optional
-zero-lag Butterworth low-pass (``scipy.signal.sosfiltfilt``), in m/s, rad/s, m/s^2, rad/s^2.
+zero-lag Butterworth low-pass (:func:`models.filters.lowpass2`), in m/s, rad/s, m/s^2, rad/s^2.
 
 :func:`reference_torques` is the inverse dynamics of that motion under the (mass-scaled)
 recorded GRF: ``tau = (M qdd - coriolis - gravity - J^T F)[beta, gamma rows]`` in N m, with
@@ -27,17 +27,16 @@ explain (:meth:`FiveLinkBiped.inverse_dynamics`).
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import butter, sosfiltfilt
 
 from models.biped import FiveLinkBiped
 from models.dataset import GaitDataset
+from models.filters import lowpass2
 
 
 def _lowpass(x: np.ndarray, fs: float, cutoff_hz: float | None) -> np.ndarray:
     if not cutoff_hz or cutoff_hz <= 0 or cutoff_hz >= 0.5 * fs or x.shape[0] < 16:
         return x
-    sos = butter(2, cutoff_hz / (0.5 * fs), output="sos")
-    return sosfiltfilt(sos, x, axis=0)
+    return lowpass2(x, cutoff_hz, fs)
 
 
 def base_from_anchor_foot(angles: np.ndarray, grf: np.ndarray, biped: FiveLinkBiped) -> np.ndarray:

@@ -339,7 +339,7 @@ class SimSession:
         block = grf.split(".")[0]
         spec = self.diagram.blocks[block].params.get("dataset") or self.dataset
         ds = dataset_of(self.model.ctx, spec)
-        shift = self.model.ctx.t0 - ds.t[0] - float(self.diagram.blocks[block].params.get("t_offset", 0.0))
+        shift = self.model.ctx.t0 - ds.t[0] - self.diagram.data.t_offset_s
         return [(f["start_s"] + shift, f["end_s"] + shift, f["foot"])
                 for f in ds.meta.extra.get("filled_contacts", [])]
 

@@ -61,10 +61,6 @@ class FiveLinkDynamics(Block):
               "q0": P(_STANDING, tunable=False, description="initial q (init = params) [m, rad]"),
               "qd0": P((0.0,) * 7, tunable=False, description="initial qd (init = params) [m/s, rad/s]"),
               "dataset": P("", tunable=False, description="dataset for init = reference; empty = the run's"),
-              "t_offset": P(0.0, min=0.0, max=1e6, unit="s", tunable=False,
-                            description="dataset time at the start (match the sources)"),
-              "ref_filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
-                                 description="low-pass of the reference (match the reference source)"),
               "rate_window_s": P(0.05, min=0.0, max=1.0, unit="s", tunable=False,
                                  description="initial rates: least-squares cubic over +/- this span of the "
                                              "reference (0 = the spline's derivative)")}

@@ -3,7 +3,9 @@
 The engine passes both without knowing what they are
 (:attr:`blocks.core.CompileContext.resources`); this module is the one place the library reads
 them. Keys: :data:`BIPED` (a :class:`~models.params.BipedParams`; the diagram's model section
-provides it, the run service overrides it with the model scaled and fitted to the run's data)
+provides it, the run service overrides it with the model scaled and fitted to the run's data),
+:data:`DATA` (the diagram's :class:`~blocks.settings.DataSettings`: the offset into the
+recording and the reference filter, shared by every block that reads the recording)
 and :data:`DATASETS` (a callable ``spec -> GaitDataset``; default
 :func:`blocks.datasets.resolve_dataset`; tests inject in-memory datasets here).
 """
@@ -14,13 +16,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from blocks.core import CompileContext
-from blocks.diagram import BIPED
+from blocks.settings import BIPED, DATA, DataSettings
 from models.params import BipedParams
 
 if TYPE_CHECKING:
     from models.dataset import GaitDataset
 
-__all__ = ["BIPED", "DATASETS", "biped_of", "dataset_of"]
+__all__ = ["BIPED", "DATA", "DATASETS", "biped_of", "data_of", "dataset_of"]
 
 DATASETS = "datasets"   # the key of the dataset resolver in CompileContext.resources
 
@@ -35,6 +37,17 @@ def biped_of(ctx: CompileContext) -> BipedParams:
     if not isinstance(bp, BipedParams):
         raise TypeError(f"CompileContext.resources[{BIPED!r}] must be BipedParams, got {type(bp).__name__}")
     return bp
+
+
+def data_of(ctx: CompileContext) -> DataSettings:
+    """The diagram's shared data settings (offset [s], reference filter [Hz]):
+    ``ctx.resources[DATA]``, else the defaults (:class:`~blocks.settings.DataSettings`)."""
+    data = ctx.resources.get(DATA)
+    if data is None:
+        return DataSettings()
+    if not isinstance(data, DataSettings):
+        raise TypeError(f"CompileContext.resources[{DATA!r}] must be DataSettings, got {type(data).__name__}")
+    return data
 
 
 def dataset_of(ctx: CompileContext, spec: str = "") -> GaitDataset:

@@ -2,8 +2,10 @@ r"""Data sources: recorded GRF and reference joint trajectories, on the solver's
 
 Both blocks resample their dataset once, at compile time, onto a table with spacing
 ``dt/2`` (every RK4 stage time lands on a row), so a lookup at run time is an index.
-Simulation time ``t`` reads dataset time ``t - t_start + t_data[0] + t_offset``. Beyond the
-end of the data the last sample holds. Off-grid times (``solve_ivp``) interpolate linearly.
+Simulation time ``t`` [s] reads dataset time ``t - t_start + t_data[0] + t_offset_s``, and the
+reference angles are low-passed at ``ref_filter_hz``: both are the diagram's, shared by every
+block that reads the recording (:class:`blocks.settings.DataSettings`). Beyond the end of the
+data the last sample holds. Off-grid times (``solve_ivp``) interpolate linearly.
 """
 
 from __future__ import annotations
@@ -14,19 +16,18 @@ from typing import Any
 
 import numpy as np
 from scipy.interpolate import CubicSpline
-from scipy.signal import butter, filtfilt
 
 from blocks.core import Block, CompileContext, DiagramError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
-from blocks.library.context import biped_of, dataset_of
+from blocks.library.context import biped_of, data_of, dataset_of
 from models.biped import GRF_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES, GaitDataset
+from models.filters import lowpass2
 
 __all__ = ["GrfSource", "ReferenceSource", "initial_from_reference", "lowpass"]
 
 _MAX_ROWS = 4_000_000
 _DATASET = P("", tunable=False, description="dataset name or file; empty = the run's dataset")
-_OFFSET = P(0.0, min=0.0, max=1e6, unit="s", tunable=False, description="dataset time read at the start of the run")
 
 
 def lowpass(x: np.ndarray, cutoff_hz: float, rate_hz: float) -> np.ndarray:
@@ -36,8 +37,7 @@ def lowpass(x: np.ndarray, cutoff_hz: float, rate_hz: float) -> np.ndarray:
         return x
     if cutoff_hz >= 0.5 * rate_hz:
         raise DiagramError(f"filter cut-off {cutoff_hz} Hz must be below half the data rate ({rate_hz:.1f} Hz)")
-    b, a = butter(2, cutoff_hz / (0.5 * rate_hz))
-    return np.asarray(filtfilt(b, a, x, axis=0))
+    return lowpass2(x, cutoff_hz, rate_hz)
 
 
 def _grid(ctx: CompileContext) -> np.ndarray:
@@ -67,8 +67,9 @@ def _row(p: Params, t: float) -> np.ndarray:
     return (1.0 - f) * p._tab[i] + f * p._tab[i + 1]
 
 
-def _data_times(ds: GaitDataset, ctx: CompileContext, offset: float, grid: np.ndarray) -> np.ndarray:
-    return grid - ctx.t0 + ds.t[0] + offset
+def _data_times(ds: GaitDataset, ctx: CompileContext, grid: np.ndarray) -> np.ndarray:
+    """Recording times [s] read at the run times ``grid`` [s] (module doc; the offset is the diagram's)."""
+    return grid - ctx.t0 + ds.t[0] + data_of(ctx).t_offset_s
 
 
 class GrfSource(Block):
@@ -88,13 +89,13 @@ class GrfSource(Block):
     cop : (2,) m
         Centre of pressure x of left/right foot (0 where absent or off the ground).
 
-    Parameters: ``dataset``, ``t_offset`` [s], ``filter_hz`` (zero-lag Butterworth, 0 = off),
+    Parameters: ``dataset``, ``filter_hz`` (zero-lag Butterworth of the forces, 0 = off),
     ``scale_to_model`` (scale to the model's body weight), ``gain`` (tunable multiplier).
     """
 
-    params = {"dataset": _DATASET, "t_offset": _OFFSET,
+    params = {"dataset": _DATASET,
               "filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
-                             description="zero-lag Butterworth low-pass cut-off; 0 = off"),
+                             description="zero-lag Butterworth low-pass cut-off of the forces; 0 = off"),
               "scale_to_model": P(True, tunable=False, description="scale forces by model mass / data mass"),
               "gain": P(1.0, min=0.0, max=3.0, description="extra multiplier on all forces"),
               "propulsion_gain": P(1.0, min=0.0, max=3.0, description="multiplier on the propulsive part of F_x"),
@@ -110,7 +111,7 @@ class GrfSource(Block):
         grf = lowpass(ds.grf, p.filter_hz, ds.rate_hz)
         cop = np.nan_to_num(ds.cop_x, nan=0.0) if ds.cop_x is not None else np.zeros((ds.t.size, 2))
         grid = _grid(ctx)
-        td = _data_times(ds, ctx, p.t_offset, grid)
+        td = _data_times(ds, ctx, grid)
         table = np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([grf, cop]).T])
         mass = ds.meta.body_mass_kg
         scale = biped_of(ctx).total_mass / mass if (p.scale_to_model and mass) else 1.0
@@ -174,9 +175,7 @@ class ReferenceSource(Block):
         ``[beta_l, beta_r]``, ``[gamma_l, gamma_r]``.
     """
 
-    params = {"dataset": _DATASET, "t_offset": _OFFSET,
-              "filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
-                             description="zero-lag Butterworth low-pass of the angles; 0 = off")}
+    params = {"dataset": _DATASET}
     outputs = (PortSpec("angles", 5, "rad", "reference angles", ANGLE_NAMES),
                PortSpec("rates", 5, "rad/s", "reference rates", ANGLE_NAMES),
                PortSpec("hip", 2, "rad", "hip flexion", ("l", "r")),
@@ -188,7 +187,7 @@ class ReferenceSource(Block):
             return
         ds = dataset_of(ctx, p.dataset)
         grid = _grid(ctx)
-        _set_table(p, ctx, _reference_table(ds, _data_times(ds, ctx, p.t_offset, grid), p.filter_hz))
+        _set_table(p, ctx, _reference_table(ds, _data_times(ds, ctx, grid), data_of(ctx).ref_filter_hz))
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         row = _row(p, t)
@@ -214,12 +213,13 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
     ``(x0d, y0d) = -v_contact(angle rates, base at rest)`` (the base moves every point alike).
     """
     ds = dataset_of(ctx, values["dataset"])
-    td = _data_times(ds, ctx, values["t_offset"], np.array([ctx.t0]))
-    row = _reference_table(ds, td, values["ref_filter_hz"])[0]
+    shared = data_of(ctx)
+    td = _data_times(ds, ctx, np.array([ctx.t0]))
+    row = _reference_table(ds, td, shared.ref_filter_hz)[0]
     window = float(values.get("rate_window_s", 0.0))
     near = np.abs(ds.t - td[0]) <= window
     if window > 0.0 and near.sum() >= 8 and ds.q is None:  # synthetic data (exact q) keep the spline
-        ref = lowpass(np.asarray(ds.reference_angles()), values["ref_filter_hz"], ds.rate_hz)
+        ref = lowpass(np.asarray(ds.reference_angles()), shared.ref_filter_hz, ds.rate_hz)
         row[5:10] = np.polynomial.polynomial.polyfit(ds.t[near] - td[0], ref[near], 3)[1]
     grf0 = np.array([np.interp(td[0], ds.t, ds.grf[:, j]) for j in range(4)])
     side = 0 if grf0[1] >= grf0[3] else 1

@@ -67,7 +67,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
-from blocks.library.context import biped_of, dataset_of
+from blocks.library.context import biped_of, data_of, dataset_of
 from blocks.library.sources import _data_times, _grid, _row, _set_table
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES
@@ -208,10 +208,6 @@ class ReferenceMotion(Block):
     """
 
     params = {"dataset": P("", tunable=False, description="dataset; empty = the run's"),
-              "t_offset": P(0.0, min=0.0, max=1e6, unit="s", tunable=False,
-                            description="dataset time read at the start of the run"),
-              "filter_hz": P(20.0, min=0.0, max=500.0, unit="Hz", tunable=False,
-                             description="low-pass of the reference motion before differentiating; 0 = off"),
               "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the feedforward torques (0 = off)")}
     outputs = (PortSpec("tau", 4, "N*m", "reference inverse-dynamics torques", TAU_NAMES),
                PortSpec("feet", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")),
@@ -229,12 +225,12 @@ class ReferenceMotion(Block):
         biped = FiveLinkBiped(biped_of(ctx))
         mass = ds.meta.body_mass_kg
         scale = biped_of(ctx).total_mass / mass if mass else 1.0
-        Q, QD, QDD = reference_state(ds, biped, p.filter_hz or None)
+        Q, QD, QDD = reference_state(ds, biped, data_of(ctx).ref_filter_hz or None)
         tau, _ = biped.inverse_dynamics(Q, QD, QDD, scale * ds.grf)
         feet = biped.contact_coordinates(Q)
         com = biped.points_batch(Q)["com"]
         com_rate = np.gradient(com, ds.t, axis=0)  # central differences, as QD
-        td = _data_times(ds, ctx, p.t_offset, _grid(ctx))
+        td = _data_times(ds, ctx, _grid(ctx))
         table = np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([tau, feet, com, com_rate]).T])
         side = 0 if np.interp(td[0], ds.t, ds.grf[:, 1]) >= np.interp(td[0], ds.t, ds.grf[:, 3]) else 1
         origin = table[0, 4 + 2 * side: 6 + 2 * side].copy()

@@ -33,8 +33,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.signal import butter, sosfiltfilt
 
+from models.filters import butter2, filtfilt2
 from models.gaitdata.events import Contact, detect_contacts
 
 HEIGHT_TOL_M = 0.02
@@ -77,12 +77,12 @@ def marker_contacts(t: np.ndarray, sole: np.ndarray) -> np.ndarray:
     ``[heel, toe] x [forward, up]`` in m sampled at times ``t`` [s]."""
     rate = (t.shape[0] - 1) / (t[-1] - t[0])
     on = np.zeros(t.shape[0], dtype=bool)
-    sos = butter(2, min(FILTER_HZ / (0.5 * rate), 0.99), output="sos")
+    b, a = butter2(min(FILTER_HZ, 0.99 * 0.5 * rate), rate)
     for k in range(sole.shape[1]):
         fwd, up = _interp_nan(sole[:, k, 0]), _interp_nan(sole[:, k, 1])
         if fwd is None or up is None:
             continue
-        fwd_f = sosfiltfilt(sos, fwd) if t.shape[0] > 15 else fwd  # filtfilt needs more than its pad length
+        fwd_f = filtfilt2(b, a, fwd) if t.shape[0] > 15 else fwd  # filtfilt needs more than its pad length
         speed = np.abs(np.gradient(fwd_f, t))
         low = up - np.percentile(up, FLOOR_PERCENTILE) < HEIGHT_TOL_M
         on |= low & (speed < SPEED_TOL_M_S) & np.isfinite(sole[:, k, 1])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import interpolate, signal
+from scipy import interpolate
 
 from models.errors import DataFormatError
 
@@ -48,6 +48,8 @@ def lowpass(y: np.ndarray, rate_hz: float, cutoff_hz: float, order: int = 4) -> 
     wc = cutoff_hz / (np.sqrt(2.0) - 1.0) ** 0.25
     if not 0 < wc < nyq:
         raise ValueError(f"cut-off {cutoff_hz} Hz not below the Nyquist frequency {nyq} Hz")
+    from scipy import signal  # here, not at the top: scipy.signal costs every command 0.3-0.4 s to import
+
     sos = signal.butter(max(order // 2, 1), wc / nyq, output="sos")
     n = y.shape[0]
     padlen = min(3 * (2 * sos.shape[0] + 1), n - 1)

@@ -9,7 +9,7 @@ import pytest
 
 from blocks.core import DiagramError
 from blocks.default_diagram import build_grf_walk
-from blocks.diagram import VERSION, Diagram, SolverSettings
+from blocks.diagram import VERSION, DataSettings, Diagram, SolverSettings
 from models.errors import DataFormatError
 
 ASSET = Path(__file__).resolve().parents[2] / "assets" / "diagrams" / "grf_walk.json"
@@ -75,7 +75,40 @@ def test_migration_from_version_1(tmp_path: Path) -> None:
     assert d.solver.dt == 0.002 and d.solver.t_end == 1.5
     assert d.connections == [("c.y", "g.u")]
     assert d.ui == {"blocks": {"c": {"x": 5.0, "y": 6.0}, "g": {"x": 50.0, "y": 6.0}}}
-    assert d.to_dict()["version"] == VERSION == 2
+    assert d.to_dict()["version"] == VERSION == 3
+
+
+def _v2(ref_params: dict, motion_params: dict) -> dict:
+    return {"format": "gaitblocks-diagram", "version": 2, "name": "v2", "solver": {"dt": 0.001, "t_end": 1.0},
+            "blocks": [{"name": "grf", "type": "GrfSource", "params": {"t_offset": 0.5, "filter_hz": 12.0}},
+                       {"name": "ref", "type": "ReferenceSource", "params": ref_params},
+                       {"name": "ref_motion", "type": "ReferenceMotion", "params": motion_params}],
+            "connections": []}
+
+
+def test_migration_from_version_2_sets_the_shared_data_settings_once() -> None:
+    d = Diagram.from_dict(_v2({"t_offset": 0.5, "filter_hz": 8.0}, {"filter_hz": 8.0, "gain": 0.0}))
+    assert (d.data.t_offset_s, d.data.ref_filter_hz) == (0.5, 8.0)
+    assert d.blocks["grf"].params == {"filter_hz": 12.0}     # the GRF's own filter stays on its block
+    assert d.blocks["ref"].params == {} and d.blocks["ref_motion"].params == {"gain": 0.0}
+    unset = Diagram.from_dict(_v2({}, {}))
+    assert unset.data.ref_filter_hz == DataSettings().ref_filter_hz and unset.data.t_offset_s == 0.5
+
+
+def test_migration_from_version_2_rejects_readers_that_disagree() -> None:
+    msg = r"ref.filter_hz = 0.0 and ref_motion.filter_hz = 20.0 differ.*data.ref_filter_hz"
+    with pytest.raises(DiagramError, match=msg):
+        Diagram.from_dict(_v2({"filter_hz": 0.0}, {"filter_hz": 20.0}))
+
+
+def test_data_section_round_trips_and_is_checked() -> None:
+    d = small()
+    d.data = DataSettings(t_offset_s=1.25, ref_filter_hz=0.0)
+    assert Diagram.from_dict(d.to_dict()).data == d.data
+    bad = d.to_dict()
+    bad["data"] = {"ref_filter_hz": -1.0}
+    with pytest.raises(DiagramError, match="data.ref_filter_hz"):
+        Diagram.from_dict(bad)
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -109,3 +142,15 @@ def test_set_param_checks_range() -> None:
     assert d.blocks["pid_hip"].params["kp"] == 120.0
     with pytest.raises(Exception, match="above the maximum"):
         d.set_param("phase.min_dwell_s", 100.0)
+
+
+def test_data_fields_are_set_like_parameters() -> None:
+    d = small()
+    assert d.param_spec("data.ref_filter_hz").unit == "Hz"
+    d.set_param("data.ref_filter_hz", 6)
+    d.set_param("data.t_offset_s", 0.5)
+    assert d.data == DataSettings(t_offset_s=0.5, ref_filter_hz=6.0)
+    with pytest.raises(DiagramError, match="no field 'cutoff'"):
+        d.set_param("data.cutoff", 1.0)
+    with pytest.raises(DiagramError, match="names the diagram's data section"):
+        d.add("data", "Gain")

@@ -9,7 +9,7 @@ import pytest
 
 from blocks import Diagram, Runner, compile_diagram
 from blocks.core import CompileContext
-from blocks.diagram import SolverSettings
+from blocks.diagram import DataSettings, SolverSettings
 from blocks.library import (
     PID,
     BipedKinematics,
@@ -20,7 +20,7 @@ from blocks.library import (
     ReferenceSource,
     TorqueSwitch,
 )
-from blocks.library.context import BIPED, DATASETS, biped_of
+from blocks.library.context import BIPED, DATA, DATASETS, biped_of
 from blocks.library.sources import initial_from_reference
 from models.biped import FiveLinkBiped
 from models.params import BipedParams
@@ -31,8 +31,11 @@ from .conftest import sine_dataset
 RNG = np.random.default_rng(3)
 
 
-def ctx_with(ds, dt: float = 0.002, t_end: float = 1.0) -> CompileContext:
-    return CompileContext(dt=dt, t_end=t_end, resources={DATASETS: lambda s: ds})
+def ctx_with(ds, dt: float = 0.002, t_end: float = 1.0, ref_filter_hz: float = 0.0,
+             t_offset_s: float = 0.0) -> CompileContext:
+    """A context reading ``ds``; the reference filter off unless asked (these tests check exact values)."""
+    data = DataSettings(t_offset_s=t_offset_s, ref_filter_hz=ref_filter_hz)
+    return CompileContext(dt=dt, t_end=t_end, resources={DATASETS: lambda s: ds, DATA: data})
 
 
 # ------------------------------------------------------------------ PID
@@ -169,6 +172,29 @@ def test_reference_rates_are_the_derivative() -> None:
     np.testing.assert_allclose(y["angles"][1], 0.3 * math.sin(w * 0.3), atol=1e-9)
     np.testing.assert_allclose(y["rates"][1], 0.3 * w * math.cos(w * 0.3), rtol=1e-4)
     np.testing.assert_allclose(y["knee"], [0.4 + 0.1 * math.sin(w * 0.3), 0.2], atol=1e-9)
+
+
+def test_shared_data_settings_reach_every_reader() -> None:
+    """One offset and one reference filter per diagram: the reference source and the initial
+    state read the same ones (a 100 Hz ripple on the hip angle is removed at 20 Hz)."""
+    ds = sine_dataset()
+    assert ds.angles is not None
+    ds.angles[:, 1] += 0.01 * np.sin(2 * np.pi * 100.0 * ds.t)
+    w = 2 * np.pi * 1.5
+    for hz, tol in ((0.0, None), (20.0, 2e-4)):
+        ctx = ctx_with(ds, ref_filter_hz=hz, t_offset_s=0.25)
+        ref = ReferenceSource("ref")
+        hip = ref.probe(t=0.302, u={}, ctx=ctx, p=ref.make_params(ctx)).y["angles"][1]
+        clean = 0.3 * math.sin(w * 0.552)                       # read at 0.302 s + the 0.25 s offset
+        if tol is None:                                         # a data sample: the ripple is there whole
+            assert hip - clean == pytest.approx(0.01 * math.sin(2 * np.pi * 100.0 * 0.552), abs=1e-9)
+            assert abs(hip - clean) > 0.009
+        else:
+            assert abs(hip - clean) < tol
+        body = FiveLinkDynamics("body")
+        q, _ = initial_from_reference(ctx, body.values, body.make_params(ctx)._biped)
+        start = ref.probe(t=0.0, u={}, ctx=ctx, p=ref.make_params(ctx)).y["angles"]
+        np.testing.assert_allclose(q[2:], start, atol=1e-12)    # the same offset and filter
 
 
 def test_initial_state_from_reference_puts_stance_foot_at_rest_on_ground() -> None:
