@@ -1,8 +1,10 @@
 """Exports of the scopes over the whole run (not only the visible window).
 
-* PNG at a chosen width [px] (height in proportion), and SVG: pyqtgraph's ``ImageExporter`` and
-  ``SVGExporter`` on the whole stack, after every scope was given the whole run and its x range
-  fitted to it; the follow/window state is restored afterwards.
+* PNG at a chosen width [px] (height in proportion), with pyqtgraph's ``ImageExporter``, and SVG,
+  rendered by Qt's ``QSvgGenerator`` (vector paths and text). pyqtgraph's own ``SVGExporter``
+  (0.14) fails on the path syntax of current Qt 6 (``ValueError`` in ``correctCoordinates``,
+  pyqtgraph issue #3485). Both show the whole stack after every scope was given the whole run
+  and its x range fitted to it; the follow/window state is restored afterwards.
 * CSV: one row per recorded tick, ``time [s]`` then one column per trace of every scope, in the
   units shown (the header names scope, trace and unit, e.g. ``Vertical GRF: L [BW]``).
 """
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph.exporters as pg_exporters
+from PySide6 import QtCore, QtGui, QtSvg
 
 from app.gui.scopes import ScopeStack
 from models.errors import UserError
@@ -67,14 +70,13 @@ def export_scopes_image(stack: ScopeStack, path: str | Path, width: int = DEFAUL
         for sc in stack.scopes:
             sc.plot.getViewBox().updateAutoRange()
         stack.scene().prepareForPaint()
-        exporter: pg_exporters.Exporter
         if suffix == ".png":
             exporter = pg_exporters.ImageExporter(stack.ci)
             exporter.parameters()["width"] = int(width)
             exporter.parameters()["antialias"] = True
+            exporter.export(str(path))
         else:
-            exporter = pg_exporters.SVGExporter(stack.ci)
-        exporter.export(str(path))
+            _write_svg(stack, path)
     finally:
         stack.follow = follow
     if not path.is_file():
@@ -82,3 +84,20 @@ def export_scopes_image(stack: ScopeStack, path: str | Path, width: int = DEFAUL
     return path
 
 
+
+
+def _write_svg(stack: ScopeStack, path: Path) -> None:
+    """Render the stack's scene into an SVG file with ``QSvgGenerator`` (sizes in px)."""
+    rect = stack.ci.sceneBoundingRect()
+    gen = QtSvg.QSvgGenerator()
+    gen.setFileName(str(path))
+    gen.setSize(QtCore.QSize(int(rect.width()), int(rect.height())))
+    gen.setViewBox(QtCore.QRectF(0, 0, rect.width(), rect.height()))
+    gen.setTitle("gaitblocks scopes")
+    gen.setResolution(stack.logicalDpiX())   # as on screen: pyqtgraph sizes some items by device dpi
+    painter = QtGui.QPainter(gen)
+    try:
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        stack.scene().render(painter, QtCore.QRectF(0, 0, rect.width(), rect.height()), rect)
+    finally:
+        painter.end()

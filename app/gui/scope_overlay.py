@@ -95,10 +95,14 @@ class ChangeMarkers:
         self.lines, self.shown = [], list(changes)
         pen = pg.mkPen("#555555", width=1, style=QtCore.Qt.PenStyle.DotLine)
         for k, c in enumerate(changes):
+            # label at the top, right of the line, staggered down when changes follow each other
             ln = pg.InfiniteLine(pos=float(c["t"]), angle=90, movable=False, pen=pen,
                                  label=f"{c['name']} = {_fmt(c['new'])}",
-                                 labelOpts={"position": 0.75 - 0.12 * (k % 4), "color": "#333333",
-                                            "fill": (255, 255, 255, 200)})
+                                 labelOpts={"position": 0.97 - 0.2 * (k % 3), "color": "#333333",
+                                            "fill": (255, 255, 255, 190), "anchors": [(0, 0), (0, 0)]})
+            font = ln.label.textItem.font()
+            font.setPointSizeF(7.0)
+            ln.label.setFont(font)
             ln.setToolTip(f"t = {float(c['t']):.3f} s: {c['name']} {_fmt(c['old'])} → {_fmt(c['new'])}")
             self.plot.addItem(ln, ignoreBounds=True)
             self.lines.append(ln)

@@ -103,3 +103,19 @@ def test_a_slider_change_during_a_run_is_marked_at_its_time(qtbot, window: MainW
         assert f"{new:.4g}" in line.label.toPlainText()
     # the kept run remembers the change
     assert window.inspector.store.runs[-1].changes[0]["t"] == pytest.approx(t_moved, abs=s.dt)
+
+
+def test_a_compile_keeps_the_run_it_replaces(qtbot, window: MainWindow) -> None:
+    s = window.session
+    s.step(300)                                              # paused mid-run, not finished
+    window.run_control.update_views()
+    n = s.runner.recorder.length
+    q = np.array(s.recorded("body.q"))
+    window.files.set_preset("emergent")                      # a compile: a new runner
+    ins = window.inspector
+    assert len(ins.store.runs) == 1
+    run = ins.store.runs[0]
+    assert run.t.size == n == 301
+    np.testing.assert_array_equal(run.signals["body.q"], q)
+    assert "preset tracking" in run.detail
+    assert window.session.runner.recorder.length == 1       # the new run starts at t0
