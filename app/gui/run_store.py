@@ -4,8 +4,9 @@ A :class:`KeptRun` is a finished, reset or replaced run: its name (editable), it
 (:func:`app.gui.validity_panel.status_text` of its summary), the parameter changes applied while
 it ran, and a copy of its **scoped** signals only: every logged signal a scope showed when it
 was kept (all columns, at full resolution, not decimated), plus the stance flags for the
-% gait-cycle view. Memory is ``8 * ticks * columns`` bytes per run: a 10 s run at
-dt = 1 ms with the default scopes (about 40 columns) is about 3 MB.
+% gait-cycle view. Memory is ``8 * ticks * (columns + 1)`` bytes per run: with the default
+scopes 28 of the 135 logged columns, 2.3 MB for a 10 s run at dt = 1 ms
+(``benchmarks/run_inspector.py``).
 
 :class:`RunStore` keeps at most ``MAX_RUNS`` runs; adding one more drops the oldest and says so
 in :attr:`RunStore.note`. Each run gets a serial ``key`` when kept; its overlay colour and line

@@ -1,9 +1,9 @@
 """What one scope draws besides the live run: kept runs overlaid, and parameter-change markers.
 
 * :class:`RunOverlay`: for each ticked kept run (:class:`~app.gui.run_store.KeptRun`) one curve per
-  trace of the scope, in the run's own colour (stable per run, :func:`~app.gui.run_store.run_style`);
-  the scope's first trace solid, the second dashed, the third dotted, ... so left and right stay
-  apart. The data are the run's recorded samples times the trace scale and the display factor,
+  solid trace of the scope (references and estimates, drawn dashed, are not overlaid), in the
+  run's own colour (stable per run, :func:`~app.gui.run_store.run_style`); the scope's first solid
+  trace solid, the second dashed, the third dotted, ... so left and right stay apart. The data are the run's recorded samples times the trace scale and the display factor,
   against time [s] or, in the % gait-cycle view, the run's mean cycle.
 * :class:`ChangeMarkers`: a dotted vertical line at the simulated time [s] of each parameter
   change applied while the live run ran (``Runner.registry.log``), labelled ``name = value``,
@@ -54,12 +54,14 @@ class RunOverlay:
         """Draw every run in ``runs`` for every trace; ``xy(run, trace, factor)`` gives the data
         (None: the run did not record that signal, nothing is drawn)."""
         self.clear()
+        solid = [i for i, tr in enumerate(traces) if not tr.dashed]
         for run in runs:
-            for i, tr in enumerate(traces):
+            for k, i in enumerate(solid):
+                tr = traces[i]
                 data = xy(run, tr, factor)
                 if data is None:
                     continue
-                pen = pg.mkPen(run.colour, width=1.3, style=trace_style(i))
+                pen = pg.mkPen(run.colour, width=1.3, style=trace_style(k))
                 curve = pg.PlotDataItem(*data, pen=pen)
                 curve.setZValue(-5)
                 curve.setToolTip(f"{run.name}: {tr.label}")

@@ -56,7 +56,7 @@ class ScopePanel(QtWidgets.QWidget):
         row.addWidget(self.add_button)
         row.addWidget(QtWidgets.QLabel("units"))
         row.addWidget(self.units)
-        row.addWidget(QtWidgets.QLabel("x"))
+        row.addWidget(QtWidgets.QLabel("x axis"))
         row.addWidget(self.xaxis)
         row.addStretch(1)
         row.addWidget(self.export_button)

@@ -61,8 +61,9 @@ def test_two_runs_with_different_gains_are_kept_and_overlaid(qtbot, window: Main
     pens = {hip.overlay.curves[(r.key, 0)].opts["pen"].color().name() for r in (r1, r2)}
     assert pens == {r1.colour, r2.colour} and len(pens) == 2
     n_overlays = sum(len(sc.overlay.curves) for sc in window.scopes.scopes)
-    assert n_overlays == 2 * sum(len(sc.spec.traces) for sc in window.scopes.scopes)
-    # a third run (a compile replaces the second) keeps the colours of the first two
+    assert n_overlays == 2 * sum(not tr.dashed for sc in window.scopes.scopes for tr in sc.spec.traces)
+    assert (r1.key, 1) not in hip.overlay.curves            # the reference (dashed) is not overlaid
+    # unticking one run removes its curves; the other keeps its colour
     ins.set_ticked(r1.key, False)
     assert all(k[0] != r1.key for sc in window.scopes.scopes for k in sc.overlay.curves)
     assert hip.overlay.curves[(r2.key, 0)].opts["pen"].color().name() == r2.colour
