@@ -3,8 +3,9 @@
 * :class:`RunOverlay`: for each ticked kept run (:class:`~app.gui.run_store.KeptRun`) one curve per
   solid trace of the scope (references and estimates, drawn dashed, are not overlaid), in the
   run's own colour (stable per run, :func:`~app.gui.run_store.run_style`); the scope's first solid
-  trace solid, the second dashed, the third dotted, ... so left and right stay apart. The data are the run's recorded samples times the trace scale and the display factor,
-  against time [s] or, in the % gait-cycle view, the run's mean cycle.
+  trace solid, the second dashed, the third dotted, ... so left and right stay apart. The data
+  are the run's recorded samples times the trace scale and the display factor, against time [s]
+  or, in the % gait-cycle view, the run's mean cycle.
 * :class:`ChangeMarkers`: a dotted vertical line at the simulated time [s] of each parameter
   change applied while the live run ran (``Runner.registry.log``), labelled ``name = value``,
   like the fall marker.
