@@ -23,7 +23,7 @@ from PySide6 import QtCore
 from app.gui.run_store import KeptRun
 from app.gui.scope_specs import Trace
 
-__all__ = ["ChangeMarkers", "RunOverlay", "trace_style"]
+__all__ = ["ChangeMarkers", "RunOverlay", "fall_line", "filled_bands", "time_xy", "trace_style"]
 
 _STYLES = (QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
            QtCore.Qt.PenStyle.DashDotLine, QtCore.Qt.PenStyle.DashDotDotLine)
@@ -109,3 +109,26 @@ class ChangeMarkers:
             ln.setToolTip(f"t = {float(c['t']):.3f} s: {c['name']} {_fmt(c['old'])} → {_fmt(c['new'])}")
             self.plot.addItem(ln, ignoreBounds=True)
             self.lines.append(ln)
+
+
+def filled_bands(plot: pg.PlotItem, legend: pg.LegendItem, spans: Sequence[tuple[float, float, str]]) -> None:
+    """Grey bands over ``(t_start, t_end, foot)`` [s]: force the loader filled because no
+    plate measured that contact (legend entry "no plate: filled")."""
+    brush = pg.mkBrush(110, 110, 110, 45)
+    for a, b, foot in spans:
+        band = pg.LinearRegionItem(values=(a, b), movable=False, brush=brush, pen=pg.mkPen(None))
+        band.setToolTip(f"{'left' if foot == 'l' else 'right'} foot on no force plate: "
+                        "its force is a copy of a measured contact (see the dataset warnings)")
+        band.setZValue(-20)
+        plot.addItem(band, ignoreBounds=True)
+    if spans:
+        legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=brush, pen=None), "no plate: filled")
+
+
+def fall_line(plot: pg.PlotItem, t_fall: float) -> pg.InfiniteLine:
+    """A dashed vertical line labelled "fell" at ``t_fall`` [s], added to ``plot``."""
+    pen = pg.mkPen("#b35c00", width=2, style=QtCore.Qt.PenStyle.DashLine)
+    line = pg.InfiniteLine(pos=t_fall, angle=90, movable=False, pen=pen, label="fell",
+                           labelOpts={"position": 0.9, "color": "#b35c00"})
+    plot.addItem(line, ignoreBounds=True)
+    return line

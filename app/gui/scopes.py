@@ -38,7 +38,7 @@ from app.gui.run_store import KeptRun
 from app.gui.scope_browser import extend_menu
 from app.gui.scope_cycle import CYCLE_LABEL, CycleBands, cycle_mean_sd, cycle_xy
 from app.gui.scope_math import peak_decimate, trace_stats
-from app.gui.scope_overlay import ChangeMarkers, RunOverlay, time_xy
+from app.gui.scope_overlay import ChangeMarkers, RunOverlay, fall_line, filled_bands, time_xy
 from app.gui.scope_specs import DEG, PALETTE, ScopeSpec, Trace, default_scopes
 from app.gui.scope_units import display_unit
 from app.gui.session import SimSession
@@ -93,29 +93,14 @@ class Scope:
         self.set_title()
 
     def mark_filled(self, spans: list[tuple[float, float, str]]) -> None:
-        """Grey bands over ``(t_start, t_end, foot)`` [s]: force the loader filled because no
-        plate measured that contact (legend entry "no plate: filled")."""
-        brush = pg.mkBrush(110, 110, 110, 45)
-        for a, b, foot in spans:
-            band = pg.LinearRegionItem(values=(a, b), movable=False, brush=brush, pen=pg.mkPen(None))
-            band.setToolTip(f"{'left' if foot == 'l' else 'right'} foot on no force plate: "
-                            "its force is a copy of a measured contact (see the dataset warnings)")
-            band.setZValue(-20)
-            self.plot.addItem(band, ignoreBounds=True)
-        if spans:
-            self.legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=brush, pen=None), "no plate: filled")
+        """Grey bands over ``(t_start, t_end, foot)`` [s] (:func:`~app.gui.scope_overlay.filled_bands`)."""
+        filled_bands(self.plot, self.legend, spans)
 
     def mark_fall(self, t_fall: float | None) -> None:
         """A dashed vertical line at the time the walker fell (``fell_at_s``); None removes it."""
         if self.fall_line is not None:
             self.plot.removeItem(self.fall_line)
-            self.fall_line = None
-        if t_fall is None:
-            return
-        pen = pg.mkPen("#b35c00", width=2, style=QtCore.Qt.PenStyle.DashLine)
-        self.fall_line = pg.InfiniteLine(pos=t_fall, angle=90, movable=False, pen=pen, label="fell",
-                                         labelOpts={"position": 0.9, "color": "#b35c00"})
-        self.plot.addItem(self.fall_line, ignoreBounds=True)
+        self.fall_line = None if t_fall is None else fall_line(self.plot, t_fall)
 
     def _add_curve(self, tr: Trace) -> None:
         pen = pg.mkPen(tr.color, width=tr.width)
