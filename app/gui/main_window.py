@@ -32,6 +32,8 @@ from app.gui.file_actions import FileActions
 from app.gui.gain_panel import GainPanel
 from app.gui.param_panel import BlockDialog, ParamPanel
 from app.gui.run_control import RunController, RunViews
+from app.gui.run_inspector import RunInspector
+from app.gui.scope_panel import ScopePanel
 from app.gui.scopes import ScopeStack
 from app.gui.session import SimSession, available_datasets, available_presets
 from app.gui.stick_figure import StickFigure
@@ -88,9 +90,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self.validity = ValidityPanel()
         self.side.addTab(self.validity, "Validity")
         self.scopes = ScopeStack()
+        self.scope_panel = ScopePanel(self.scopes)
+        self.inspector = RunInspector(self.scopes)
+        self.side.addTab(self.inspector, "Runs")
         self.compare = CompareView(spec_source=lambda: self.session.spec)
         self.tabs = QtWidgets.QTabWidget()
-        self.tabs.addTab(self.scopes, "Scopes")
+        self.tabs.addTab(self.scope_panel, "Scopes")
         self.tabs.addTab(self.compare, "Compare")
         bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         bottom.addWidget(self.figure)
@@ -121,6 +126,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _connect(self) -> None:
         c, run, files = self.controls, self.run_control, self.files
         c.run_action.toggled.connect(run.set_running)
+        run.run_changed.connect(self._run_changed)
         c.step_action.triggered.connect(run.step_frame)
         c.reset_action.triggered.connect(run.reset)
         c.dataset_chosen.connect(files.open_dataset)
@@ -150,7 +156,9 @@ class MainWindow(QtWidgets.QMainWindow):
         f.addSeparator()
         ex = f.addMenu("&Export")
         self._act(ex, "Results as CSV…", lambda: files.ask_export("csv"))
-        self._act(ex, "Scopes as PNG…", lambda: files.ask_export("png"))
+        for kind in ("png", "svg", "csv"):
+            self._act(ex, f"Scopes, whole run, as {kind.upper()}…",
+                      lambda _=False, k=kind: self.scope_panel.ask_export(k))
         self._act(ex, "Animation as MP4…", lambda: files.ask_export("mp4"))
         self._act(ex, "Animation as GIF…", lambda: files.ask_export("gif"))
         f.addSeparator()
@@ -213,12 +221,20 @@ class MainWindow(QtWidgets.QMainWindow):
         self.controls.set_presets(available_presets(), s.preset)
         self.canvas.bind(s)
         self.figure.set_model(s.biped_params())
+        self.inspector.track(s)      # keeps the run a compile replaced, with the scopes it showed
         self.scopes.bind(s)
         self.gains.bind(s)
         if self.params.block in s.diagram.blocks:
             self.params.show_block(s, self.params.block)
         self.timeline.set_end(0.0, True)
         self.run_control.update_views()
+
+    def _run_changed(self, why: str) -> None:
+        """A run ended (keep it) or Reset replaced it (keep the old one, watch the new one)."""
+        if why == "ended":
+            self.inspector.keep()
+        else:
+            self.inspector.track(self.session)
 
     # ----------------------------------------------------------------- panels
     def _scopes_full(self, full: bool) -> None:

@@ -61,7 +61,10 @@ class RunController(QtCore.QObject):
     """Run, pause, step, reset and scrub one :class:`SimSession` and redraw :class:`RunViews`.
 
     ``session`` is replaced by the window when it opens a session file; ``errors`` collects the
-    blow-up dialogs, shown over ``dialog_parent``."""
+    blow-up dialogs, shown over ``dialog_parent``. ``run_changed`` says ``"ended"`` when a run
+    finished or failed and ``"reset"`` after Reset replaced it (the run inspector keeps it then)."""
+
+    run_changed = QtCore.Signal(str)
 
     def __init__(self, session: SimSession, views: RunViews, errors: ErrorReporter,
                  dialog_parent: QtWidgets.QWidget) -> None:
@@ -122,9 +125,11 @@ class RunController(QtCore.QObject):
             assert s.error is not None
             self.evaluate()
             self.errors.dialogs.append(_warn(self._dialog_parent, "Simulation stopped", s.error.text()))
+            self.run_changed.emit("ended")
         elif s.finished and self.running:
             self.set_running(False)
             self.evaluate()
+            self.run_changed.emit("ended")
 
     def evaluate(self) -> dict[str, Any]:
         """Summarise the run so far: the validity panel, a fall marker on the scopes, the status bar."""
@@ -144,6 +149,7 @@ class RunController(QtCore.QObject):
     def reset(self) -> None:
         self.set_running(False)
         self.session.reset()
+        self.run_changed.emit("reset")
         self.views.gains.sync()
         self.update_views()
 

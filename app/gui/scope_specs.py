@@ -50,9 +50,6 @@ def default_scopes(s: SimSession) -> list[ScopeSpec]:
     sw = s.find("TorqueSwitch", "tau")
     grf = s.find("GrfSource", "F")
     cop = s.find("AnkleBalance", "cop")
-    pids = {n: f"{n}.u" for n in s.blocks_of_type("PID") if f"{n}.u" in s.signal_names()}
-    pid_hip = next((v for k, v in pids.items() if "hip" in k), None)
-    pid_knee = next((v for k, v in pids.items() if "knee" in k), None)
     out: list[ScopeSpec] = []
 
     def angle_scope(title: str, qcols: tuple[int, int], rcols: tuple[int, int]) -> None:
@@ -66,14 +63,14 @@ def default_scopes(s: SimSession) -> list[ScopeSpec]:
 
     angle_scope("Hip flexion β", (3, 4), (1, 2))
     angle_scope("Knee flexion γ", (5, 6), (3, 4))
-    for title, joint, pid in (("Left hip torque", 0, pid_hip), ("Left knee torque", 2, pid_knee)):
+    # joint torques of both legs: columns [hip_l, hip_r, knee_l, knee_r] of est.tau and switch.tau
+    for title, cols in (("Hip torque", (0, 1)), ("Knee torque", (2, 3))):
         tr = []
-        if est:
-            tr.append(Trace("estimator", est, joint, 1.0, "#9467bd", dashed=True, width=1.0))
-        if pid:
-            tr.append(Trace("PID", pid, 0, 1.0, "#2ca02c", dashed=True, width=1.0))
-        if sw:
-            tr.append(Trace("applied", sw, joint, 1.0, "#222222", width=2.0))
+        for side, c, colour in (("L", cols[0], LEFT), ("R", cols[1], RIGHT)):
+            if sw:
+                tr.append(Trace(side, sw, c, 1.0, colour, width=1.8))
+            if est:
+                tr.append(Trace(f"{side} estimator", est, c, 1.0, colour, dashed=True, width=1.0))
         out.append(ScopeSpec(title, "N*m", tr))
     if grf:
         out.append(ScopeSpec("Vertical GRF", "N", [Trace("L", grf, 1, 1.0, LEFT), Trace("R", grf, 3, 1.0, RIGHT)],

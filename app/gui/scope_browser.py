@@ -1,0 +1,139 @@
+"""Choosing what the scopes show: a searchable signal browser and each plot's context menu.
+
+:class:`SignalBrowser` lists every logged signal as a tree (``block.port`` -> its columns, with
+unit and description), filtered as you type (every word must appear in the signal, column or
+unit, case-insensitive), and adds the chosen column to a scope or to a new one. The plot's
+right-click menu (:func:`extend_menu`) opens it and removes a signal or the whole scope.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+if TYPE_CHECKING:
+    from app.gui.scopes import ScopeStack
+
+__all__ = ["SignalBrowser", "extend_menu"]
+
+NEW_SCOPE = "a new scope"
+_ROLE = QtCore.Qt.ItemDataRole.UserRole
+
+
+class SignalBrowser(QtWidgets.QDialog):
+    """Search the logged signals and add one column to scope ``target`` (-1: a new scope)."""
+
+    def __init__(self, stack: ScopeStack, target: int = -1, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.stack = stack
+        self.setWindowTitle("Add a signal to the scopes")
+        self.resize(440, 520)
+        lay = QtWidgets.QVBoxLayout(self)
+        self.search = QtWidgets.QLineEdit()
+        self.search.setPlaceholderText("search: block, port, column or unit (e.g. 'knee r', 'N*m')")
+        self.search.setClearButtonEnabled(True)
+        self.tree = QtWidgets.QTreeWidget()
+        self.tree.setHeaderLabels(["signal / column", "unit"])
+        self.tree.setColumnWidth(0, 300)
+        self.scope = QtWidgets.QComboBox()
+        self.scope.addItems([sc.spec.title for sc in stack.scopes] + [NEW_SCOPE])
+        self.scope.setCurrentIndex(target if 0 <= target < len(stack.scopes) else len(stack.scopes))
+        form = QtWidgets.QFormLayout()
+        form.addRow("add to", self.scope)
+        self.count = QtWidgets.QLabel()
+        buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)
+        self.add_button = buttons.addButton("Add", QtWidgets.QDialogButtonBox.ButtonRole.ActionRole)
+        lay.addWidget(self.search)
+        lay.addWidget(self.tree, 1)
+        lay.addWidget(self.count)
+        lay.addLayout(form)
+        lay.addWidget(buttons)
+        self._fill()
+        self.search.textChanged.connect(self.set_filter)
+        self.add_button.clicked.connect(self.add_selected)
+        self.tree.itemDoubleClicked.connect(lambda *_: self.add_selected())
+        buttons.rejected.connect(self.reject)
+        self.search.setFocus()
+
+    def _fill(self) -> None:
+        s = self.stack.session
+        assert s is not None
+        self._rows: list[tuple[QtWidgets.QTreeWidgetItem, list[QtWidgets.QTreeWidgetItem]]] = []
+        for name in s.signal_names():
+            unit = s.unit(name)
+            top = QtWidgets.QTreeWidgetItem([name, unit])
+            children = []
+            for col, lab in enumerate(s.labels(name)):
+                child = QtWidgets.QTreeWidgetItem([f"{name}[{lab}]", unit])
+                child.setData(0, _ROLE, (name, col))
+                top.addChild(child)
+                children.append(child)
+            self.tree.addTopLevelItem(top)
+            self._rows.append((top, children))
+        self.set_filter("")
+
+    def visible_columns(self) -> list[tuple[str, int]]:
+        """``(signal, column)`` of every column the filter leaves visible."""
+        return [ch.data(0, _ROLE) for _, children in self._rows for ch in children if not ch.isHidden()]
+
+    def set_filter(self, text: str) -> None:
+        """Show the columns whose ``signal[column] unit`` text holds every word of ``text``."""
+        words = text.lower().split()
+        shown = total = 0
+        for top, children in self._rows:
+            n = 0
+            for ch in children:
+                ok = all(w in f"{ch.text(0)} {ch.text(1)}".lower() for w in words)
+                ch.setHidden(not ok)
+                n += int(ok)
+            top.setHidden(n == 0)
+            top.setExpanded(bool(words) and n > 0)
+            shown, total = shown + n, total + len(children)
+        self.count.setText(f"{shown} of {total} columns")
+        if self.search.text() != text:
+            self.search.setText(text)
+
+    def add_selected(self) -> tuple[str, int] | None:
+        """Add the selected column (or, with one match, the only one) to the chosen scope."""
+        item = self.tree.currentItem()
+        ref = item.data(0, _ROLE) if item is not None and not item.isHidden() else None
+        if ref is None:
+            vis = self.visible_columns()
+            ref = vis[0] if len(vis) == 1 else None
+        if ref is None:
+            return None
+        idx = self.scope.currentIndex()
+        self.stack.add_signal(idx if idx < len(self.stack.scopes) else -1, ref[0], ref[1])
+        titles = [sc.spec.title for sc in self.stack.scopes] + [NEW_SCOPE]
+        self.scope.clear()
+        self.scope.addItems(titles)
+        self.scope.setCurrentIndex(min(idx, len(titles) - 1))
+        return ref
+
+
+def extend_menu(stack: ScopeStack, plot: pg.PlotItem, index: int) -> None:
+    """Add "Add signal…", "Remove signal" and "Remove this scope" to plot ``index``'s menu."""
+    menu = plot.getViewBox().menu
+    menu.addSeparator()
+    menu.addAction("Add signal…").triggered.connect(lambda: open_browser(stack, index))
+    rm = menu.addMenu("Remove signal")
+
+    def fill() -> None:
+        rm.clear()
+        if index >= len(stack.scopes):
+            return
+        for i, tr in enumerate(stack.scopes[index].spec.traces):
+            rm.addAction(tr.label).triggered.connect(lambda _=False, i=i: stack.remove_trace(index, i))
+
+    rm.aboutToShow.connect(fill)
+    menu.addAction("Remove this scope").triggered.connect(lambda: stack.remove_scope(index))
+
+
+def open_browser(stack: ScopeStack, index: int = -1) -> SignalBrowser:
+    dlg = SignalBrowser(stack, index, stack)
+    dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+    dlg.show()
+    stack.browser = dlg
+    return dlg

@@ -1,0 +1,134 @@
+"""What one scope draws besides the live run: kept runs overlaid, and parameter-change markers.
+
+* :class:`RunOverlay`: for each ticked kept run (:class:`~app.gui.run_store.KeptRun`) one curve per
+  solid trace of the scope (references and estimates, drawn dashed, are not overlaid), in the
+  run's own colour (stable per run, :func:`~app.gui.run_store.run_style`); the scope's first solid
+  trace solid, the second dashed, the third dotted, ... so left and right stay apart. The data
+  are the run's recorded samples times the trace scale and the display factor, against time [s]
+  or, in the % gait-cycle view, the run's mean cycle.
+* :class:`ChangeMarkers`: a dotted vertical line at the simulated time [s] of each parameter
+  change applied while the live run ran (``Runner.registry.log``), labelled ``name = value``,
+  like the fall marker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore
+
+from app.gui.run_store import KeptRun
+from app.gui.scope_specs import Trace
+
+__all__ = ["ChangeMarkers", "RunOverlay", "fall_line", "filled_bands", "time_xy", "trace_style"]
+
+_STYLES = (QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
+           QtCore.Qt.PenStyle.DashDotLine, QtCore.Qt.PenStyle.DashDotDotLine)
+
+
+def trace_style(i: int) -> QtCore.Qt.PenStyle:
+    """Line style of the scope's ``i``-th trace in an overlaid run."""
+    return _STYLES[i % len(_STYLES)]
+
+
+def _fmt(v: Any) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+class RunOverlay:
+    """Curves of the kept runs on one plot; ``curves[(run key, trace index)]``."""
+
+    def __init__(self, plot: pg.PlotItem) -> None:
+        self.plot = plot
+        self.curves: dict[tuple[int, int], pg.PlotDataItem] = {}
+
+    def clear(self) -> None:
+        for c in self.curves.values():
+            self.plot.removeItem(c)
+        self.curves = {}
+
+    def show(self, runs: Sequence[KeptRun], traces: Sequence[Trace], factor: float,
+             xy: Callable[[KeptRun, Trace, float], tuple[np.ndarray, np.ndarray] | None]) -> None:
+        """Draw every run in ``runs`` for every trace; ``xy(run, trace, factor)`` gives the data
+        (None: the run did not record that signal, nothing is drawn)."""
+        self.clear()
+        solid = [i for i, tr in enumerate(traces) if not tr.dashed]
+        for run in runs:
+            for k, i in enumerate(solid):
+                tr = traces[i]
+                data = xy(run, tr, factor)
+                if data is None:
+                    continue
+                pen = pg.mkPen(run.colour, width=1.3, style=trace_style(k))
+                curve = pg.PlotDataItem(*data, pen=pen)
+                curve.setZValue(-5)
+                curve.setToolTip(f"{run.name}: {tr.label}")
+                self.plot.addItem(curve)
+                curve.setClipToView(True)       # once in the plot: clipping asks its view box
+                curve.setDownsampling(auto=True, method="peak")
+                self.curves[(run.key, i)] = curve
+
+
+def time_xy(run: KeptRun, tr: Trace, factor: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The run's samples of trace ``tr`` against time [s], in display units."""
+    data = run.signals.get(tr.signal)
+    if data is None:
+        return None
+    y = data if tr.col is None or data.ndim == 1 else data[:, tr.col]
+    return run.t, y * (tr.scale * factor)
+
+
+class ChangeMarkers:
+    """Vertical lines at the times [s] of the live run's parameter changes."""
+
+    def __init__(self, plot: pg.PlotItem) -> None:
+        self.plot = plot
+        self.lines: list[pg.InfiniteLine] = []
+        self.shown: list[dict[str, Any]] = []
+
+    def show(self, changes: Sequence[dict[str, Any]]) -> None:
+        """Draw ``changes`` (``{"t", "name", "old", "new"}``); redrawn only when they differ."""
+        if list(changes) == self.shown:
+            return
+        for ln in self.lines:
+            self.plot.removeItem(ln)
+        self.lines, self.shown = [], list(changes)
+        pen = pg.mkPen("#555555", width=1, style=QtCore.Qt.PenStyle.DotLine)
+        for k, c in enumerate(changes):
+            # label at the top, right of the line, staggered down when changes follow each other
+            ln = pg.InfiniteLine(pos=float(c["t"]), angle=90, movable=False, pen=pen,
+                                 label=f"{c['name']} = {_fmt(c['new'])}",
+                                 labelOpts={"position": 0.97 - 0.2 * (k % 3), "color": "#333333",
+                                            "fill": (255, 255, 255, 190), "anchors": [(0, 0), (0, 0)]})
+            font = ln.label.textItem.font()
+            font.setPointSizeF(7.0)
+            ln.label.setFont(font)
+            ln.setToolTip(f"t = {float(c['t']):.3f} s: {c['name']} {_fmt(c['old'])} → {_fmt(c['new'])}")
+            self.plot.addItem(ln, ignoreBounds=True)
+            self.lines.append(ln)
+
+
+def filled_bands(plot: pg.PlotItem, legend: pg.LegendItem, spans: Sequence[tuple[float, float, str]]) -> None:
+    """Grey bands over ``(t_start, t_end, foot)`` [s]: force the loader filled because no
+    plate measured that contact (legend entry "no plate: filled")."""
+    brush = pg.mkBrush(110, 110, 110, 45)
+    for a, b, foot in spans:
+        band = pg.LinearRegionItem(values=(a, b), movable=False, brush=brush, pen=pg.mkPen(None))
+        band.setToolTip(f"{'left' if foot == 'l' else 'right'} foot on no force plate: "
+                        "its force is a copy of a measured contact (see the dataset warnings)")
+        band.setZValue(-20)
+        plot.addItem(band, ignoreBounds=True)
+    if spans:
+        legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=brush, pen=None), "no plate: filled")
+
+
+def fall_line(plot: pg.PlotItem, t_fall: float) -> pg.InfiniteLine:
+    """A dashed vertical line labelled "fell" at ``t_fall`` [s], added to ``plot``."""
+    pen = pg.mkPen("#b35c00", width=2, style=QtCore.Qt.PenStyle.DashLine)
+    line = pg.InfiniteLine(pos=t_fall, angle=90, movable=False, pen=pen, label="fell",
+                           labelOpts={"position": 0.9, "color": "#b35c00"})
+    plot.addItem(line, ignoreBounds=True)
+    return line

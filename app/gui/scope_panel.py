@@ -1,0 +1,94 @@
+"""The Scopes tab: a small tool row over the :class:`~app.gui.scopes.ScopeStack`.
+
+Tool row: **Add signal…** (the searchable :class:`~app.gui.scope_browser.SignalBrowser`),
+**units** (SI, or forces in body weights and torques in N·m/kg, :mod:`app.gui.scope_units`),
+**x axis** (time [s], or % gait cycle with mean ± SD, :mod:`app.gui.scope_cycle`) and
+**Export** (the whole run as PNG at a chosen width, SVG, or CSV with units in the headers,
+:mod:`app.gui.scope_export`). Right-click a plot to remove a signal or the scope.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtWidgets
+
+from app.gui.errors import show_error
+from app.gui.scope_browser import SignalBrowser, open_browser
+from app.gui.scope_export import DEFAULT_PNG_WIDTH, export_scopes_csv, export_scopes_image
+from app.gui.scope_units import UNIT_MODES
+from app.gui.scopes import ScopeStack
+from models.errors import UserError
+
+__all__ = ["UNIT_LABELS", "X_LABELS", "ScopePanel"]
+
+UNIT_LABELS = {"SI": "SI units", "BW": "N/BW · N·m/kg"}
+X_LABELS = ("time [s]", "% gait cycle (mean ± SD)")
+
+
+class ScopePanel(QtWidgets.QWidget):
+    """Tool row + scopes (module docstring)."""
+
+    def __init__(self, scopes: ScopeStack, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scopes = scopes
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(0, 2, 0, 0)
+        lay.setSpacing(2)
+        row = QtWidgets.QHBoxLayout()
+        row.setContentsMargins(4, 0, 4, 0)
+        self.add_button = QtWidgets.QPushButton("Add signal…")
+        self.add_button.setToolTip("Search the logged signals and add one to a scope or a new scope")
+        self.units = QtWidgets.QComboBox()
+        self.units.addItems([UNIT_LABELS[m] for m in UNIT_MODES])
+        self.units.setToolTip("Forces in body weights (N / (m g)) and torques per kg of body mass")
+        self.xaxis = QtWidgets.QComboBox()
+        self.xaxis.addItems(X_LABELS)
+        self.xaxis.setToolTip("% gait cycle: left landing to left landing, mean ± 1 SD over the complete cycles")
+        self.export_button = QtWidgets.QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QtWidgets.QMenu(self.export_button)
+        menu.addAction("Whole run as PNG…").triggered.connect(lambda: self.ask_export("png"))
+        menu.addAction("Whole run as SVG…").triggered.connect(lambda: self.ask_export("svg"))
+        menu.addAction("Whole run as CSV (units in headers)…").triggered.connect(lambda: self.ask_export("csv"))
+        self.export_button.setMenu(menu)
+        row.addWidget(self.add_button)
+        row.addWidget(QtWidgets.QLabel("units"))
+        row.addWidget(self.units)
+        row.addWidget(QtWidgets.QLabel("x axis"))
+        row.addWidget(self.xaxis)
+        row.addStretch(1)
+        row.addWidget(self.export_button)
+        lay.addLayout(row)
+        lay.addWidget(scopes, 1)
+        self.add_button.clicked.connect(self.open_browser)
+        self.units.currentIndexChanged.connect(lambda i: scopes.set_units(UNIT_MODES[i]))
+        self.xaxis.currentIndexChanged.connect(lambda i: scopes.set_cycle(i == 1))
+
+    def open_browser(self) -> SignalBrowser:
+        return open_browser(self.scopes, -1)
+
+    def ask_export(self, kind: str) -> Path | None:
+        """Ask for the file (and, for PNG, the width), then :meth:`export`."""
+        filt = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV table (*.csv)"}[kind]
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, f"Export the scopes as {kind.upper()}",
+                                                        f"scopes.{kind}", filt)
+        if not path:
+            return None
+        width = DEFAULT_PNG_WIDTH
+        if kind == "png":
+            width, ok = QtWidgets.QInputDialog.getInt(self, "PNG width", "width [px]", DEFAULT_PNG_WIDTH, 200, 10000)
+            if not ok:
+                return None
+        return self.export(kind, path, width)
+
+    def export(self, kind: str, path: str | Path, width: int = DEFAULT_PNG_WIDTH) -> Path | None:
+        """Write the whole run as ``kind`` (``png``, ``svg``, ``csv``); errors show in a dialog."""
+        try:
+            if kind == "csv":
+                return export_scopes_csv(self.scopes, path)
+            return export_scopes_image(self.scopes, path, width)
+        except (UserError, OSError) as exc:
+            show_error(self, "Export failed", str(exc))
+            return None
