@@ -73,9 +73,8 @@ class TuneParam:
 
 
 def param_value(diagram: Diagram, ref: str) -> Any:
-    """The current value of ``"block.param"`` in ``diagram`` (its default when not set)."""
-    block, param = ref.split(".", 1)
-    return diagram.instantiate(block).values[param]
+    """The current value of ``"block.param"`` or ``"block.param[i]"`` in ``diagram`` (its default when not set)."""
+    return diagram.value(ref)
 
 
 def tune_params(diagram: Diagram, refs: Sequence[str] = DEFAULT_REFS, span: float = 4.0,
@@ -86,7 +85,11 @@ def tune_params(diagram: Diagram, refs: Sequence[str] = DEFAULT_REFS, span: floa
         spec = diagram.param_spec(ref)
         if spec.kind != "float" or not spec.tunable:
             raise UserError(f"tune: {ref} is not a tunable number ({spec.kind})")
-        start = float(param_value(diagram, ref))
+        start = param_value(diagram, ref)
+        if isinstance(start, tuple):
+            raise UserError(f"tune: {ref} holds one value per leg {list(start)}; tune its items "
+                            f"{ref}[0] and {ref}[1] (or set one value for both first)")
+        start = float(start)
         pmin = spec.min if spec.min is not None else -math.inf
         pmax = spec.max if spec.max is not None else math.inf
         if ranges and ref in ranges:
