@@ -47,3 +47,24 @@ def test_bad_per_leg_set_is_one_line(tmp_path: Path, item: str, capsys: pytest.C
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "error" in err
+
+
+def test_sweep_and_tune_address_one_leg() -> None:
+    from app.runs import RunSpec, build_diagram
+    from app.tuning.grid import check_axes, grid_points, parse_axis
+    from app.tuning.optimize import tune_params
+    from models.errors import UserError
+
+    d = build_diagram(RunSpec(dataset="sneakers"))
+    axes = [parse_axis("pid_hip.kp[0]=500:1500:2"), parse_axis("pid_hip.kp[1]=600,700")]
+    check_axes(axes, d)
+    pts = grid_points(axes)
+    spec = RunSpec(dataset="sneakers").with_settings(*pts[-1].items())
+    assert build_diagram(spec).value("pid_hip.kp") == (1500.0, 700.0)
+    (p,) = tune_params(d, ["pid_knee.kd[1]"])
+    assert p.start == d.value("pid_knee.kd") and p.ref == "pid_knee.kd[1]"
+    d.set_param("pid_knee.kd[1]", 10.0)
+    with pytest.raises(UserError, match=r"pid_knee.kd\[0\]"):
+        tune_params(d, ["pid_knee.kd"])
+    with pytest.raises(Exception, match="item"):
+        check_axes([parse_axis("pid_hip.kp[5]=1:2:2")], d)
