@@ -35,6 +35,7 @@ from app.gui.run_control import RunController, RunViews
 from app.gui.scopes import ScopeStack
 from app.gui.session import SimSession, available_datasets, available_presets
 from app.gui.stick_figure import StickFigure
+from app.gui.tuning_panel import TuningPanel
 from app.gui.validity_panel import ValidityPanel
 
 __all__ = ["MainWindow", "STYLE_FILE"]
@@ -92,6 +93,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.addTab(self.scopes, "Scopes")
         self.tabs.addTab(self.compare, "Compare")
+        self.tuning = TuningPanel(lambda: self.session)
+        self.tabs.addTab(self.tuning, "Tuning")
         bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         bottom.addWidget(self.figure)
         bottom.addWidget(self.side)
@@ -134,6 +137,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.canvas.block_activated.connect(self.block_dialog)
         self.params.rebuilt.connect(self.bind_session)
         self.params.changed.connect(lambda ref, v: self.gains.sync())
+        self.tuning.applied.connect(lambda values: self.gains.sync())
         self.compare.error.connect(lambda exc: self.errors.report("Comparison failed", exc))
 
     def _build_menus(self) -> None:
@@ -215,6 +219,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.figure.set_model(s.biped_params())
         self.scopes.bind(s)
         self.gains.bind(s)
+        self.tuning.bind()
         if self.params.block in s.diagram.blocks:
             self.params.show_block(s, self.params.block)
         self.timeline.set_end(0.0, True)
