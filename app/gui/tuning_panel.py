@@ -368,6 +368,9 @@ class TuningPanel(QtWidgets.QWidget):
                     item.setFont(font)
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()
+        if b is not None:  # the best run in view, selected
+            self.table.selectRow(self.rows.index(b))
+            self.table.scrollToItem(self.table.item(self.rows.index(b), 0))
         self._buttons()
 
     @staticmethod
