@@ -4,8 +4,10 @@ The runs are the CLI's (:mod:`app.tuning.service`, :func:`app.tuning.optimize.op
 :mod:`blocks.executors` executor): the base spec is the session's
 (:attr:`app.gui.session.SimSession.spec` -- its diagram, preset and every parameter changed
 since, as the Compare tab uses) with the simulated duration chosen here. Parameters may name one
-leg (``pid_hip.kp[0]``). The work runs in a ``QThread`` (the executor's worker processes when
-``workers`` > 1), with a progress bar and Cancel (the runs in flight finish, no new one starts).
+leg (``pid_hip.kp[0]``). The work is driven from a ``QThread``; the runs go to ``workers`` worker
+processes (started with ``spawn``), or, with ``workers = 0``, run in that thread (no start-up, but
+the simulation then competes with the window for the GIL). A progress bar and Cancel (the runs
+in flight finish, no new one starts).
 
 * **Sweep**: a grid over one or two parameters, ``n`` values each from ``lo`` to ``hi``; the
   heat map (two) or the line (one) of the objective (:mod:`app.gui.tuning_plot`).
@@ -140,9 +142,10 @@ class TuningPanel(QtWidgets.QWidget):
         self.objective.addItems(["default", "tracking"])
         self.objective.setToolTip("objective (docs/tuning.md): default = tracking + trunk + effort + slip")
         self.workers = QtWidgets.QSpinBox()
-        self.workers.setRange(1, max(1, os.cpu_count() or 1))
+        self.workers.setRange(0, max(1, os.cpu_count() or 1))
         self.workers.setValue(min(2, os.cpu_count() or 1))
-        self.workers.setToolTip("parallel runs (worker processes; 1 = one background thread)")
+        self.workers.setToolTip("parallel runs in worker processes (started in a few seconds); 0 = in this "
+                                "process, a background thread: no start-up, but the window may stutter")
         for label, w in (("duration", self.duration), ("budget", self.budget), ("objective", self.objective),
                          ("workers", self.workers)):
             opts.addWidget(QtWidgets.QLabel(label))
@@ -246,17 +249,20 @@ class TuningPanel(QtWidgets.QWidget):
     def _job(self) -> tuple[Job, int]:
         from app.tuning.optimize import optimize, tune_params
         from app.tuning.service import grid_sweep, sweep_points
-        from blocks.executors import make_executor
+        from blocks.executors import Executor, ProcessExecutor
 
         base = self.base_spec()
         axes = [ed.axis() for ed in self.axes[:2 if self.use2.isChecked() else 1]]
         objective = parse_objective(self.objective.currentText())
         workers = self.workers.value()
+
+        def executor(n: int) -> Executor:  # worker processes keep the GIL away from the window
+            return ProcessExecutor(n, "spawn") if n > 0 else Executor()
         if self.mode.currentIndex() == 0:
             total = len(sweep_points(base, axes))  # checks names and ranges before the thread starts
 
             def sweep(cancel: threading.Event, emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-                with make_executor("process", min(workers, total)) as ex:
+                with executor(min(workers, total)) as ex:
                     out = grid_sweep(base, axes, ex, objective=objective, cancel=cancel, on_row=emit)
                 return {"rows": out.rows, "interrupted": out.interrupted}
 
@@ -267,7 +273,7 @@ class TuningPanel(QtWidgets.QWidget):
         budget = self.budget.value()
 
         def tune(cancel: threading.Event, emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-            with make_executor("process", workers) as ex:
+            with executor(workers) as ex:
                 res = optimize(base, params, ex, budget=budget, objective=objective, cancel=cancel,
                                on_eval=lambda ev: emit(dict(ev.row)))
             return {"rows": None, "interrupted": res.message == "cancelled", "message": res.message}
@@ -368,9 +374,11 @@ class TuningPanel(QtWidgets.QWidget):
                     item.setFont(font)
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()
-        if b is not None:  # the best run in view, selected
-            self.table.selectRow(self.rows.index(b))
-            self.table.scrollToItem(self.table.item(self.rows.index(b), 0))
+        best_i = next((i for i, r in enumerate(self.rows) if r is b), None)
+        item = self.table.item(best_i, 0) if best_i is not None else None
+        if best_i is not None and item is not None:  # the best run in view, selected
+            self.table.selectRow(best_i)
+            self.table.scrollToItem(item)
         self._buttons()
 
     @staticmethod

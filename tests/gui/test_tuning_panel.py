@@ -51,7 +51,7 @@ def test_four_point_sweep_from_the_panel_and_apply_best(qtbot, window: MainWindo
 
 def test_optimisation_convergence_and_save_best(qtbot, window: MainWindow, tmp_path: Path) -> None:
     panel = window.tuning
-    panel.configure(1, [(HIP, 300.0, 3000.0, 1)], duration=1.0, budget=4, workers=1)
+    panel.configure(1, [(HIP, 300.0, 3000.0, 1)], duration=1.0, budget=4, workers=0)
     _run(qtbot, panel)
     assert len(panel.rows) == 4 and panel.table.rowCount() == 4
     best = best_row(panel.rows)
@@ -85,7 +85,7 @@ def test_bad_best_json_is_reported_not_applied(qtbot, window: MainWindow, tmp_pa
 
 def test_cancel_stops_a_sweep_early(qtbot, window: MainWindow) -> None:
     panel = window.tuning
-    panel.configure(0, [(HIP, 500.0, 1500.0, 4), ("pid_hip.kd", 20.0, 80.0, 4)], duration=2.0, workers=1)
+    panel.configure(0, [(HIP, 500.0, 1500.0, 4), ("pid_hip.kd", 20.0, 80.0, 4)], duration=2.0, workers=0)
     panel.start()
     qtbot.waitUntil(lambda: len(panel.rows) >= 1, timeout=60000)
     with qtbot.waitSignal(panel.done, timeout=60000):
