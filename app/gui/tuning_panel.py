@@ -375,10 +375,10 @@ class TuningPanel(QtWidgets.QWidget):
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()
         best_i = next((i for i, r in enumerate(self.rows) if r is b), None)
-        item = self.table.item(best_i, 0) if best_i is not None else None
-        if best_i is not None and item is not None:  # the best run in view, selected
+        best_item = self.table.item(best_i, 0) if best_i is not None else None
+        if best_i is not None and best_item is not None:  # the best run in view, selected
             self.table.selectRow(best_i)
-            self.table.scrollToItem(item)
+            self.table.scrollToItem(best_item)
         self._buttons()
 
     @staticmethod
