@@ -31,69 +31,14 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.session import GAIN_NAMES, SimSession
+from app.gui.tuning_parts import AxisEditor, Job, TuningWorker
 from app.gui.tuning_plot import TuningPlot
-from app.tuning.grid import Axis
 from app.tuning.objective import parse_objective
 from app.tuning.service import best_row, read_best, write_best
 
-__all__ = ["TuningPanel", "TuningWorker"]
+__all__ = ["TuningPanel"]
 
 MODES = ("Sweep (grid)", "Optimise (Nelder-Mead)")
-Job = Callable[[threading.Event, Callable[[dict[str, Any]], None]], dict[str, Any]]
-
-
-class TuningWorker(QtCore.QObject):
-    """Runs one tuning job off the GUI thread; emits each finished run's row, then the outcome."""
-
-    row = QtCore.Signal(object)
-    finished = QtCore.Signal(object)
-    failed = QtCore.Signal(object)
-
-    def __init__(self, job: Job) -> None:
-        super().__init__()
-        self.job = job
-        self.cancel = threading.Event()
-
-    @QtCore.Slot()
-    def run(self) -> None:
-        try:
-            out = self.job(self.cancel, self.row.emit)
-        except BaseException as exc:  # reported in the GUI thread
-            self.failed.emit(exc)
-            return
-        self.finished.emit(out)
-
-
-class _AxisEditor(QtWidgets.QWidget):
-    """One parameter: name (editable list of the session's gains), lo, hi and number of values."""
-
-    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
-        super().__init__(parent)
-        lay = QtWidgets.QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.ref = QtWidgets.QComboBox()
-        self.ref.setEditable(True)
-        self.ref.setMinimumWidth(130)
-        self.ref.setToolTip("block.param, or one leg: block.param[0] (left) / [1] (right)")
-        self.lo, self.hi = QtWidgets.QDoubleSpinBox(), QtWidgets.QDoubleSpinBox()
-        for box in (self.lo, self.hi):
-            box.setRange(-1e6, 1e6)
-            box.setDecimals(3)
-            box.setMinimumWidth(80)
-        self.n = QtWidgets.QSpinBox()
-        self.n.setRange(1, 50)
-        self.n.setValue(3)
-        self.n.setToolTip("number of values (sweep)")
-        for w, stretch in ((self.ref, 2), (QtWidgets.QLabel("from"), 0), (self.lo, 1), (QtWidgets.QLabel("to"), 0),
-                           (self.hi, 1), (QtWidgets.QLabel("n"), 0), (self.n, 0)):
-            lay.addWidget(w, stretch)
-
-    def axis(self) -> Axis:
-        import numpy as np
-
-        lo, hi, n = self.lo.value(), self.hi.value(), self.n.value()
-        values = tuple(float(v) for v in np.linspace(lo, hi, n)) if n > 1 else (lo,)
-        return Axis(self.ref.currentText().strip(), lo, hi, values)
 
 
 class TuningPanel(QtWidgets.QWidget):
@@ -119,7 +64,7 @@ class TuningPanel(QtWidgets.QWidget):
         self.mode.addItems(list(MODES))
         self.mode.currentIndexChanged.connect(self._mode_changed)
         form.addRow("method", self.mode)
-        self.axes = [_AxisEditor(), _AxisEditor()]
+        self.axes = [AxisEditor(), AxisEditor()]
         for ed in self.axes:
             ed.ref.currentTextChanged.connect(lambda _t, e=ed: self._default_range(e))
         self.use2 = QtWidgets.QCheckBox("parameter 2")
@@ -204,7 +149,7 @@ class TuningPanel(QtWidgets.QWidget):
                 ed.ref.setCurrentIndex(min(i * 2, len(refs) - 1))  # kp and kd of the first PID
             self._default_range(ed)
 
-    def _default_range(self, ed: _AxisEditor) -> None:
+    def _default_range(self, ed: AxisEditor) -> None:
         s = self.session_source()
         try:
             v = s.diagram.value(ed.ref.currentText().strip())
