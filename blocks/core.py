@@ -147,6 +147,10 @@ class Block:
                 f"known: {', '.join(self.params) or 'none'}")
         normal = {k: spec.validate(values.get(k, spec.default), f"{where} parameter '{k}'")
                   for k, spec in self.params.items()}
+        for k, spec in self.params.items():  # a per-item list has one value per item
+            if spec.size and isinstance(normal[k], tuple) and len(normal[k]) != normal[spec.size]:
+                raise ParameterValueError(f"{where} parameter '{k}': {len(normal[k])} values for "
+                                          f"{spec.size} = {normal[spec.size]} items (or give one number for all)")
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "values", MappingProxyType(normal))
         object.__setattr__(self, "explicit", tuple(values))
@@ -249,6 +253,10 @@ def _contract_problems(cls: type[Block]) -> list[str]:
             problems.append(f"parameter {key!r} must be a ParamSpec")
         if not _NAME_RE.match(key):
             problems.append(f"parameter name {key!r} is not an identifier")
+    int_names = {k for k, s in cls.params.items() if isinstance(s, ParamSpec) and s.kind == "int"}
+    for key, spec in cls.params.items():
+        if isinstance(spec, ParamSpec) and spec.size and (spec.kind != "float" or spec.size not in int_names):
+            problems.append(f"per-item parameter {key!r} must be a float sized by an int parameter")
     ports = [*cls.inputs, *cls.outputs]
     names = [s.name for s in ports]
     dupes = sorted({n for n in names if names.count(n) > 1})

@@ -41,6 +41,7 @@ from typing import Any
 
 from blocks.core import BLOCK_TYPES, Block, BlockError, DiagramError, ParamSpec
 from blocks.settings import BIPED, DATA, DATA_PARAMS, DataSettings, ModelSettings, SolverSettings
+from blocks.spec import split_param, with_item
 from models.errors import DataFormatError
 
 __all__ = ["BIPED", "DATA", "DataSettings", "Diagram", "BlockEntry", "ModelSettings", "SolverSettings", "FORMAT",
@@ -102,28 +103,53 @@ class Diagram:
         return _block_class(entry.type, name)(name, **entry.params)
 
     def param_spec(self, ref: str) -> ParamSpec:
-        """The spec of ``"block.param"``, or of ``"data.FIELD"``: the diagram's data section."""
-        block, param = split_port(ref, "parameter")
+        """The :class:`ParamSpec` of ``"block.param"``, of one item for ``"block.param[i]"``, or of
+        ``"data.FIELD"``: the diagram's data section."""
+        block, param, index = split_param(ref)
         if block == DATA:
-            if param not in DATA_PARAMS:
-                raise DiagramError(f"the diagram's data section has no field '{param}'; "
+            if param not in DATA_PARAMS or index is not None:
+                raise DiagramError(f"the diagram's data section has no field '{ref[len(DATA) + 1:]}'; "
                                    f"known: {', '.join(DATA_PARAMS)}")
             return DATA_PARAMS[param]
         cls = _block_class(self._entry(block).type, block)
         if param not in cls.params:
             raise DiagramError(f"block '{block}' ({cls.type_name}) has no parameter '{param}'; "
                                f"known: {', '.join(cls.params)}")
-        return cls.params[param]
+        spec = cls.params[param]
+        if index is None:
+            return spec
+        if not spec.size:
+            raise DiagramError(f"'{ref}': parameter '{param}' of block '{block}' has no items; write '{block}.{param}'")
+        n = int(self.instantiate(block).values[spec.size])
+        if index >= n:
+            raise DiagramError(f"'{ref}': block '{block}' has {spec.size} = {n} item(s) [0..{n - 1}]")
+        return spec.item()
+
+    def value(self, ref: str) -> Any:
+        """Current value of ``"block.param"`` (explicit, else the default), or of item ``[i]``."""
+        block, param, index = split_param(ref)
+        self.param_spec(ref)
+        if block == DATA:
+            return getattr(self.data, param)
+        v = self.instantiate(block).values[param]
+        if index is None:
+            return v
+        return float(v[index]) if isinstance(v, tuple) else float(v)
 
     def set_param(self, ref: str, value: Any) -> None:
-        """Set ``"block.param"`` (or ``"data.FIELD"``) before compiling (structural or tunable)."""
-        block, param = split_port(ref, "parameter")
+        """Set ``"block.param"`` (or ``"data.FIELD"``) before compiling (structural or tunable);
+        ``"block.param[i]"`` sets one item of a per-item parameter (a number for all items becomes a list)."""
+        block, param, index = split_param(ref)
         spec = self.param_spec(ref)
         if block == DATA:
             self.data = replace(self.data, **{param: spec.validate(value, f"data.{param}")})
             return
         value = spec.validate(value, f"block '{block}' parameter '{param}'")
         entry = self._entry(block)
+        if index is not None:
+            current = self.instantiate(block)
+            n = int(current.values[_block_class(entry.type, block).params[param].size])
+            value = with_item(current.values[param], index, value, n, f"'{ref}'")
         trial = {**entry.params, param: value}
         _block_class(entry.type, block)(block, **trial)
         entry.params[param] = value

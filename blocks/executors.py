@@ -72,13 +72,18 @@ def _ignore_sigint() -> None:
 
 
 class ProcessExecutor(Executor):
-    """``concurrent.futures.ProcessPoolExecutor`` with ``workers`` processes."""
+    """``concurrent.futures.ProcessPoolExecutor`` with ``workers`` processes, started by
+    ``start_method`` (default the platform's; the GUI asks for ``"spawn"``: forking a process that
+    runs Qt threads may deadlock the child)."""
 
     name = "process"
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, start_method: str | None = None) -> None:
+        import multiprocessing
+
         self.workers = max(1, int(workers))
-        self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint)
+        ctx = multiprocessing.get_context(start_method) if start_method else None
+        self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint, mp_context=ctx)
 
     def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Generator[tuple[int, Any], None, None]:
         futures: dict[Future[Any], int] = {self._pool.submit(fn, item): i for i, item in enumerate(items)}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from blocks.core import BlockError, Params, ParamSpec
-from blocks.diagram import split_port
+from blocks.spec import split_param, with_item
 
 if TYPE_CHECKING:
     from blocks.compile import CompiledModel
@@ -54,17 +54,28 @@ class ParameterRegistry:
         return [n for n in self._values if not tunable_only or self.spec(n).tunable]
 
     def spec(self, name: str) -> ParamSpec:
-        block, param = split_port(name, "parameter")
+        """The spec of ``"block.param"``, or of one item for ``"block.param[i]"``."""
+        block, param, index = split_param(name)
         if block not in self._blocks:
             raise BlockError(f"no block '{block}'; blocks: {', '.join(self._blocks)}")
         specs = self._blocks[block].params
         if param not in specs:
             raise BlockError(f"block '{block}' has no parameter '{param}'; known: {', '.join(specs)}")
-        return specs[param]
+        spec = specs[param]
+        if index is None:
+            return spec
+        if not spec.size:
+            raise BlockError(f"'{name}': parameter '{param}' of block '{block}' has no items")
+        return spec.item()
 
     def get(self, name: str) -> Any:
+        """Current value of ``"block.param"`` (a number or a list for per-item ones) or of item ``[i]``."""
         self.spec(name)
-        return self._values[name]
+        block, param, index = split_param(name)
+        value = self._values[f"{block}.{param}"]
+        if index is None:
+            return value
+        return float(value[index]) if isinstance(value, tuple) else float(value)
 
     def values(self) -> dict[str, Any]:
         """Current value of every parameter (pending changes not yet applied)."""
@@ -75,12 +86,23 @@ class ParameterRegistry:
         return bool(self._queue)
 
     def set(self, name: str, value: Any) -> None:
-        """Queue ``name = value``; applied at the start of the next step."""
+        """Queue ``name = value``; applied at the start of the next step. ``"block.param[i]"`` queues
+        the whole parameter with item ``i`` replaced (after any change already queued)."""
         spec = self.spec(name)
         if not spec.tunable:
             raise BlockError(f"'{name}' is structural (it changes sizes, data or modes); set it in the diagram "
                              "and compile again")
-        self._queue.append((name, spec.validate(value, f"parameter '{name}'")))
+        value = spec.validate(value, f"parameter '{name}'")
+        block, param, index = split_param(name)
+        if index is not None:
+            whole = f"{block}.{param}"
+            queued = [v for n, v in self._queue if n == whole]
+            current = queued[-1] if queued else self._values[whole]
+            size = self._blocks[block].params[param].size
+            n = int(self._blocks[block].values[size])
+            value = with_item(current, index, value, n, f"parameter '{name}'")
+            name = whole
+        self._queue.append((name, value))
 
     def apply(self, t: float) -> list[ParamChange]:
         """Apply every queued change (called by the runner at the start of a step)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ from models.errors import UserError
 
 __all__ = [
     "AlgebraicLoopError", "BlockError", "DiagramError", "KINDS", "NAME_RE", "ParamSpec", "ParameterValueError",
-    "Params", "PortSpec", "SimulationError", "UnknownParameterError",
+    "Params", "PortSpec", "SimulationError", "UnknownParameterError", "split_param", "with_item",
 ]
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -77,6 +77,11 @@ class ParamSpec:
         Inferred from ``default`` when empty.
     choices : tuple of str
         Allowed values of a ``str`` parameter (empty = free text).
+    size : str
+        Per-item ``float`` parameter (e.g. one PID gain per joint): the name of the ``int``
+        parameter giving the number of items. A number applies to every item (scalar expansion,
+        as in Simulink); a list gives one value per item, its length checked by the block.
+        ``"block.param[i]"`` addresses item ``i`` (:func:`split_param`). Empty = a plain parameter.
     """
 
     default: Any
@@ -87,6 +92,7 @@ class ParamSpec:
     description: str = ""
     kind: str = ""
     choices: tuple[str, ...] = ()
+    size: str = ""
 
     def __post_init__(self) -> None:
         kind = self.kind or _infer_kind(self.default)
@@ -114,6 +120,8 @@ class ParamSpec:
             if self.choices and value not in self.choices:
                 raise ParameterValueError(f"{where}: {value!r} is not one of {', '.join(self.choices)}")
             return value
+        if self.size and isinstance(value, (list, tuple, np.ndarray)):
+            return tuple(self._number(v, where, float) for v in value)
         if kind == "vector":
             if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
                 raise ParameterValueError(f"{where}: expected a list of numbers, got {value!r}")
@@ -147,7 +155,7 @@ class ParamSpec:
                 return self.validate(low in ("true", "1", "yes", "on"), where)
             if self.kind in ("str", "callable"):
                 return self.validate(text, where)
-            if self.kind == "vector":
+            if self.kind == "vector" or (self.size and any(c in text for c in "[](), ")):
                 parts = [s for s in text.strip("[]()").replace(",", " ").split() if s]
                 return self.validate([float(s) for s in parts], where)
             return self.validate(float(text), where)
@@ -156,10 +164,43 @@ class ParamSpec:
                 raise
             raise ParameterValueError(f"{where}: cannot read {text!r} as {self.kind}") from None
 
+    def item(self) -> ParamSpec:
+        """The spec of one item of a per-item parameter (a plain number with the same range)."""
+        return replace(self, size="", default=self.default if not isinstance(self.default, tuple)
+                       else self.default[0])
+
     def to_dict(self) -> dict[str, Any]:
         default = list(self.default) if self.kind == "vector" else self.default
         return {"default": default, "min": self.min, "max": self.max, "unit": self.unit, "tunable": self.tunable,
-                "description": self.description, "kind": self.kind, "choices": list(self.choices)}
+                "description": self.description, "kind": self.kind, "choices": list(self.choices),
+                "size": self.size}
+
+
+_PARAM_REF = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?$")
+
+
+def split_param(ref: str, what: str = "parameter") -> tuple[str, str, int | None]:
+    """``"block.param"`` -> ``(block, param, None)``; ``"block.param[i]"`` -> ``(block, param, i)``
+    (item ``i``, from 0, of a per-item parameter: for the biped's two-leg PIDs 0 = left, 1 = right).
+    Raises :class:`DiagramError` for anything else."""
+    m = _PARAM_REF.match(ref) if isinstance(ref, str) else None
+    if m is None:
+        raise DiagramError(f"{what} {ref!r} must be written 'block.param' or 'block.param[i]'")
+    return m.group(1), m.group(2), None if m.group(3) is None else int(m.group(3))
+
+
+def with_item(current: Any, index: int, value: float, n: int, where: str) -> Any:
+    """``current`` (a number = every item, or a list of ``n``) with item ``index`` set to ``value``.
+
+    Returns a tuple of ``n`` floats, or a number when every item ends up equal (so linking two
+    legs back to one value writes the scalar form, as in the bundled presets)."""
+    if not 0 <= index < n:
+        raise ParameterValueError(f"{where}: item [{index}] is out of range; this block has {n} item(s) [0..{n - 1}]")
+    items = [float(v) for v in current] if isinstance(current, (tuple, list, np.ndarray)) else [float(current)] * n
+    if len(items) != n:
+        raise ParameterValueError(f"{where}: holds {len(items)} values for {n} items")
+    items[index] = float(value)
+    return items[0] if all(v == items[0] for v in items) else tuple(items)
 
 
 def _infer_kind(default: Any) -> str:

@@ -95,12 +95,9 @@ def parse_settings(diagram: Diagram, items: list[str], set_file: Path | None = N
     parsed and range-checked by its ``ParamSpec`` in ``diagram``."""
     out: list[tuple[str, Any]] = []
     if set_file is not None:
-        try:
-            values = json.loads(Path(set_file).read_text(encoding="utf-8"))["set"]
-            items_from_file = list(values.items())
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise UserError(f"{set_file}: not a parameter set file ({exc})") from None
-        for ref, value in items_from_file:
+        from app.tuning.service import read_best
+
+        for ref, value in read_best(Path(set_file)).items():
             out.append((ref, diagram.param_spec(ref).validate(value, f"{set_file}: {ref}")))
     for item in items:
         if "=" not in item:

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.commands.run import add_output_options, check_out_dir, spec_from_args
-from app.tuning.grid import Axis, check_axes, grid_points, lhs_points, parse_axis, random_points
+from app.tuning.grid import Axis, lhs_points, parse_axis, random_points
 from app.tuning.objective import parse_objective
+from app.tuning.service import best_row, sweep_points, sweep_specs
 from app.tuning.sweep import Progress, run_sweep, write_csv
 from app.tuning.worker import run_one
 from blocks.executors import EXECUTORS, make_executor
@@ -85,19 +86,14 @@ def check_numbers(args: argparse.Namespace) -> None:
     check_dataset(args.grf)  # an unknown name or a missing file fails here, once, with its own message
 
 
-def points(args: argparse.Namespace, axes: list[Axis], diagram: Diagram) -> list[dict[str, float]]:
+def points(args: argparse.Namespace, axes: list[Axis], base: RunSpec) -> list[dict[str, float]]:
+    """The grid, or ``--samples`` random/LHS points, checked and rounded by :func:`sweep_points`."""
     if args.samples is None:
-        pts = grid_points(axes)
-    else:
-        if args.samples < 1:
-            raise UserError(f"--samples must be at least 1, got {args.samples}")
-        sampler = lhs_points if args.sampler == "lhs" else random_points
-        pts = sampler(axes, args.samples, args.seed)
-    for p in pts:  # integer parameters get whole values
-        for ref in p:
-            if diagram.param_spec(ref).kind == "int":
-                p[ref] = float(round(p[ref]))
-    return pts
+        return sweep_points(base, axes)
+    if args.samples < 1:
+        raise UserError(f"--samples must be at least 1, got {args.samples}")
+    sampler = lhs_points if args.sampler == "lhs" else random_points
+    return sweep_points(base, axes, sampler(axes, args.samples, args.seed))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -109,12 +105,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("give at least one --param BLOCK.PARAM=LO:HI:N")
     axes = [parse_axis(t) for t in args.params]
     base = spec_from_args(args)
-    diagram = base_diagram(base)
-    check_axes(axes, diagram)
     objective = parse_objective(args.objective)
     fixed = base.settings
-    pts = points(args, axes, diagram)
-    specs = [base.with_settings(*p.items()) for p in pts]
+    specs = sweep_specs(base, points(args, axes, base))
     refs = [a.ref for a in axes]
     out: Path = args.out
     columns = [r for r, _ in fixed] + refs
@@ -129,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
                             fn=partial(run_one, objective=objective))
     write_csv(outcome.rows, out / "sweep.csv", columns)
     ok = [r for r in outcome.rows if r.get("status") == "ok"]
-    best = min(ok, key=lambda r: r["objective"]) if ok else None
+    best = best_row(outcome.rows)
     meta = {"params": [{"ref": a.ref, "lo": a.lo, "hi": a.hi, "values": list(a.values)} for a in axes],
             "sampler": "grid" if args.samples is None else args.sampler, "seed": args.seed,
             "objective": objective.describe(), "dataset": args.grf, "preset": args.preset,

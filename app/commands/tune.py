@@ -28,6 +28,7 @@ from app.commands.run import add_output_options, check_out_dir, spec_from_args
 from app.commands.sweep import add_common, base_diagram, check_numbers
 from app.tuning.objective import parse_objective
 from app.tuning.optimize import ALGORITHMS, DEFAULT_REFS, optimize, tune_params
+from app.tuning.service import write_best
 from app.tuning.worker import run_one
 from blocks.executors import make_executor
 from models.errors import UserError
@@ -131,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
              "best": best_set, "improved": improved}
     best_file = out / ("best.json" if improved else "worse.json")
     (out / "best.json").unlink(missing_ok=True)  # a stale best.json from a --force rerun must not survive
-    best_file.write_text(json.dumps({"set": best_set}, indent=2) + "\n", encoding="utf-8")
+    write_best(best_file, best_set)
     (out / "tune.json").write_text(json.dumps(info, indent=2, default=_plain) + "\n", encoding="utf-8")
     print(write_table(table(before, after), out))
     verdict = (f"objective {b:.4g} -> {a:.4g} ({100 * (a - b) / b:+.1f} %)" if math.isfinite(b) and b

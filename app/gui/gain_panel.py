@@ -1,9 +1,15 @@
-"""Gain panel: Kp, Ki, Kd sliders with spin boxes for the hip and knee PIDs.
+"""Gain panel: Kp, Ki, Kd sliders with spin boxes for the hip and knee PIDs, per leg or linked.
 
 The PID blocks are found by type (``PID``) and grouped by joint from their names (``hip``,
-``knee``) and leg (a ``_l``/``_r`` suffix). A diagram with one PID block per joint driving
-both legs (the default ``grf_walk``) has one row per joint and "link left/right" is
-implicit; with per-leg blocks, "link left/right" copies a change to the other leg.
+``knee``). The default ``grf_walk`` has one two-channel PID per joint (``[left, right]``) whose
+gains are per-joint parameters (:class:`blocks.library.PID`):
+
+* **linked** (the default when both legs have the same gains): one slider per gain writes
+  ``block.kp`` -- one number, both legs. Linking legs that differ sets both to the left value.
+* **unlinked**: a left and a right slider per gain write ``block.kp[0]`` and ``block.kp[1]``.
+
+A diagram with one PID block per leg (a ``_l``/``_r`` name suffix) gets a row group per block;
+there, "link left/right" copies a change to the other leg's block.
 Each change is a registry change (``block.param``), applied at the next solver step.
 Presets of all gains are stored in and recalled from ``QSettings`` (``gains/<name>``).
 """
@@ -23,17 +29,23 @@ __all__ = ["GainPanel", "GainRow"]
 
 GAIN_LABELS = {"kp": ("Kp", "N·m/rad"), "ki": ("Ki", "N·m/(rad·s)"), "kd": ("Kd", "N·m·s/rad")}
 GAIN_RANGE = {"kp": (0.1, 1e4), "ki": (0.1, 1e4), "kd": (0.01, 1e3)}
+LEG_NAMES = ("L", "R")   # item 0 = left, 1 = right, as on the walking blocks' ports
 
 
 @dataclass
 class GainRow:
-    """Editors of one PID block's gain: slider + spin box."""
+    """Editors of one gain (``ref`` = ``block.gain`` or one leg's ``block.gain[i]``): slider + spin box."""
 
     block: str
     gain: str
     slider: QtWidgets.QSlider
     box: QtWidgets.QDoubleSpinBox
     smap: SliderMap
+    leg: int | None = None
+
+    @property
+    def ref(self) -> str:
+        return f"{self.block}.{self.gain}" + ("" if self.leg is None else f"[{self.leg}]")
 
 
 def _leg(name: str) -> str:
@@ -62,6 +74,8 @@ class GainPanel(QtWidgets.QWidget):
         top = QtWidgets.QHBoxLayout()
         self.link = QtWidgets.QCheckBox("link left/right")
         self.link.setChecked(True)
+        self.link.setToolTip("linked: one slider sets both legs; unlinked: a left (L) and a right (R) slider")
+        self.link.toggled.connect(self._link_toggled)
         top.addWidget(self.link)
         top.addStretch(1)
         self.presets = QtWidgets.QComboBox()
@@ -74,72 +88,128 @@ class GainPanel(QtWidgets.QWidget):
         for w in (QtWidgets.QLabel("preset"), self.presets, self.store_btn, self.recall_btn):
             top.addWidget(w)
         outer.addLayout(top)
-        self.body = QtWidgets.QWidget()
-        self.grid = QtWidgets.QGridLayout(self.body)
-        self.grid.setContentsMargins(0, 0, 0, 0)
-        self.grid.setVerticalSpacing(3)
-        outer.addWidget(self.body)
+        self.area = QtWidgets.QScrollArea()
+        self.area.setWidgetResizable(True)
+        self.area.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self._new_body()
+        outer.addWidget(self.area, 1)
         self.note = QtWidgets.QLabel("")
         self.note.setObjectName("panelStatus")
         self.note.setWordWrap(True)
         outer.addWidget(self.note)
-        outer.addStretch(1)
         self._reload_preset_names()
 
     # ------------------------------------------------------------ building
+    def _blocks(self) -> list[str]:
+        assert self.session is not None
+        return sorted(self.session.blocks_of_type("PID"), key=lambda n: (_joint(n), _leg(n)))
+
+    def _legs(self, block: str) -> int:
+        """Number of joints (channels) of PID ``block``: 2 for the biped's [left, right] PIDs."""
+        assert self.session is not None
+        return int(self.session.param_value(f"{block}.n"))
+
+    def _new_body(self) -> None:
+        """A fresh grid of rows (the scroll area deletes the previous one at once)."""
+        self.body = QtWidgets.QWidget()
+        self.grid = QtWidgets.QGridLayout(self.body)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setVerticalSpacing(3)
+        self.area.setWidget(self.body)
+
+    def _split(self) -> bool:
+        """Whether any PID holds different gains per leg (the diagram's value: changes queued included)."""
+        assert self.session is not None
+        d = self.session.diagram
+        return any(isinstance(d.value(f"{b}.{g}"), tuple) for b in self._blocks() for g in GAIN_NAMES)
+
     def bind(self, s: SimSession) -> None:
-        """Build a row group per PID block of ``s`` (after each compile)."""
+        """Build the rows for the PID blocks of ``s`` (after each compile). Legs whose gains differ
+        start unlinked."""
         self.session = s
-        while self.grid.count():
-            item = self.grid.takeAt(0)
-            w = item.widget() if item is not None else None
-            if w is not None:
-                w.deleteLater()
+        split = self._split()
+        self.link.blockSignals(True)
+        self.link.setChecked(not split)
+        self.link.blockSignals(False)
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        s = self.session
+        assert s is not None
+        self._new_body()
         self.rows = {}
-        blocks = sorted(s.blocks_of_type("PID"), key=lambda n: (_joint(n), _leg(n)))
-        per_leg = any(_leg(b) for b in blocks)
-        self.link.setEnabled(per_leg)
-        self.link.setToolTip("" if per_leg else "each PID block of this diagram drives both legs with one set of "
-                                                "gains, so left and right are always linked")
+        blocks = self._blocks()
+        per_block = any(_leg(b) for b in blocks)
+        per_item = any(self._legs(b) == 2 for b in blocks)
+        self.link.setEnabled(per_block or per_item)
+        linked = self.link.isChecked()
         r = 0
         for b in blocks:
-            leg = {"l": "left", "r": "right"}.get(_leg(b), "left + right")
+            items = self._legs(b) == 2 and not linked and not _leg(b)
+            leg = {"l": "left", "r": "right"}.get(_leg(b), "left + right" if not items else "left | right")
             head = QtWidgets.QLabel(f"<b>{_joint(b).capitalize()} PID</b> &nbsp;({leg}, block <i>{b}</i>)")
             self.grid.addWidget(head, r, 0, 1, 3)
             r += 1
             for g in GAIN_NAMES:
-                ref = f"{b}.{g}"
-                value = float(s.param_value(ref))
-                spec = s.diagram.param_spec(ref)
-                lo, hi = GAIN_RANGE[g]
-                smap = SliderMap(0.0, min(hi, spec.max or hi), True, log_lo=lo)
-                slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
-                slider.setRange(0, 1000)
-                slider.setValue(smap.pos(value))
-                slider.setToolTip(f"{ref}: logarithmic {lo:g} … {smap.hi:g} {GAIN_LABELS[g][1]}")
-                box = QtWidgets.QDoubleSpinBox()
-                box.setRange(spec.min or 0.0, spec.max or 1e6)
-                box.setDecimals(3)
-                box.setKeyboardTracking(False)
-                box.setSuffix(" " + GAIN_LABELS[g][1])
-                box.setMinimumWidth(150)
-                box.setValue(value)
-                row = GainRow(b, g, slider, box, smap)
-                slider.valueChanged.connect(lambda pos, rr=row: self._slider_moved(rr, pos))
-                box.valueChanged.connect(lambda v, rr=row: self.set_gain(rr.block, rr.gain, float(v)))
-                self.grid.addWidget(QtWidgets.QLabel(GAIN_LABELS[g][0]), r, 0)
-                self.grid.addWidget(slider, r, 1)
-                self.grid.addWidget(box, r, 2)
-                self.rows[ref] = row
-                r += 1
+                for leg_i in ((0, 1) if items else (None,)):
+                    row = self._row(b, g, leg_i)
+                    label = GAIN_LABELS[g][0] + ("" if leg_i is None else " " + LEG_NAMES[leg_i])
+                    self.grid.addWidget(QtWidgets.QLabel(label), r, 0)
+                    self.grid.addWidget(row.slider, r, 1)
+                    self.grid.addWidget(row.box, r, 2)
+                    self.rows[row.ref] = row
+                    r += 1
         self.grid.setColumnStretch(1, 1)
-        self.note.setText("Changes apply at the next solver step. " + ("" if per_leg else
-                          "One PID block per joint drives both legs: left/right are linked."))
+        self.grid.setRowStretch(r, 1)
+        self.note.setText("Changes apply at the next solver step. " + (
+            "Linked: one slider sets both legs." if linked else "Unlinked: L and R set each leg."))
+
+    def _row(self, block: str, gain: str, leg: int | None) -> GainRow:
+        assert self.session is not None
+        spec = self.session.diagram.param_spec(f"{block}.{gain}")
+        lo, hi = GAIN_RANGE[gain]
+        smap = SliderMap(0.0, min(hi, spec.max or hi), True, log_lo=lo)
+        slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        slider.setRange(0, 1000)
+        slider.setMinimumWidth(80)
+        box = QtWidgets.QDoubleSpinBox()
+        box.setRange(spec.min or 0.0, spec.max or 1e6)
+        box.setDecimals(3)
+        box.setKeyboardTracking(False)
+        box.setSuffix(" " + GAIN_LABELS[gain][1])
+        box.setMinimumWidth(150)
+        row = GainRow(block, gain, slider, box, smap, leg)
+        slider.setToolTip(f"{row.ref}: logarithmic {lo:g} … {smap.hi:g} {GAIN_LABELS[gain][1]}")
+        value = self._value(row.ref)
+        slider.setValue(smap.pos(value))
+        box.setValue(value)
+        slider.valueChanged.connect(lambda pos, rr=row: self._slider_moved(rr, pos))
+        box.valueChanged.connect(lambda v, rr=row: self.set_gain(rr.block, rr.gain, float(v), rr.leg))
+        return row
+
+    def _value(self, ref: str) -> float:
+        """The value of ``ref`` (the diagram's, so a change still queued for the next step shows);
+        a linked row of legs that differ shows the left one."""
+        assert self.session is not None
+        v = self.session.diagram.value(ref)
+        return float(v[0]) if isinstance(v, tuple) else float(v)
+
+    def _link_toggled(self, linked: bool) -> None:
+        if self.session is None:
+            return
+        if linked:  # one value for both legs: the left one
+            for b in self._blocks():
+                for g in GAIN_NAMES:
+                    v = self.session.diagram.value(f"{b}.{g}")
+                    if isinstance(v, tuple):
+                        self.session.set_param(f"{b}.{g}", float(v[0]))
+                        self.changed.emit(f"{b}.{g}", float(v[0]))
+        self._rebuild()
 
     # ------------------------------------------------------------ changes
     def _slider_moved(self, row: GainRow, pos: int) -> None:
         if not self._syncing:
-            self.set_gain(row.block, row.gain, float(f"{row.smap.value(pos):.4g}"))
+            self.set_gain(row.block, row.gain, float(f"{row.smap.value(pos):.4g}"), row.leg)
 
     def partner(self, block: str) -> str | None:
         """The other leg's PID block of the same joint, if the diagram has per-leg blocks."""
@@ -149,18 +219,21 @@ class GainPanel(QtWidgets.QWidget):
         other = block[:-1] + ("r" if leg == "l" else "l")
         return other if f"{other}.kp" in self.rows else None
 
-    def set_gain(self, block: str, gain: str, value: float) -> None:
-        """Set ``block.gain`` (and the other leg's when linked) in the engine and the editors."""
+    def set_gain(self, block: str, gain: str, value: float, leg: int | None = None) -> None:
+        """Set ``block.gain`` (both legs), or one leg's ``block.gain[leg]`` (0 left, 1 right), in the
+        engine and the editors; with per-leg blocks and link on, the other leg's block too."""
         if self._syncing or self.session is None:
             return
+        suffix = "" if leg is None else f"[{leg}]"
         targets = [block]
         other = self.partner(block)
         if other is not None and self.link.isChecked():
             targets.append(other)
         for b in targets:
-            ref = f"{b}.{gain}"
+            ref = f"{b}.{gain}{suffix}"
             self.session.set_param(ref, value)
-            self._show(ref, value)
+            if ref in self.rows:
+                self._show(ref, value)
             self.changed.emit(ref, value)
 
     def _show(self, ref: str, value: float) -> None:
@@ -176,8 +249,14 @@ class GainPanel(QtWidgets.QWidget):
         """Show the engine's current values (after a rewind restored older gains)."""
         if self.session is None:
             return
+        if self._split() and self.link.isChecked():  # legs set apart elsewhere (block dialog, best.json)
+            self.link.blockSignals(True)
+            self.link.setChecked(False)
+            self.link.blockSignals(False)
+            self._rebuild()
+            return
         for ref in self.rows:
-            self._show(ref, float(self.session.param_value(ref)))
+            self._show(ref, self._value(ref))
 
     def gains(self) -> dict[str, float]:
         return {ref: float(row.box.value()) for ref, row in self.rows.items()}
@@ -210,8 +289,8 @@ class GainPanel(QtWidgets.QWidget):
         n = 0
         for ref, value in data.items():
             if ref in self.rows and math.isfinite(float(value)):
-                b, g = ref.split(".")
+                row = self.rows[ref]
                 self._syncing = False
-                self.set_gain(b, g, float(value))
+                self.set_gain(row.block, row.gain, float(value), row.leg)
                 n += 1
         return n

@@ -37,6 +37,7 @@ from app.gui.scope_panel import ScopePanel
 from app.gui.scopes import ScopeStack
 from app.gui.session import SimSession, available_datasets, available_presets
 from app.gui.stick_figure import StickFigure
+from app.gui.tuning_panel import TuningPanel
 from app.gui.validity_panel import ValidityPanel
 
 __all__ = ["MainWindow", "STYLE_FILE"]
@@ -97,6 +98,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.addTab(self.scope_panel, "Scopes")
         self.tabs.addTab(self.compare, "Compare")
+        self.tuning = TuningPanel(lambda: self.session)
+        self.tabs.addTab(self.tuning, "Tuning")
         bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         bottom.addWidget(self.figure)
         bottom.addWidget(self.side)
@@ -140,6 +143,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.canvas.block_activated.connect(self.block_dialog)
         self.params.rebuilt.connect(self.bind_session)
         self.params.changed.connect(lambda ref, v: self.gains.sync())
+        self.tuning.applied.connect(lambda values: self.gains.sync())
         self.compare.error.connect(lambda exc: self.errors.report("Comparison failed", exc))
 
     def _build_menus(self) -> None:
@@ -224,6 +228,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.inspector.track(s)      # keeps the run a compile replaced, with the scopes it showed
         self.scopes.bind(s)
         self.gains.bind(s)
+        self.tuning.bind()
         if self.params.block in s.diagram.blocks:
             self.params.show_block(s, self.params.block)
         self.timeline.set_end(0.0, True)

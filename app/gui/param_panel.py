@@ -108,6 +108,8 @@ class ParamPanel(QtWidgets.QWidget):
 
     def _editor(self, ref: str, spec: ParamSpec, value: Any) -> QtWidgets.QWidget:
         kind = spec.kind
+        if spec.size and isinstance(value, tuple):  # per-joint values: edited as a list (or per leg: gain panel)
+            kind = "vector"
         if kind in ("float", "int"):
             box: QtWidgets.QDoubleSpinBox | QtWidgets.QSpinBox
             if kind == "int":

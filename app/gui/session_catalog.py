@@ -16,9 +16,9 @@ GAIN_NAMES = ("kp", "ki", "kd")
 
 
 def diagram_value(diagram: Diagram, ref: str) -> Any:
-    """Value of ``block.param`` in the diagram: explicit, else the ``ParamSpec`` default."""
-    block, param = ref.split(".")
-    return diagram.blocks[block].params.get(param, diagram.param_spec(ref).default)
+    """Value of ``block.param`` (or item ``block.param[i]``) in the diagram: explicit, else the
+    ``ParamSpec`` default (:meth:`blocks.Diagram.value`)."""
+    return diagram.value(ref)
 
 
 def available_datasets() -> list[str]:

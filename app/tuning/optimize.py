@@ -24,7 +24,8 @@ same result: every step is deterministic.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -73,9 +74,8 @@ class TuneParam:
 
 
 def param_value(diagram: Diagram, ref: str) -> Any:
-    """The current value of ``"block.param"`` in ``diagram`` (its default when not set)."""
-    block, param = ref.split(".", 1)
-    return diagram.instantiate(block).values[param]
+    """The current value of ``"block.param"`` or ``"block.param[i]"`` in ``diagram`` (its default when not set)."""
+    return diagram.value(ref)
 
 
 def tune_params(diagram: Diagram, refs: Sequence[str] = DEFAULT_REFS, span: float = 4.0,
@@ -86,7 +86,11 @@ def tune_params(diagram: Diagram, refs: Sequence[str] = DEFAULT_REFS, span: floa
         spec = diagram.param_spec(ref)
         if spec.kind != "float" or not spec.tunable:
             raise UserError(f"tune: {ref} is not a tunable number ({spec.kind})")
-        start = float(param_value(diagram, ref))
+        start = param_value(diagram, ref)
+        if isinstance(start, tuple):
+            raise UserError(f"tune: {ref} holds one value per leg {list(start)}; tune its items "
+                            f"{ref}[0] and {ref}[1] (or set one value for both first)")
+        start = float(start)
         pmin = spec.min if spec.min is not None else -math.inf
         pmax = spec.max if spec.max is not None else math.inf
         if ranges and ref in ranges:
@@ -120,11 +124,16 @@ class OptimizeResult:
     message: str = ""
 
 
+class _Stopped(Exception):
+    """The ``cancel`` event was set: the search ends with the evaluations made so far."""
+
+
 class _Search:
     def __init__(self, base: RunSpec, params: Sequence[TuneParam], executor: Executor, budget: int,
-                 objective: Objective) -> None:
+                 objective: Objective, cancel: threading.Event | None = None,
+                 on_eval: Callable[[Evaluation], None] | None = None) -> None:
         self.base, self.params, self.ex, self.budget = base, list(params), executor, budget
-        self.objective = objective
+        self.objective, self.cancel, self.on_eval = objective, cancel, on_eval
         self.cache: dict[tuple[float, ...], Evaluation] = {}
         self.history: list[Evaluation] = []
 
@@ -150,6 +159,10 @@ class _Search:
             ev = Evaluation(vals[i], float(row["objective"]), row)
             self.cache[keys[i]] = ev
             self.history.append(ev)
+            if self.on_eval is not None:
+                self.on_eval(ev)
+        if self.cancel is not None and self.cancel.is_set() and self.history:
+            raise _Stopped
         penalty = 10.0 * self.objective.fail  # beyond the budget: never chosen
         return [self.cache[k].objective if k in self.cache else penalty for k in keys]
 
@@ -161,16 +174,30 @@ class _Search:
 
 
 def optimize(base: RunSpec, params: Sequence[TuneParam], executor: Executor, *, budget: int = 40,
-             seed: int = 0, algorithm: str = "nelder-mead", objective: Objective | None = None) -> OptimizeResult:
+             seed: int = 0, algorithm: str = "nelder-mead", objective: Objective | None = None,
+             cancel: threading.Event | None = None,
+             on_eval: Callable[[Evaluation], None] | None = None) -> OptimizeResult:
     """Minimise ``objective`` (default :class:`~app.tuning.objective.Objective`) over ``params`` with
-    at most ``budget`` simulations (module docstring)."""
-    from scipy.optimize import differential_evolution, minimize
-
+    at most ``budget`` simulations (module docstring). ``on_eval`` is called after each simulation
+    (progress); a set ``cancel`` event ends the search after the current one, keeping the best so far
+    (``message`` = ``"cancelled"``)."""
     if budget < 2:
         raise UserError(f"--budget must be at least 2 simulations, got {budget}")
     if algorithm not in ALGORITHMS:
         raise UserError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
-    search = _Search(base, params, executor, budget, objective if objective is not None else Objective())
+    search = _Search(base, params, executor, budget, objective if objective is not None else Objective(),
+                     cancel, on_eval)
+    try:
+        message = _run(search, params, budget, seed, algorithm)
+    except _Stopped:
+        message = "cancelled"
+    best = min(search.history, key=lambda e: e.objective)
+    return OptimizeResult(best, search.history[0], search.history, algorithm, message)
+
+
+def _run(search: _Search, params: Sequence[TuneParam], budget: int, seed: int, algorithm: str) -> str:
+    from scipy.optimize import differential_evolution, minimize
+
     n = len(params)
     bounds = [p.bounds for p in params]
     x0 = np.zeros(n)
@@ -190,5 +217,4 @@ def optimize(base: RunSpec, params: Sequence[TuneParam], executor: Executor, *, 
         res = differential_evolution(search, bounds, seed=seed, popsize=popsize, maxiter=maxiter, polish=False,
                                      init="latinhypercube", x0=x0, workers=search.map, updating="deferred", tol=0)
         message = str(res.message)
-    best = min(search.history, key=lambda e: e.objective)
-    return OptimizeResult(best, search.history[0], search.history, algorithm, message)
+    return message

@@ -16,6 +16,8 @@ PID output starts from that torque instead of jumping. ``I`` is stored in N m, s
 
 from __future__ import annotations
 
+import numpy as np
+
 from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
 from models.biped import TAU_NAMES
@@ -40,11 +42,16 @@ class PID(Block):
 
     Discrete state ``[I (n), D (n), e_prev (n), enabled (n), started]``.
     Default gains: the authors' Simulink prototype, P = 500, I = 250, D = 25 (N m/rad).
+
+    Per-joint gains: ``kp``, ``ki`` and ``kd`` are each one number for every joint (the presets'
+    form) or a list of ``n`` numbers, one per joint (``[left, right]`` for the biped's hip and
+    knee PIDs). ``"pid_hip.kp[0]"`` addresses the left leg's gain alone (``--set``, sweeps,
+    tuning, the gain panel).
     """
 
-    params = {"kp": P(500.0, min=0.0, max=1e5, unit="N*m/rad", description="proportional gain"),
-              "ki": P(250.0, min=0.0, max=1e5, unit="N*m/(rad*s)", description="integral gain"),
-              "kd": P(25.0, min=0.0, max=1e4, unit="N*m*s/rad", description="derivative gain"),
+    params = {"kp": P(500.0, min=0.0, max=1e5, unit="N*m/rad", description="proportional gain", size="n"),
+              "ki": P(250.0, min=0.0, max=1e5, unit="N*m/(rad*s)", description="integral gain", size="n"),
+              "kd": P(25.0, min=0.0, max=1e4, unit="N*m*s/rad", description="derivative gain", size="n"),
               "tf": P(0.005, min=0.0, max=1.0, unit="s", description="derivative filter time constant"),
               "u_max": P(300.0, min=0.0, max=1e5, unit="N*m", description="output limit (symmetric)"),
               "n": P(2, min=1, max=64, tunable=False, description="number of joints")}
@@ -60,17 +67,20 @@ class PID(Block):
     def derive(self, p: Params, ctx: CompileContext) -> None:
         h = p.ts if p.ts > 0 else ctx.dt
         p.set("_h", h)
-        p.set("_n", int(p.n))
+        n = int(p.n)
+        p.set("_n", n)
+        for g in ("kp", "ki", "kd"):  # one float per joint: a number applies to all
+            p.set(f"_{g}", [float(v) for v in np.broadcast_to(getattr(p, g), n)])
 
     def _law(self, z: list[float], ref: list[float], meas: list[float], p: Params) -> tuple[list[float], ...]:
         n = p._n
-        kp, kd, tf, h = p.kp, p.kd, p.tf, p._h
+        kp, kd, tf, h = p._kp, p._kd, p.tf, p._h
         started = z[4 * n] > 0.5
         es, ds, vs = [0.0] * n, [0.0] * n, [0.0] * n
         for i in range(n):
             e = ref[i] - meas[i]
-            d = (tf * z[n + i] + kd * (e - z[2 * n + i])) / (tf + h) if started else 0.0
-            es[i], ds[i], vs[i] = e, d, kp * e + z[i] + d
+            d = (tf * z[n + i] + kd[i] * (e - z[2 * n + i])) / (tf + h) if started else 0.0
+            es[i], ds[i], vs[i] = e, d, kp[i] * e + z[i] + d
         return es, ds, vs
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
@@ -83,15 +93,15 @@ class PID(Block):
         zl = z.tolist()
         es, ds, vs = self._law(zl, u[0].tolist(), u[1].tolist(), p)
         enable, track = u[2].tolist(), u[3].tolist()
-        n, um, kih, kp = p._n, p.u_max, p.ki * p._h, p.kp
+        n, um, h, ki, kp = p._n, p.u_max, p._h, p._ki, p._kp
         new = zl
         for i in range(n):
             e, v = es[i], vs[i]
             on = enable[i] > 0.5
             if on:
-                new[i] = zl[i] if (v > um and e > 0.0) or (v < -um and e < 0.0) else zl[i] + kih * e
+                new[i] = zl[i] if (v > um and e > 0.0) or (v < -um and e < 0.0) else zl[i] + ki[i] * h * e
             else:
-                new[i] = min(max(track[i] - kp * e - ds[i], -um), um)
+                new[i] = min(max(track[i] - kp[i] * e - ds[i], -um), um)
             new[n + i] = ds[i]
             new[2 * n + i] = e
             new[3 * n + i] = 1.0 if on else 0.0
