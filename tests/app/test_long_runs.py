@@ -120,15 +120,15 @@ def runs() -> dict[str, dict]:  # type: ignore[type-arg]
 
 #: (key path, absolute tolerance) of the walking metrics compared between runs
 WALKING_TOL = [
-    (("rms_deg", "hip_l"), 0.01), (("rms_deg", "hip_r"), 0.01), (("rms_deg", "knee_l"), 0.01),
-    (("rms_deg", "knee_r"), 0.01), (("rms_deg", "trunk"), 0.01),
+    (("rms_deg", "hip_l"), 0.02), (("rms_deg", "hip_r"), 0.02), (("rms_deg", "knee_l"), 0.02),
+    (("rms_deg", "knee_r"), 0.02), (("rms_deg", "trunk"), 0.02),
     (("trunk_deg", "min"), 0.05), (("trunk_deg", "max"), 0.05),
     (("knee_range_deg", "l"), 0.1), (("knee_range_deg", "r"), 0.1),
     (("stride_length_m",), 0.002), (("cadence_steps_per_min",), 0.5), (("com_height_m",), 5e-4),
     (("peak_torque_nm_per_kg", "hip"), 0.02), (("peak_torque_nm_per_kg", "knee"), 0.02),
     (("actuation", "stance_joint_impulse_share", "estimator"), 0.005),
     (("actuation", "stance_joint_impulse_share", "trunk_balance"), 0.005),
-    (("residual", "y", "rms_fraction"), 0.001), (("residual", "x", "rms_fraction"), 0.001),
+    (("residual", "y", "rms_fraction"), 0.003), (("residual", "x", "rms_fraction"), 0.003),
 ]
 
 
