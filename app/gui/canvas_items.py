@@ -200,6 +200,13 @@ class WireItem(QtWidgets.QGraphicsPathItem):
         self.dot.setRect(trunk - 4, a.y() - 4, 8, 8)
         self.dot.setVisible(self.fanout > 1)
 
+    def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem,
+              widget: QtWidgets.QWidget | None = None) -> None:
+        """The path only: selection shows as a blue wire, not Qt's dashed bounding box."""
+        opt = QtWidgets.QStyleOptionGraphicsItem(option)
+        opt.state &= ~QtWidgets.QStyle.StateFlag.State_Selected  # type: ignore[assignment]
+        super().paint(painter, opt, widget)
+
     def shape(self) -> QtGui.QPainterPath:
         stroker = QtGui.QPainterPathStroker()
         stroker.setWidth(8)

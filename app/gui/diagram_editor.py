@@ -18,7 +18,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui
 
 from app.gui.edit_commands import AddBlock, AddWire, DeleteItems, MoveBlocks
-from app.gui.edit_model import describe, error_sites, unique_name
+from app.gui.edit_model import error_sites, unique_name
 from app.gui.session import SimSession
 from blocks import Diagram
 from models.errors import UserError
@@ -110,9 +110,7 @@ class DiagramEditor(QtCore.QObject):
             self.error = str(exc)
             self.error_sites = error_sites(self.error, self.diagram)
             self.redraw.emit()
-            where = describe(self.error_sites)
-            self.failed.emit(f"Diagram does not compile{' at ' + where if where else ''}: {self.error} "
-                             "(the last diagram that compiled keeps running)")
+            self.failed.emit(f"Not compiled: {self.error} (the previous diagram keeps running)")
             return
         self.error, self.error_sites = None, {}
         self.diagram = s.diagram.copy()

@@ -17,7 +17,7 @@ __all__ = ["DiagramPane"]
 class DiagramPane(QtWidgets.QSplitter):
     """``[palette | canvas]``; the palette starts narrow (px) and can be collapsed."""
 
-    PALETTE_W = 170
+    PALETTE_W = 190
 
     def __init__(self, canvas: DiagramCanvas, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(QtCore.Qt.Orientation.Horizontal, parent)

@@ -11,8 +11,6 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
-from typing import Any
-
 from blocks import Diagram
 from blocks.diagram import BlockEntry
 
@@ -100,7 +98,3 @@ def error_sites(message: str, diagram: Diagram) -> dict[str, set[str]]:
             sites.setdefault(m.group(1), set()).add(m.group(2))
     return sites
 
-
-def describe(sites: dict[str, Any]) -> str:
-    """``'g' (port u), 'k'`` for a status line."""
-    return ", ".join(f"'{b}'" + (f" (port {', '.join(sorted(p))})" if p else "") for b, p in sites.items())

@@ -51,6 +51,7 @@ class BlockPalette(QtWidgets.QWidget):
         self.search.setClearButtonEnabled(True)
         self.tree = _Tree()
         self.tree.setHeaderHidden(True)
+        self.tree.setIndentation(12)
         self.tree.setDragEnabled(True)
         self.tree.setDragDropMode(QtWidgets.QAbstractItemView.DragDropMode.DragOnly)
         lay = QtWidgets.QVBoxLayout(self)

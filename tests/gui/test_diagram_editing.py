@@ -206,3 +206,25 @@ def test_compile_error_marks_the_block_and_keeps_the_session(qtbot, pane: Diagra
     c.editor.undo_stack.undo()                               # and to the diagram that compiles
     assert c.editor.error is None and list(s.diagram.blocks) == running
     assert all(item.error is None for item in c.items_by_name.values())
+
+
+def test_main_window_edit_menu_and_status_bar(qtbot, window) -> None:
+    """In the window on the default diagram: an unconnected block is reported in the status bar and
+    outlined, the run goes on on the last diagram that compiled; Edit > Undo removes the block."""
+    from tests.gui.conftest import run_until
+
+    s, c = window.session, window.canvas
+    running = list(s.diagram.blocks)
+    pane = window.diagram_pane
+    new = palette_add(qtbot, pane, "Gain")
+    assert new == "gain1" and new in c.items_by_name and c.items_by_name[new].error is not None
+    assert "gain1" in window.statusBar().currentMessage() and "not connected" in window.statusBar().currentMessage()
+    assert list(s.diagram.blocks) == running
+    run_until(qtbot, window, 0.05)
+    assert s.time >= 0.05 - 1e-9 and s.error is None
+    edit = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
+    undo = next(a for a in edit.actions() if a.text().startswith("&Undo"))
+    assert undo.isEnabled() and undo.shortcut().toString() == "Ctrl+Z"
+    undo.trigger()
+    assert list(c.editor.diagram.blocks) == running and "gain1" not in c.items_by_name
+    assert c.editor.error is None
