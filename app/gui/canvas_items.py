@@ -204,7 +204,7 @@ class WireItem(QtWidgets.QGraphicsPathItem):
               widget: QtWidgets.QWidget | None = None) -> None:
         """The path only: selection shows as a blue wire, not Qt's dashed bounding box."""
         opt = QtWidgets.QStyleOptionGraphicsItem(option)
-        opt.state &= ~QtWidgets.QStyle.StateFlag.State_Selected  # type: ignore[assignment]
+        opt.state &= ~QtWidgets.QStyle.StateFlag.State_Selected
         super().paint(painter, opt, widget)
 
     def shape(self) -> QtGui.QPainterPath:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
+
 from blocks import Diagram
 from blocks.diagram import BlockEntry
 
