@@ -27,6 +27,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.canvas import DiagramCanvas
 from app.gui.compare_view import CompareView
 from app.gui.controls import SPEEDS, ControlBar, Timeline
+from app.gui.diagram_pane import DiagramPane
 from app.gui.errors import ErrorReporter, install
 from app.gui.file_actions import FileActions
 from app.gui.gain_panel import GainPanel
@@ -82,6 +83,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.controls = ControlBar(self)
         self.addToolBar(self.controls)
         self.canvas = DiagramCanvas()
+        self.diagram_pane = DiagramPane(self.canvas)
         self.figure = StickFigure()
         self.gains = GainPanel(self.settings)
         self.params = ParamPanel()
@@ -105,7 +107,7 @@ class MainWindow(QtWidgets.QMainWindow):
         bottom.addWidget(self.side)
         bottom.setSizes([560, 440])
         left = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        left.addWidget(self.canvas)
+        left.addWidget(self.diagram_pane)
         left.addWidget(bottom)
         left.setSizes([400, 500])
         self.main_split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
@@ -141,6 +143,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.scopes.cursor_moved.connect(run.follow_cursor)
         self.canvas.block_clicked.connect(self.show_block)
         self.canvas.block_activated.connect(self.block_dialog)
+        editor = self.canvas.editor
+        editor.compiled.connect(self.bind_session)
+        editor.failed.connect(lambda text: self.statusBar().showMessage(text, 20000))
+        editor.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.params.rebuilt.connect(self.bind_session)
         self.params.changed.connect(lambda ref, v: self.gains.sync())
         self.tuning.applied.connect(lambda values: self.gains.sync())
@@ -167,6 +173,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self._act(ex, "Animation as GIF…", lambda: files.ask_export("gif"))
         f.addSeparator()
         self._act(f, "&Quit", self.close, QtGui.QKeySequence.StandardKey.Quit)
+        edit, stack = mb.addMenu("&Edit"), self.canvas.editor.undo_stack
+        for act, key in ((stack.createUndoAction(self, "&Undo"), "Ctrl+Z"),
+                         (stack.createRedoAction(self, "&Redo"), "Ctrl+Shift+Z")):
+            act.setShortcut(QtGui.QKeySequence(key))
+            edit.addAction(act)
+        self._act(edit, "&Delete selected blocks and wires", self.canvas.delete_selected)
         sim = mb.addMenu("&Simulation")
         for a in (self.controls.run_action, self.controls.step_action, self.controls.reset_action):
             sim.addAction(a)

@@ -197,6 +197,18 @@ class SimSession:
             self._spec, self.source, self.diagram = old
             raise
 
+    def apply_diagram(self, diagram: Diagram) -> None:
+        """Run an edited diagram as it is (no preset, the changes made since dropped; the run restarts).
+        A diagram that does not compile raises and leaves the current run as it was."""
+        old = self._spec, self.source, self.diagram
+        self._spec, self.source = replace(self._spec, diagram=diagram.copy(), preset=None, settings=()), diagram.copy()
+        self.diagram = diagram.copy()
+        try:
+            self._build()
+        except BaseException:
+            self._spec, self.source, self.diagram = old
+            raise
+
     # ----------------------------------------------------------- stepping
     @property
     def time(self) -> float:
