@@ -23,6 +23,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.axes import use_opaque_grid
+from app.gui.fit_screen import ElidedLabel
 from blocks.diagram import Diagram
 from blocks.library.mechanism import PlanarMechanism, mechanism_of
 from models.biped import FiveLinkBiped
@@ -58,9 +59,8 @@ class StickFigure(QtWidgets.QWidget):
         self.trail_s = trail_s
         self.biped = FiveLinkBiped(BipedParams.paper())
         self.body_weight = self.biped.total_mass * 9.81
-        self.header = QtWidgets.QLabel("t = 0.000 s")
+        self.header = ElidedLabel("t = 0.000 s")
         self.header.setObjectName("figureHeader")
-        self.header.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.footer = QtWidgets.QLabel(
             f"<span style='color:{LEFT}'>&#9632; left</span> &nbsp;<span style='color:{RIGHT}'>&#9632; right</span>"
             " &nbsp;· solid = stance, dashed = swing · <span style='color:#2ca02c'>&#9679; CoM</span> + trail"
