@@ -40,7 +40,7 @@ from app.gui.run_control import RunController, RunViews
 from app.gui.run_inspector import RunInspector
 from app.gui.scope_panel import ScopePanel
 from app.gui.scopes import ScopeStack
-from app.gui.session import SimSession, available_datasets, available_presets
+from app.gui.session import Plan, SimSession, available_datasets, available_presets
 from app.gui.stick_figure import StickFigure
 from app.gui.tuning_panel import TuningPanel
 from app.gui.validity_panel import ValidityPanel
@@ -153,6 +153,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.canvas.block_clicked.connect(self.show_block)
         self.canvas.block_activated.connect(self.block_dialog)
         self.params.rebuilt.connect(self.bind_session)
+        self.params.background = self._compile_param
         self.params.changed.connect(lambda ref, v: self.gains.sync())
         self.tuning.applied.connect(lambda values: self.gains.sync())
         self.compare.error.connect(lambda exc: self.errors.report("Comparison failed", exc))
@@ -204,6 +205,23 @@ class MainWindow(QtWidgets.QMainWindow):
         self.run_control.set_running(False)
         self.session = self.run_control.session = self.files.session = session
         self.bind_session()
+
+    def _compile_param(self, plan: Plan, ref: str) -> None:
+        """A structural parameter change, compiled in the background (the run restarts)."""
+        self.run_control.set_running(False)
+        session = self.session
+
+        def done(built: Any) -> None:
+            if self.session is session:
+                session.adopt(plan, built)
+                self.bind_session()
+
+        def failed(exc: Exception) -> None:
+            self.errors.report(f"Cannot set {ref}", exc)
+            if self.params.block in session.diagram.blocks:
+                self.params.show_block(session, self.params.block)   # back to the values in force
+
+        self.compiler.submit(plan, f"{ref}: compiling…", done, failed)
 
     def _session_opened(self, session: SimSession, view: dict[str, Any]) -> None:
         self.set_session(session)
@@ -266,6 +284,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def block_dialog(self, name: str) -> BlockDialog:
         dlg = BlockDialog(self.session, name, self)
         dlg.panel.rebuilt.connect(self.bind_session)
+        dlg.panel.background = self._compile_param
         dlg.panel.changed.connect(lambda ref, v: self.gains.sync())
         dlg.open()
         return dlg

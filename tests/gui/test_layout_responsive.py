@@ -108,3 +108,17 @@ def test_a_later_request_supersedes_an_earlier_one(qtbot, window: MainWindow) ->
     window.compiler.wait()
     qtbot.wait(100)
     assert window.session.preset == "paper" and window.session.generation == gen + 1   # the first was dropped
+
+
+def test_structural_parameter_compiles_in_the_background(qtbot, window: MainWindow) -> None:
+    """A structural parameter (``pid_hip.n``, not tunable) set in the Block parameters panel is
+    validated at once, compiled by the worker, and the recompiled session carries it."""
+    s = window.session
+    window.show_block("pid_hip")
+    gen, old_runner = s.generation, s.runner
+    window.params._apply("pid_hip.n", 2)
+    assert window.compiler.busy and not window.params.isEnabled()
+    assert s.runner is old_runner
+    qtbot.waitUntil(lambda: s.generation > gen, timeout=60000)
+    assert s.runner is not old_runner and dict(s.spec.settings).get("pid_hip.n") == 2
+    assert window.params.isEnabled()
