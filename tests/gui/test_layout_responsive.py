@@ -122,3 +122,17 @@ def test_structural_parameter_compiles_in_the_background(qtbot, window: MainWind
     qtbot.waitUntil(lambda: s.generation > gen, timeout=60000)
     assert s.runner is not old_runner and dict(s.spec.settings).get("pid_hip.n") == 2
     assert window.params.isEnabled()
+
+
+def test_cli_screenshot_size(tmp_path, qapp, capsys) -> None:
+    """``gui --screenshot FILE --size 1366x768`` writes a 1366 x 768 window; a bad size exits 2."""
+    from PIL import Image
+
+    from app.cli import main
+
+    out = tmp_path / "laptop.png"
+    assert main(["gui", "--screenshot", str(out), "--size", "1366x768", "--run-for", "0.2"]) == 0
+    with Image.open(out) as im:
+        assert im.size == (1366, 768)
+    assert main(["gui", "--screenshot", str(out), "--size", "1366"]) == 2
+    assert "--size must be WIDTHxHEIGHT" in capsys.readouterr().err
