@@ -64,6 +64,7 @@ def main() -> None:
     settings = QtCore.QSettings(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope, "gaitblocks",
                                 "bench")
     win = MainWindow(SimSession(t_end=args.seconds + 1.0), settings=settings, hook_exceptions=False)
+    win.resize(1600, 1000)   # the window size measured before it was fitted to the screen (offscreen: 800 x 800)
     win.show()
     labels = [s for _, s in SPEEDS]
     win.controls.speed.setCurrentIndex(labels.index(args.speed) if args.speed in labels else 3)

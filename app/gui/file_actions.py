@@ -3,7 +3,9 @@ save, recent files and export (CSV, PNG, MP4, GIF).
 
 :class:`FileActions` is an object the window holds (``window.files``). It is given what it uses
 explicitly: the session, the settings (recent files), the error reporter, the toolbar (dataset
-list), the scopes (PNG export), the recent-files menu, a status label and two callables of the
+list), the scopes (PNG export), the recent-files menu, a status label, the background compiler
+(:mod:`app.gui.background_compile`: the toolbar's dataset and preset choices compile there; the
+methods compile synchronously by default, for scripts and tests) and two callables of the
 window's: ``pause`` (stop the run before changing anything) and ``view_state`` (saved in
 session files). It tells the window what changed through two signals: ``changed`` (the session
 was modified in place: redraw) and ``session_opened`` (a session file replaced the session).
@@ -21,10 +23,11 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from app.gui import export
+from app.gui.background_compile import BackgroundCompile
 from app.gui.controls import ControlBar
 from app.gui.errors import ErrorReporter
 from app.gui.scopes import ScopeStack
-from app.gui.session import SimSession, available_datasets
+from app.gui.session import Plan, SimSession, available_datasets, available_presets
 from app.gui.session_files import read_json
 from models.errors import UserError
 
@@ -42,7 +45,8 @@ class FileActions(QtCore.QObject):
     def __init__(self, session: SimSession, *, settings: QtCore.QSettings, errors: ErrorReporter,
                  controls: ControlBar, scopes: ScopeStack, recent_menu: QtWidgets.QMenu,
                  status: QtWidgets.QLabel, pause: Callable[[], None],
-                 view_state: Callable[[], dict[str, Any]], dialog_parent: QtWidgets.QWidget) -> None:
+                 view_state: Callable[[], dict[str, Any]], dialog_parent: QtWidgets.QWidget,
+                 compiler: BackgroundCompile | None = None) -> None:
         super().__init__(dialog_parent)
         self.session = session
         self.session_path: Path | None = None
@@ -55,29 +59,54 @@ class FileActions(QtCore.QObject):
         self.pause = pause
         self.view_state = view_state
         self._parent = dialog_parent
+        self.compiler = compiler
         self._refresh_recent()
 
-    def _replace(self, action: Any, title: str) -> bool:
-        """Run ``action`` (which may raise a user error and leave the session as it was)."""
+    def _replace(self, plan: Callable[[], Plan], title: str, background: bool = False,
+                 on_fail: Callable[[], None] = lambda: None) -> bool:
+        """Plan a recompile (a user error is reported, the session left as it was), then compile
+        it here or, with ``background`` and a compiler, in its worker thread (returns True once
+        submitted; the window redraws when it arrives)."""
         self.pause()
+        session = self.session
         try:
-            action()
+            p = plan()
+            if not (background and self.compiler is not None):
+                session.apply(p)
         except UserError as exc:
             self.errors.report(title, exc)
+            on_fail()
             return False
+        if background and self.compiler is not None:
+            def done(built: Any) -> None:
+                if self.session is session:   # not replaced by a session file meanwhile
+                    session.adopt(p, built)
+                    self.changed.emit()
+
+            def failed(exc: Exception) -> None:
+                self.errors.report(title, exc)
+                on_fail()
+
+            self.compiler.submit(p, f"{title.replace('Cannot ', '').capitalize()}: loading and compiling…",
+                                 done, failed)
+            return True
         self.changed.emit()
         return True
 
-    def open_dataset(self, spec: str) -> bool:
-        ok = self._replace(lambda: self.session.set_dataset(spec), "Cannot open dataset")
+    def open_dataset(self, spec: str, background: bool = False) -> bool:
+        def reset_list() -> None:
+            self.controls.set_datasets(available_datasets(), self.session.dataset)
+
+        ok = self._replace(lambda: self.session.plan_dataset(spec), "Cannot open dataset", background, reset_list)
         if ok and Path(spec).is_file():
             self._add_recent(spec)
-        if not ok:
-            self.controls.set_datasets(available_datasets(), self.session.dataset)
         return ok
 
-    def set_preset(self, name: str) -> bool:
-        return self._replace(lambda: self.session.set_preset(name), "Cannot apply preset")
+    def set_preset(self, name: str, background: bool = False) -> bool:
+        def reset_list() -> None:
+            self.controls.set_presets(available_presets(), self.session.preset)
+
+        return self._replace(lambda: self.session.plan_preset(name), "Cannot apply preset", background, reset_list)
 
     def open_path(self, path: str | Path) -> bool:
         """Open a session, diagram or dataset file (judged by content); errors leave all as it was."""
@@ -99,7 +128,7 @@ class FileActions(QtCore.QObject):
             self._add_recent(str(path))
             return True
         if kind == "gaitblocks-diagram":
-            ok = self._replace(lambda: self.session.load_diagram(path), "Cannot open diagram")
+            ok = self._replace(lambda: self.session.plan_diagram(path), "Cannot open diagram")
             if ok:
                 self._add_recent(str(path))
             return ok

@@ -1,12 +1,15 @@
 """The main window: diagram canvas, stick figure, gains and block parameters, scopes, compare view.
 
-Layout (default 1600 x 1000)::
+Layout (1600 x 1000, or what the screen's available geometry holds: :mod:`app.gui.fit_screen`)::
 
     [ toolbar: dataset | preset | Run/Pause Step Reset | speed                          ]
     [ diagram canvas                                   | Scopes / Compare tabs         ]
     [ stick figure              | Gains / Block tabs   |                               ]
     [ timeline                                                                         ]
-    [ status: sim time | real-time factor | frames per second | state                  ]
+    [ status: state | busy (compiling…) | sim time | real-time factor | frames per second ]
+
+Changing the dataset or the preset from the toolbar compiles in a worker thread
+(:mod:`app.gui.background_compile`); the previous session stays on screen until it is done.
 
 The window assembles the widgets, menus and signal wiring, and binds them to the session
 after every compile (:meth:`MainWindow.bind_session`). It holds two objects that it composes
@@ -24,19 +27,21 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.gui.background_compile import BackgroundCompile, BusyIndicator
 from app.gui.canvas import DiagramCanvas
 from app.gui.compare_view import CompareView
 from app.gui.controls import SPEEDS, ControlBar, Timeline
 from app.gui.diagram_pane import DiagramPane
 from app.gui.errors import ErrorReporter, install
 from app.gui.file_actions import FileActions
+from app.gui.fit_screen import fit_geometry
 from app.gui.gain_panel import GainPanel
 from app.gui.param_panel import BlockDialog, ParamPanel
 from app.gui.run_control import RunController, RunViews
 from app.gui.run_inspector import RunInspector
 from app.gui.scope_panel import ScopePanel
 from app.gui.scopes import ScopeStack
-from app.gui.session import SimSession, available_datasets, available_presets
+from app.gui.session import Plan, SimSession, available_datasets, available_presets
 from app.gui.stick_figure import StickFigure
 from app.gui.tuning_panel import TuningPanel
 from app.gui.validity_panel import ValidityPanel
@@ -62,9 +67,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self.setWindowIcon(QtGui.QIcon(str(ICON_FILE)))
         if STYLE_FILE.is_file():
             self.setStyleSheet(STYLE_FILE.read_text(encoding="utf-8"))
-        self.resize(1600, 1000)
         self.setAcceptDrops(True)
         self._build_widgets()
+        fit_geometry(self)
         self.run_control = RunController(self.session, RunViews(
             controls=self.controls, timeline=self.timeline, canvas=self.canvas, figure=self.figure,
             gains=self.gains, scopes=self.scopes, validity=self.validity, status_time=self.status_time,
@@ -73,7 +78,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.files = FileActions(
             self.session, settings=self.settings, errors=self.errors, controls=self.controls,
             scopes=self.scopes, recent_menu=QtWidgets.QMenu("Recent files", self), status=self.status_state,
-            pause=lambda: self.run_control.set_running(False), view_state=self.view_state, dialog_parent=self)
+            pause=lambda: self.run_control.set_running(False), view_state=self.view_state, dialog_parent=self,
+            compiler=self.compiler)
         self._connect()
         self._build_menus()
         self.bind_session()
@@ -127,6 +133,11 @@ class MainWindow(QtWidgets.QMainWindow):
             w.setMinimumWidth(170)
             self.statusBar().addPermanentWidget(w)
         self.statusBar().addWidget(self.status_state, 1)
+        c = self.controls
+        self.busy = BusyIndicator([c, self.gains, self.params, self.canvas],
+                                  [c.run_action, c.step_action, c.reset_action])
+        self.statusBar().addPermanentWidget(self.busy)
+        self.compiler = BackgroundCompile(self.busy, self)
 
     def _connect(self) -> None:
         c, run, files = self.controls, self.run_control, self.files
@@ -134,9 +145,9 @@ class MainWindow(QtWidgets.QMainWindow):
         run.run_changed.connect(self._run_changed)
         c.step_action.triggered.connect(run.step_frame)
         c.reset_action.triggered.connect(run.reset)
-        c.dataset_chosen.connect(files.open_dataset)
+        c.dataset_chosen.connect(lambda spec: files.open_dataset(spec, background=True))
         c.open_requested.connect(files.ask_open)
-        c.preset_chosen.connect(files.set_preset)
+        c.preset_chosen.connect(lambda name: files.set_preset(name, background=True))
         files.changed.connect(self.bind_session)
         files.session_opened.connect(self._session_opened)
         self.timeline.scrubbed.connect(run.scrub)
@@ -148,6 +159,7 @@ class MainWindow(QtWidgets.QMainWindow):
         editor.failed.connect(lambda text: self.statusBar().showMessage(text, 20000))
         editor.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.params.rebuilt.connect(self.bind_session)
+        self.params.background = self._compile_param
         self.params.changed.connect(lambda ref, v: self.gains.sync())
         self.tuning.applied.connect(lambda values: self.gains.sync())
         self.compare.error.connect(lambda exc: self.errors.report("Comparison failed", exc))
@@ -205,6 +217,23 @@ class MainWindow(QtWidgets.QMainWindow):
         self.run_control.set_running(False)
         self.session = self.run_control.session = self.files.session = session
         self.bind_session()
+
+    def _compile_param(self, plan: Plan, ref: str) -> None:
+        """A structural parameter change, compiled in the background (the run restarts)."""
+        self.run_control.set_running(False)
+        session = self.session
+
+        def done(built: Any) -> None:
+            if self.session is session:
+                session.adopt(plan, built)
+                self.bind_session()
+
+        def failed(exc: Exception) -> None:
+            self.errors.report(f"Cannot set {ref}", exc)
+            if self.params.block in session.diagram.blocks:
+                self.params.show_block(session, self.params.block)   # back to the values in force
+
+        self.compiler.submit(plan, f"{ref}: compiling…", done, failed)
 
     def _session_opened(self, session: SimSession, view: dict[str, Any]) -> None:
         self.set_session(session)
@@ -267,6 +296,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def block_dialog(self, name: str) -> BlockDialog:
         dlg = BlockDialog(self.session, name, self)
         dlg.panel.rebuilt.connect(self.bind_session)
+        dlg.panel.background = self._compile_param
         dlg.panel.changed.connect(lambda ref, v: self.gains.sync())
         dlg.open()
         return dlg
@@ -286,6 +316,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self.run_control.timer.stop()
         self.compare.cancel()
+        self.compiler.wait()
         if self._unhook is not None:
             self._unhook()
         super().closeEvent(event)

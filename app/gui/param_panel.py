@@ -13,11 +13,12 @@ Every change goes through :meth:`SimSession.set_param`; errors show in the panel
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from app.gui.session import SimSession
+from app.gui.session import Plan, SimSession
 from blocks import ParamSpec
 
 __all__ = ["ParamPanel", "SliderMap", "BlockDialog"]
@@ -74,6 +75,9 @@ class ParamPanel(QtWidgets.QWidget):
         self.block = ""
         self.editors: dict[str, QtWidgets.QWidget] = {}
         self.sliders: dict[str, tuple[QtWidgets.QSlider, SliderMap]] = {}
+        # set by the window: compiles a structural change's plan off the GUI thread
+        # (app.gui.background_compile); None: recompile here and emit ``rebuilt``
+        self.background: Callable[[Plan, str], None] | None = None
         outer = QtWidgets.QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         self.title = QtWidgets.QLabel("Click a block in the diagram to edit its parameters.")
@@ -177,14 +181,19 @@ class ParamPanel(QtWidgets.QWidget):
             slider.blockSignals(True)
             slider.setValue(m.pos(float(value)))
             slider.blockSignals(False)
+        later = self.background is not None and not s.diagram.param_spec(ref).tunable
         try:
-            structural = s.set_param(ref, value)
+            if later:
+                plan = s.plan_param(ref, value)   # validated here, compiled in the background
+            structural = later or s.set_param(ref, value)
         except ValueError as exc:
             self.status.setText(f"<span style='color:#c00'>{exc}</span>")
             return
         self.status.setText(f"{ref} = {value:.6g}" if isinstance(value, float) else f"{ref} = {value}")
         self.changed.emit(ref, value)
-        if structural:
+        if later and self.background is not None:
+            self.background(plan, ref)
+        elif structural:
             self.rebuilt.emit()
 
 

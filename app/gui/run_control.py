@@ -199,8 +199,9 @@ class RunController(QtCore.QObject):
         grf, st, ph = (s.recorded(n)[k] if n else None for n in names)
         com = s.find("BipedKinematics", "com")
         trail = s.recorded(com)[max(0, k - int(2.0 / s.dt)): k + 1: 20] if com else None
+        ref = s.find("ReferenceSource", "angles")
         self.views.figure.show_state(float(s.runner.t0 + k * s.dt), s.recorded(qn)[k], grf, st,
-                               None if ph is None else int(ph), trail)
+                                     None if ph is None else int(ph), trail, s.recorded(ref)[k] if ref else None)
 
     def _count_frame(self, now: float) -> None:
         self.frames += 1

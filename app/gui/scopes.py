@@ -37,6 +37,7 @@ from app.gui.axes import use_opaque_grid
 from app.gui.run_store import KeptRun
 from app.gui.scope_browser import extend_menu
 from app.gui.scope_cycle import CYCLE_LABEL, CycleBands, cycle_mean_sd, cycle_xy
+from app.gui.scope_legend import side_legend
 from app.gui.scope_math import peak_decimate, trace_stats
 from app.gui.scope_overlay import ChangeMarkers, RunOverlay, fall_line, filled_bands, time_xy
 from app.gui.scope_specs import DEG, PALETTE, ScopeSpec, Trace, default_scopes
@@ -75,8 +76,7 @@ class Scope:
                 item.setDownsampling(ds=1, auto=False)
                 item.setClipToView(False)
                 self.shades.append(item)
-        self.legend = plot.addLegend(offset=(4, 2), labelTextSize="7pt", colCount=4, verSpacing=-6,
-                                     brush=None)
+        self.legend = side_legend(plot)
         self.curves: list[pg.PlotDataItem] = []
         for tr in spec.traces:
             self._add_curve(tr)

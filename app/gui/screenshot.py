@@ -19,10 +19,12 @@ DEFAULT_OUT = Path(__file__).resolve().parents[2] / "assets" / "screenshot.png"
 def take_screenshot(out: str | Path, run_for: float = 3.0, dataset: str = "", preset: str = "tracking",
                     diagram: str | None = None, compare: list[str] | None = None,
                     size: tuple[int, int] = (1600, 1000)) -> Path:
-    """Simulate ``run_for`` seconds and save the window as ``out`` (PNG). Returns the path."""
+    """Simulate ``run_for`` seconds and save the window as ``out`` (PNG), ``size`` (width, height)
+    px filling a screen of that size (never below the window's minimum size). Returns the path."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6 import QtCore, QtWidgets
 
+    from app.gui.fit_screen import fit_geometry
     from app.gui.main_window import MainWindow
     from app.gui.session import SimSession
 
@@ -31,7 +33,7 @@ def take_screenshot(out: str | Path, run_for: float = 3.0, dataset: str = "", pr
     settings = QtCore.QSettings(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope,
                                 "gaitblocks", "screenshot")
     win = MainWindow(session, settings=settings, hook_exceptions=False)
-    win.resize(*size)
+    fit_geometry(win, QtCore.QRect(0, 0, *size), QtCore.QSize(*size))   # a window of ``size`` on such a screen
     win.show()
     app.processEvents()
     win.controls.speed.setCurrentIndex(win.controls.speed.count() - 1)   # as fast as possible

@@ -36,15 +36,13 @@ from app.gui.session_catalog import (
     diagram_value,
 )
 from app.gui.session_files import SESSION_FORMAT, load_session, save_session, session_dict
-from app.runs import RunSpec, build, find_signal, summarise
+from app.runs import Built, RunSpec, build, find_signal, summarise
 from blocks import Diagram, ParamSpec, SimulationError, Snapshot
-from blocks.core import BlockError, DiagramError
 from blocks.library.context import biped_of, dataset_of
-from models.errors import UserError
 from models.params import G_EARTH
 
-__all__ = ["DEFAULT_DIAGRAM", "GAIN_NAMES", "SESSION_FORMAT", "SimSession", "available_datasets", "available_presets",
-           "default_dataset"]
+__all__ = ["DEFAULT_DIAGRAM", "GAIN_NAMES", "Plan", "SESSION_FORMAT", "SimSession", "available_datasets",
+           "available_presets", "default_dataset"]
 
 DEFAULT_DIAGRAM = Path(__file__).resolve().parents[2] / "assets" / "diagrams" / "grf_walk.json"
 
@@ -65,6 +63,16 @@ class Failure:
                                       f"t = {self.t:.3f} s" if self.t is not None else "",
                                       f"value = {self.value}" if self.value is not None else "") if s)
         return f"{self.message}\n({where})" if where else self.message
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A pending recompile: the :class:`~app.runs.RunSpec` to build, the session attributes it
+    sets on adoption (``state``) and the diagram's UI fields (block positions) to keep."""
+
+    spec: RunSpec
+    state: dict[str, Any]
+    ui: dict[str, Any]
 
 
 @dataclass
@@ -142,11 +150,27 @@ class SimSession:
         self._t_request = self._t_end = float(value)
 
     # ----------------------------------------------------------- building
-    def _build(self) -> None:
-        """Compile the spec (:func:`app.runs.build`; raises before touching the current run)."""
-        ui = self.diagram.ui
-        built = build(self.spec)
-        built.diagram.ui = ui
+    # A change that recompiles is split in three so that the GUI can compile in a worker thread:
+    # ``plan_*`` (cheap, validates, changes nothing), :meth:`compile` (the slow load + compile,
+    # touches no session state) and :meth:`adopt` (installs the result; GUI thread).
+    def _plan(self, **state: Any) -> Plan:
+        """A :class:`Plan` assigning ``state`` (attribute: value) to the session on adoption."""
+        spec = state.get("_spec", self._spec)
+        t0 = self.source.solver.t_start
+        duration = None if self._t_request is None else self._t_request - t0
+        return Plan(replace(spec, dataset=state.get("dataset", self.dataset), duration=duration), state,
+                    state.get("diagram", self.diagram).ui)
+
+    @staticmethod
+    def compile(plan: Plan) -> Built:
+        """Load and compile ``plan`` (:func:`app.runs.build`): slow, thread-safe, changes no session."""
+        return build(plan.spec)
+
+    def adopt(self, plan: Plan, built: Built) -> None:
+        """Install a compiled ``plan`` (the run restarts from t0)."""
+        for name, value in plan.state.items():
+            setattr(self, name, value)
+        built.diagram.ui = plan.ui
         runner = built.runner
         self.built, self.diagram, self.dataset = built, built.diagram, built.dataset
         self._t_end = built.t_end
@@ -157,45 +181,46 @@ class SimSession:
         self.generation += 1
         self._record_current()
 
+    def apply(self, plan: Plan) -> None:
+        """Compile and adopt ``plan`` here and now (errors raise and change nothing)."""
+        self.adopt(plan, self.compile(plan))
+
+    def _build(self) -> None:
+        """Recompile the current spec (raises before touching the current run)."""
+        self.apply(self._plan())
+
     def rebuild(self) -> None:
         """Recompile after a structural change (the run restarts from t0)."""
         self._build()
 
+    def plan_dataset(self, spec: str) -> Plan:
+        return self._plan(dataset=spec)
+
     def set_dataset(self, spec: str) -> None:
         """Switch dataset. A bad file raises ``DataFormatError``/``UserError`` and changes nothing."""
-        old = self.dataset
-        self.dataset = spec
-        try:
-            self._build()
-        except BaseException:
-            self.dataset = old
-            raise
+        self.apply(self.plan_dataset(spec))
+
+    def plan_preset(self, name: str, source: Diagram | None = None) -> Plan:
+        """Preset ``name`` applied to ``source`` (default: the diagram as loaded); the parameter
+        changes made since are dropped. An unknown preset raises here."""
+        src = (source if source is not None else self.source).copy()
+        apply_preset(src, name)
+        return self._plan(_spec=replace(self._spec, diagram=src, preset=name or None, settings=()),
+                          preset=name, source=src.copy())
 
     def set_preset(self, name: str, source: Diagram | None = None) -> None:
-        """Apply preset ``name`` to ``source`` (default: the diagram as loaded) and recompile; the
-        parameter changes made since are dropped."""
-        src = (source if source is not None else self.source).copy()
-        apply_preset(src, name)  # an unknown preset raises here, before anything changes
-        old = self._spec, self.preset, self.source
-        self._spec, self.preset, self.source = replace(self._spec, diagram=src, preset=name or None, settings=()), \
-            name, src.copy()
-        try:
-            self._build()
-        except BaseException:
-            self._spec, self.preset, self.source = old
-            raise
+        """Apply preset ``name`` (:meth:`plan_preset`) and recompile."""
+        self.apply(self.plan_preset(name, source))
+
+    def plan_diagram(self, path: str | Path) -> Plan:
+        """A diagram file, run as saved (preset not re-applied)."""
+        new = Diagram.load(path)
+        return self._plan(_spec=replace(self._spec, diagram=new, preset=None, settings=()), source=new.copy(),
+                          diagram=new.copy())
 
     def load_diagram(self, path: str | Path) -> None:
-        """Load a diagram file (preset not re-applied: the file is run as saved)."""
-        new = Diagram.load(path)
-        old = self._spec, self.source, self.diagram
-        self._spec, self.source = replace(self._spec, diagram=new, preset=None, settings=()), new.copy()
-        self.diagram = new.copy()
-        try:
-            self._build()
-        except BaseException:
-            self._spec, self.source, self.diagram = old
-            raise
+        """Load a diagram file (:meth:`plan_diagram`) and recompile."""
+        self.apply(self.plan_diagram(path))
 
     def apply_diagram(self, diagram: Diagram) -> None:
         """Run an edited diagram as it is (no preset, the changes made since dropped; the run restarts).
@@ -383,15 +408,13 @@ class SimSession:
             self.diagram.set_param(ref, value)
             self._spec = self._spec.with_settings((ref, spec.validate(value, ref)))
             return False
-        old = self._spec
-        self._spec = self._spec.with_settings((ref, spec.validate(value, ref)))
-        try:
-            self._build()
-        except (UserError, BlockError, DiagramError):
-            self._spec = old
-            self._build()
-            raise
+        self.apply(self.plan_param(ref, value))
         return True
+
+    def plan_param(self, ref: str, value: Any) -> Plan:
+        """A structural ``block.param`` change (validated here; compiled by :meth:`compile`)."""
+        spec = self.diagram.param_spec(ref)
+        return self._plan(_spec=self._spec.with_settings((ref, spec.validate(value, ref))))
 
     def param_log(self) -> list[dict[str, Any]]:
         """Applied live changes ``{"t", "name", "old", "new"}``."""

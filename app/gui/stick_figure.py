@@ -4,8 +4,12 @@ Drawn from ``q`` (the geometry of :meth:`models.biped.FiveLinkBiped.points`):
 trunk with head, thighs and shanks (left blue, right orange; a stance leg solid and thick,
 a swing leg dashed and thin), the rolling feet's arcs when the model has them, the ground
 line ``y = 0`` with hatching, GRF arrows at the contact points scaled to body weight
-(``arrow_m_per_bw`` metres per BW), the whole-body CoM marker and its trail. The camera
-follows the hip. Every item is created once and moved with ``setData``.
+(``arrow_m_per_bw`` metres per BW), the whole-body CoM marker and its trail. Feet are short
+segments (``FOOT_M``: an illustration; the model's foot is a point or the rolling arc), flat on
+the ground in stance and square to the shank in swing. The recording's pose is drawn faint and dashed behind it
+(:mod:`app.gui.stick_ghost`). Under the plot (:mod:`app.gui.stick_controls`): ghost on/off,
+camera follow (the hip kept centred; off, the mouse pans) and zoom (or the mouse wheel). Every
+item is created once and moved with ``setData``.
 
 Any planar mechanism (:class:`~blocks.library.mechanism.PlanarMechanism`) is drawn too:
 :meth:`set_mechanism` names its points, the links between them (polylines) and the ground
@@ -23,6 +27,9 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.axes import use_opaque_grid
+from app.gui.fit_screen import ElidedLabel
+from app.gui.stick_controls import FigureControls
+from app.gui.stick_ghost import PoseGhost
 from blocks.diagram import Diagram
 from blocks.library.mechanism import PlanarMechanism, mechanism_of
 from models.biped import FiveLinkBiped
@@ -35,6 +42,8 @@ LEFT = "#1f77b4"
 RIGHT = "#e8710a"
 TRUNK = "#333333"
 SOLE_RANGE_RAD = np.linspace(-0.35, 0.9, 14)  # shank angles of a stance, heel strike to toe-off
+FOOT_M = (0.05, 0.15)   # drawn foot: heel behind and toe ahead of the foot point [m], square to the shank
+VIEW_CENTRE_Y_M = 0.85  # camera: height of the view's centre [m] (ground to above the head at zoom 1)
 
 
 def _pen(color: str, width: float, dashed: bool = False) -> QtGui.QPen:
@@ -58,13 +67,12 @@ class StickFigure(QtWidgets.QWidget):
         self.trail_s = trail_s
         self.biped = FiveLinkBiped(BipedParams.paper())
         self.body_weight = self.biped.total_mass * 9.81
-        self.header = QtWidgets.QLabel("t = 0.000 s")
+        self.header = ElidedLabel("t = 0.000 s")
         self.header.setObjectName("figureHeader")
-        self.header.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         self.footer = QtWidgets.QLabel(
             f"<span style='color:{LEFT}'>&#9632; left</span> &nbsp;<span style='color:{RIGHT}'>&#9632; right</span>"
             " &nbsp;· solid = stance, dashed = swing · <span style='color:#2ca02c'>&#9679; CoM</span> + trail"
-            " · arrows: GRF, 0.45 m = 1 body weight")
+            " · arrows: GRF, 0.45 m = 1 body weight · grey dashed: the recording")
         self.footer.setObjectName("panelStatus")
         self.footer.setWordWrap(True)
         self.footer.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
@@ -84,7 +92,15 @@ class StickFigure(QtWidgets.QWidget):
         lay.setSpacing(2)
         lay.addWidget(self.header)
         lay.addWidget(self.plot, 1)
+        self.controls = FigureControls()
+        lay.addWidget(self.controls)
         lay.addWidget(self.footer)
+        self.zoom, self.follow, self._x_centre = 1.0, True, 0.0
+        self._last: tuple[object, ...] | None = None
+        self.controls.ghost.toggled.connect(self._set_ghost)
+        self.controls.follow.toggled.connect(self._set_follow)
+        self.controls.zoom.valueChanged.connect(self._set_zoom)
+        self.ghost = PoseGhost(self.plot)
         self._make_items()
         self._biped_items = list(self.plot.getPlotItem().items)
         self._biped_footer = self.footer.text()
@@ -114,15 +130,15 @@ class StickFigure(QtWidgets.QWidget):
         self.soles = {side: pg.PlotDataItem(pen=_pen(col, 2)) for side, col in (("l", LEFT), ("r", RIGHT))}
         for sole in self.soles.values():
             p.addItem(sole)
-        self.feet = pg.ScatterPlotItem(size=12, symbol="t1")
+        self.feet = {side: pg.PlotDataItem() for side in ("l", "r")}
         # per-stance styles, made once; re-applied only when a foot's stance flag changes
         self._leg_pens = {(side, st): _pen(col, 7 if st else 3.5, dashed=not st)
                           for side, col in (("l", LEFT), ("r", RIGHT)) for st in (True, False)}
-        self._foot_brushes = {(col, st): pg.mkBrush(col) if st else pg.mkBrush("w") for col in (LEFT, RIGHT)
-                              for st in (True, False)}
-        self._foot_pens = [_pen(LEFT, 2), _pen(RIGHT, 2)]
+        self._foot_pens = {(side, st): _pen(col, 5 if st else 2.5, dashed=not st)
+                           for side, col in (("l", LEFT), ("r", RIGHT)) for st in (True, False)}
         self._stance_drawn: tuple[bool, bool] | None = None
-        p.addItem(self.feet)
+        for foot in self.feet.values():
+            p.addItem(foot)
         self.com = pg.ScatterPlotItem(size=14, symbol="o", brush=pg.mkBrush("#2ca02c"), pen=_pen("w", 2))
         p.addItem(self.com)
         self.grf_shaft: dict[str, pg.PlotDataItem] = {}
@@ -202,12 +218,40 @@ class StickFigure(QtWidgets.QWidget):
         self.body_weight = float(self.biped.total_mass) * 9.81
 
     def set_view(self, x_center: float) -> None:
-        """Camera: follow ``x_center`` horizontally; fixed height range (ground to above the head)."""
-        w = self.half_width
-        self.plot.setRange(xRange=(x_center - w, x_center + w), yRange=(-0.15, 1.85), padding=0)
+        """Camera: centre ``x_center`` horizontally, ``VIEW_CENTRE_Y_M`` vertically; half-width
+        ``half_width / zoom`` [m], half-height ``1 m / zoom`` (ground to above the head at zoom 1)."""
+        self._x_centre = x_center
+        w, h = self.half_width / self.zoom, 1.0 / self.zoom
+        self.plot.setRange(xRange=(x_center - w, x_center + w),
+                           yRange=(VIEW_CENTRE_Y_M - h, VIEW_CENTRE_Y_M + h), padding=0)
+
+    def _redraw(self) -> None:
+        if self._last is not None and self.mechanism is None:
+            self.show_state(*self._last)  # type: ignore[arg-type]
+
+    def _set_ghost(self, on: bool) -> None:
+        self.ghost.enabled = on
+        self._redraw()
+
+    def _set_follow(self, on: bool) -> None:
+        """Follow the hip, or leave the camera where it is (and let the mouse pan it)."""
+        self.follow = on
+        self.plot.setMouseEnabled(not on, False)
+        self._redraw()
+
+    def _set_zoom(self, zoom: float) -> None:
+        self.zoom = float(zoom)
+        x_range = self.plot.getPlotItem().getViewBox().viewRange()[0]
+        self.set_view(self._x_centre if self.follow else 0.5 * (x_range[0] + x_range[1]))
+        self._redraw()
+
+    def wheelEvent(self, event: QtGui.QWheelEvent) -> None:  # noqa: N802 - Qt's name
+        self.controls.step_zoom(event.angleDelta().y() / 120.0)
+        event.accept()
 
     def show_state(self, t: float, q: np.ndarray, grf: np.ndarray | None = None, stance: np.ndarray | None = None,
-                   phase: int | None = None, trail: np.ndarray | None = None) -> None:
+                   phase: int | None = None, trail: np.ndarray | None = None,
+                   ref_angles: np.ndarray | None = None) -> None:
         """Draw the biped at time ``t`` [s].
 
         Parameters
@@ -217,7 +261,10 @@ class StickFigure(QtWidgets.QWidget):
         stance : (2,) flags ``[l, r]``, or None (both drawn as stance).
         phase : gait-phase code (0 double, 1 left single, 2 right single, 3 flight), or None.
         trail : (n, 2) recent CoM positions [m], or None.
+        ref_angles : (5,) the recording's ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` [rad] for the
+            ghost (:mod:`app.gui.stick_ghost`), or None.
         """
+        self._last = (t, q, grf, stance, phase, trail, ref_angles)
         pts = self.biped.points(np.asarray(q, dtype=float))
         st = (True, True) if stance is None else (bool(stance[0] > 0.5), bool(stance[1] > 0.5))
         hip = pts["hip"]
@@ -234,15 +281,21 @@ class StickFigure(QtWidgets.QWidget):
                 self.legs[side].setPen(self._leg_pens[side, st[i]])
             self.legs[side].setData([hip[0], knee[0], foot[0]], [hip[1], knee[1], foot[1]])
             self._arrow(side, pts[f"contact_{side}"], None if grf is None else grf[2 * i: 2 * i + 2])
-            self._sole(side, foot, a - float(q[3 + i]) + float(q[5 + i]))
-        self.feet.setData([pts["foot_l"][0], pts["foot_r"][0]], [pts["foot_l"][1], pts["foot_r"][1]],
-                          brush=[self._foot_brushes[col, s] for col, s in zip((LEFT, RIGHT), st)],
-                          pen=self._foot_pens)
+            th2 = a - float(q[3 + i]) + float(q[5 + i])
+            self._sole(side, foot, th2)
+            if restyle:
+                self.feet[side].setPen(self._foot_pens[side, st[i]])
+            # a stance foot lies flat; a swing foot is square to its shank (toe forward)
+            fwd = np.array([1.0, 0.0]) if st[i] else np.array([math.cos(th2), -math.sin(th2)])
+            heel, toe = foot - FOOT_M[0] * fwd, foot + FOOT_M[1] * fwd
+            self.feet[side].setData([heel[0], toe[0]], [heel[1], toe[1]])
+        self.ghost.show(self.biped, hip, ref_angles)
         com = pts["com"]
         self.com.setData([com[0]], [com[1]])
         if trail is not None and len(trail):
             self.trail.setData(trail[:, 0], trail[:, 1])
-        self.set_view(float(hip[0]))
+        if self.follow:
+            self.set_view(float(hip[0]))
         phase_txt = PHASE_NAMES.get(int(phase), "?") if phase is not None else "-"
         feet_txt = " | ".join(f"{n}: {'stance' if s else 'swing'}" for n, s in zip(("left", "right"), st))
         self.state_text = f"t = {t:.3f} s · {phase_txt} ({feet_txt})"

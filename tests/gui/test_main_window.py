@@ -27,7 +27,7 @@ def test_run_two_seconds_updates_figure_and_scopes(qtbot, window: MainWindow) ->
     pts = FiveLinkBiped(s.biped_params()).points(q[-1])
     x, y = window.figure.trunk.getData()
     np.testing.assert_allclose([x[0], y[0], x[1], y[1]], [*pts["hip"], *pts["head"]], atol=1e-12)
-    assert window.figure.header.text().startswith("t = 2.000 s")
+    assert window.figure.header.full_text().startswith("t = 2.000 s")
     # GRF arrow of a loaded foot: |F| / body weight * 0.45 m
     f = s.recorded("grf.F")[-1]
     side = "l" if f[1] > f[3] else "r"
@@ -82,7 +82,7 @@ def test_scrub_timeline_then_resume(qtbot, window: MainWindow) -> None:
     run_until(qtbot, window, 1.0)
     q_full = s.recorded("body.q").copy()
     window.timeline.slider.setValue(50)                    # 0.50 s
-    assert window.figure.header.text().startswith("t = 0.500 s")
+    assert window.figure.header.full_text().startswith("t = 0.500 s")
     pts = FiveLinkBiped(s.biped_params()).points(q_full[500])
     x, y = window.figure.trunk.getData()
     np.testing.assert_allclose([x[0], y[0]], pts["hip"], atol=1e-12)

@@ -1,0 +1,144 @@
+"""Load and compile in a worker thread, with a busy indicator, so the window never freezes.
+
+A change that recompiles (dataset, preset, diagram file, structural parameter) is planned on
+the GUI thread (:meth:`SimSession.plan_dataset` & co.: cheap, validates, changes nothing), then
+:class:`BackgroundCompile` runs :meth:`SimSession.compile` (``app.runs.build``: data loading,
+model fitting, compile; 0.3-4 s) on a :class:`QtCore.QThreadPool` thread. Meanwhile the
+previous session stays on screen, :class:`BusyIndicator` shows the task in the status bar with
+an indeterminate progress bar and a busy cursor, and the widgets it was given are disabled.
+The result comes back to the GUI thread through a queued signal: ``adopt(plan, built)`` on
+success, the error dialog otherwise (the session unchanged). A request made while one runs
+supersedes it (the older result is dropped when it arrives).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.gui.session import Plan, SimSession
+
+__all__ = ["BackgroundCompile", "BusyIndicator"]
+
+
+class _Signals(QtCore.QObject):
+    done = QtCore.Signal(int, object)      # (job id, Built)
+    failed = QtCore.Signal(int, object)    # (job id, exception)
+
+
+class _Job(QtCore.QRunnable):
+    """Runs :meth:`SimSession.compile` on a plan (worker thread; touches no widget)."""
+
+    def __init__(self, job_id: int, plan: Plan, signals: _Signals) -> None:
+        super().__init__()
+        self.job_id, self.plan, self.signals = job_id, plan, signals
+
+    def run(self) -> None:
+        try:
+            built = SimSession.compile(self.plan)
+        except Exception as exc:  # noqa: BLE001 - every failure goes to the error dialog
+            self.signals.failed.emit(self.job_id, exc)
+            return
+        self.signals.done.emit(self.job_id, built)
+
+
+class BusyIndicator(QtWidgets.QWidget):
+    """Status-bar message, indeterminate progress bar and busy cursor; disables ``widgets``
+    (and ``actions``) while shown."""
+
+    def __init__(self, widgets: Sequence[QtWidgets.QWidget] = (), actions: Sequence[QtGui.QAction] = (),
+                 parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.widgets, self.actions_ = list(widgets), list(actions)
+        self.label = QtWidgets.QLabel()
+        self.bar = QtWidgets.QProgressBar()
+        self.bar.setRange(0, 0)          # indeterminate
+        self.bar.setMaximumWidth(140)
+        self.bar.setMaximumHeight(14)
+        self.bar.setTextVisible(False)
+        lay = QtWidgets.QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.label)
+        lay.addWidget(self.bar)
+        self.setVisible(False)
+        self.busy = False
+
+    def start(self, message: str) -> None:
+        self.label.setText(message)
+        if not self.busy:
+            QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.BusyCursor)
+            for w in self.widgets:
+                w.setEnabled(False)
+            for a in self.actions_:
+                a.setEnabled(False)
+        self.busy = True
+        self.setVisible(True)
+
+    def stop(self) -> None:
+        if self.busy:
+            QtWidgets.QApplication.restoreOverrideCursor()
+            for w in self.widgets:
+                w.setEnabled(True)
+            for a in self.actions_:
+                a.setEnabled(True)
+        self.busy = False
+        self.setVisible(False)
+
+
+class BackgroundCompile(QtCore.QObject):
+    """Compile plans off the GUI thread (module doc).
+
+    ``submit(plan, message, on_done, on_error)``: ``on_done(built)`` or ``on_error(exc)`` is
+    called on the GUI thread when the compile ends, unless a later submit superseded it.
+    """
+
+    arrived = QtCore.Signal()    # the last submitted job's result reached the GUI thread (before it is adopted)
+    finished = QtCore.Signal()   # ... and was adopted or reported
+
+    def __init__(self, indicator: BusyIndicator, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.indicator = indicator
+        self.pool = QtCore.QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self._signals = _Signals(self)
+        self._signals.done.connect(self._done)
+        self._signals.failed.connect(self._failed)
+        self._last = 0
+        self._callbacks: dict[int, tuple[Callable[[Any], None], Callable[[Exception], None]]] = {}
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._callbacks)
+
+    def submit(self, plan: Plan, message: str, on_done: Callable[[Any], None],
+               on_error: Callable[[Exception], None]) -> None:
+        self._last += 1
+        self._callbacks[self._last] = (on_done, on_error)
+        self.indicator.start(message)
+        self.pool.start(_Job(self._last, plan, self._signals))
+
+    def _take(self, job_id: int) -> tuple[Callable[[Any], None], Callable[[Exception], None]] | None:
+        callbacks = self._callbacks.pop(job_id, None)
+        if job_id != self._last:
+            return None   # superseded
+        self.arrived.emit()
+        self.indicator.stop()
+        return callbacks
+
+    def _done(self, job_id: int, built: Any) -> None:
+        cb = self._take(job_id)
+        if cb is not None:
+            cb[0](built)
+            self.finished.emit()
+
+    def _failed(self, job_id: int, exc: Exception) -> None:
+        cb = self._take(job_id)
+        if cb is not None:
+            cb[1](exc)
+            self.finished.emit()
+
+    def wait(self, msecs: int = 60000) -> bool:
+        """Block until the worker is idle (closing, tests); queued results still need the event loop."""
+        return bool(self.pool.waitForDone(msecs))
