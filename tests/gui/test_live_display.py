@@ -19,9 +19,20 @@ pytestmark = pytest.mark.gui
 
 
 def _blocks(lo: int, n: int, ds: int) -> list[tuple[int, int]]:
-    """Absolute index ranges of the whole blocks of ``ds`` samples inside ``[lo, lo + n)``."""
+    """Absolute index ranges of the whole blocks of ``ds`` samples inside ``[lo, lo + n - 1)``: the
+    newest sample is never in a block."""
     first = -(-lo // ds) * ds
-    return [(b, b + ds) for b in range(first, lo + n - ds + 1, ds)]
+    return [(b, b + ds) for b in range(first, lo + n - ds, ds)]
+
+
+@pytest.mark.parametrize("n", [4000, 4001, 4007, 4008])
+def test_peak_decimate_ends_on_the_newest_sample(n: int) -> None:
+    """Whatever the window's length against the block size (8 here), the live curve ends on the
+    newest sample (with ``n - origin`` a whole number of blocks it used to end up to 7 samples early)."""
+    t = 0.001 * np.arange(n)
+    y = np.cos(t * 7.0)
+    td, yd = peak_decimate(t, y, 500, origin=0)
+    assert td[-1] == t[-1] and yd[-1] == y[-1]
 
 
 def test_peak_decimate_keeps_block_extrema_as_real_samples_in_time_order() -> None:
