@@ -13,18 +13,19 @@ the GUI session holds one (:meth:`app.gui.session.SimSession.spec`); ``compare``
   (the ``summary.json`` dict) and ``.results`` (the recorded signals).
 * :func:`summarise` -- the ``summary.json`` dict; the registered metric functions
   (:data:`METRICS`, :func:`register_metric`) add their keys.
-* :func:`find_signal` / :func:`by_type` -- signals are found by block *type* and port, never by
-  block name, so a renamed block changes nothing.
+Signals are found by block *type* and port, never by block name (:mod:`app.signals`), so a
+renamed block changes nothing.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.signals import by_type, find_signal
 from models.errors import UserError
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from models.params import BipedParams
 
 __all__ = ["RunSpec", "Built", "RunResult", "build", "build_diagram", "run", "summarise", "METRICS", "register_metric",
-           "find_signal", "by_type", "metric_signals", "default_diagram_path", "PAPER_SUBJECT", "CANONICAL"]
+           "default_diagram_path", "PAPER_SUBJECT"]
 
 PAPER_SUBJECT = (55.33, 1.66)  # kg, m: the model of Table 1 (Luxman & Zielinska 2017)
 
@@ -158,54 +159,6 @@ class RunResult:
         """Samples of the first ``type_name`` block's ``port`` (None if the diagram has none)."""
         name = find_signal(self.built.diagram, type_name, port, self.results.signals)
         return None if name is None else self.results[name]
-
-
-# ----------------------------------------------------------------------------- signals by type
-def find_signal(diagram: Diagram, type_name: str, port: str, available: Mapping[str, Any] | Any) -> str | None:
-    """``block.port`` of the first block of type ``type_name`` (in diagram order) whose ``port`` is
-    in ``available`` (recorded signal names); None if there is none."""
-    for name, entry in diagram.blocks.items():
-        if entry.type == type_name and f"{name}.{port}" in available:
-            return f"{name}.{port}"
-    return None
-
-
-#: the names metric functions read -> the block type that produces them
-CANONICAL: dict[str, str] = {
-    "body": "FiveLinkDynamics", "ref": "ReferenceSource", "phase": "PhaseDetector", "kin": "BipedKinematics",
-    "switch": "TorqueSwitch", "contact": "GroundContact", "ankle": "AnkleBalance", "est": "NetTorqueEstimator",
-    "grf": "GrfSource", "trunk": "TrunkBalance", "stance_damp": "StanceDamping", "ref_motion": "ReferenceMotion",
-    "footprints": "Footprints",
-}
-
-
-def by_type(results: Results, diagram: Diagram) -> Results:
-    """``results`` with every signal of a :data:`CANONICAL` block type also under its canonical name
-    (``body.q`` for the first ``FiveLinkDynamics`` block's ``q``, whatever that block is called)."""
-    signals = dict(results.signals)
-    types = {name: entry.type for name, entry in diagram.blocks.items()}
-    for canon, type_name in CANONICAL.items():
-        block = next((n for n, t in types.items() if t == type_name), None)
-        if block is None or block == canon:
-            continue
-        for key in [k for k in results.signals if k.split(".", 1)[0] == block]:
-            signals[f"{canon}.{key.split('.', 1)[1]}"] = results.signals[key]
-    return replace(results, signals=signals)
-
-
-def metric_signals(diagram: Diagram) -> list[str]:
-    """The recorded signals the summary's walking metrics read (:data:`app.walking.ROLES`), as
-    ``block.port`` of ``diagram`` (``--log metrics``): the smallest log that keeps ``summary.json`` whole."""
-    from app.walking import ROLES
-
-    types = {name: entry.type for name, entry in diagram.blocks.items()}
-    out: list[str] = []
-    for key in ROLES.values():
-        canon, port = key.split(".", 1)
-        block = next((n for n, t in types.items() if t == CANONICAL[canon]), None)
-        if block is not None and any(p.name == port for p in diagram.instantiate(block).outputs):
-            out.append(f"{block}.{port}")
-    return out
 
 
 # ----------------------------------------------------------------------------- building
@@ -335,7 +288,7 @@ METRICS: list[MetricFn] = []
 
 def register_metric(fn: MetricFn) -> MetricFn:
     """Add ``fn(results, built) -> {key: value}``; its keys are merged into ``summary.json``.
-    ``results`` carries the :data:`CANONICAL` names (:func:`by_type`)."""
+    ``results`` carries the :data:`app.signals.CANONICAL` names (:func:`app.signals.by_type`)."""
     METRICS.append(fn)
     return fn
 

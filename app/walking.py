@@ -1,7 +1,7 @@
 """Walking metrics, the run's status and its force account, for ``summary.json`` and ``compare``.
 
 Signals are read by their canonical names (``body.q``, ``est.tau``, ...: the first block of
-each type in :data:`app.runs.CANONICAL`, whatever it is called; :func:`app.runs.by_type`), so a
+each type in :data:`app.signals.CANONICAL`, whatever it is called; :func:`app.signals.by_type`), so a
 renamed block changes nothing. A diagram without the walking signals gets no walking keys.
 
 Status (:func:`run_status`): ``failed`` if the engine stopped (non-finite value) or the
@@ -28,7 +28,7 @@ FALL_HIP_FRACTION = 0.5  # ... and so has a hip below half the leg length
 FALL_JOINT_RAD = np.radians(180.0)  # ... and a leg that has folded or spun past half a turn at hip or knee
 BLOWUP = 1e3  # |q| beyond this (m or rad) is a numerical blow-up, not a fall
 
-# role -> canonical signal (app.runs.CANONICAL names the block types)
+# role -> canonical signal (app.signals.CANONICAL names the block types)
 ROLES: dict[str, str] = {
     "q": "body.q", "stance": "phase.stance", "feet": "kin.feet", "contact": "kin.contact", "com": "kin.com",
     "hip": "kin.hip", "tau": "switch.tau", "ref": "ref.angles", "grf": "grf.F", "corr": "contact.corr",
@@ -140,7 +140,7 @@ def recording_metrics(t: np.ndarray, s: dict[str, np.ndarray], mass: float) -> d
 
 
 def walking_summary(results: Results, built: Any) -> dict[str, Any]:
-    """Metric hook of :mod:`app.runs` (``results`` carries the canonical names: :func:`app.runs.by_type`)."""
+    """Metric hook of :mod:`app.runs` (``results`` carries the canonical names: :func:`app.signals.by_type`)."""
     bp = biped_of(built.model.ctx)
     out = walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g)
     preset = built.spec.preset

@@ -134,7 +134,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     settings = parse_settings(diagram, list(getattr(args, "sets", [])), getattr(args, "set_file", None))
     logged = getattr(args, "logged", None)
     if logged:
-        from app.runs import metric_signals
+        from app.signals import metric_signals
 
         names: list[str] = []
         for item in logged:

@@ -36,7 +36,8 @@ from app.gui.session_catalog import (
     diagram_value,
 )
 from app.gui.session_files import SESSION_FORMAT, load_session, save_session, session_dict
-from app.runs import Built, RunSpec, build, find_signal, summarise
+from app.runs import Built, RunSpec, build, summarise
+from app.signals import find_signal
 from blocks import Diagram, ParamSpec, SimulationError, Snapshot
 from blocks.library.context import biped_of, dataset_of
 from models.params import G_EARTH
@@ -350,7 +351,7 @@ class SimSession:
         return self.runner.sig[off: off + size].copy()
 
     def find(self, type_name: str, port: str) -> str | None:
-        """First logged ``block.port`` whose block has type ``type_name`` (:func:`app.runs.find_signal`)."""
+        """First logged ``block.port`` whose block has type ``type_name`` (:func:`app.signals.find_signal`)."""
         return find_signal(self.diagram, type_name, port, self.runner.recorder.columns)
 
     def summary(self) -> dict[str, Any]:

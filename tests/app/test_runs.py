@@ -12,7 +12,8 @@ import pytest
 from app.cli import main
 from app.comparison import compare
 from app.gui.session import SimSession
-from app.runs import RunSpec, build_diagram, find_signal, run
+from app.runs import RunSpec, build_diagram, run
+from app.signals import find_signal
 from blocks import Diagram
 
 TIMING = ("wall_s", "realtime_factor")  # wall-clock figures differ from run to run by nature
