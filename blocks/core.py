@@ -32,7 +32,7 @@ import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -53,7 +53,7 @@ Vec = np.ndarray
 Ports = tuple[np.ndarray, ...]
 
 __all__ = [
-    "AlgebraicLoopError", "Block", "BlockError", "BLOCK_TYPES", "CompileContext", "DiagramError",
+    "AlgebraicLoopError", "Block", "BlockError", "BLOCK_TYPES", "CompileContext", "DiagramError", "Kernels",
     "ParamSpec", "ParameterValueError", "Params", "Ports", "PortSpec", "Probe", "Vec", "SimulationError",
     "UnknownParameterError",
 ]
@@ -94,6 +94,26 @@ class Probe:
     y: dict[str, np.ndarray]
     dx: np.ndarray
     z_next: np.ndarray
+
+
+class Kernels(NamedTuple):
+    """A block's compiled form: numba ``@njit`` functions, the same laws as its Python callbacks.
+
+    Each takes the block's ports as separate 1-D float64 arrays, in declaration order, and its
+    packed parameters ``p`` (:meth:`Block.pack`)::
+
+        output(t, x, z, u_0, ..., u_{m-1}, p, y_0, ..., y_{k-1})
+        derivative(t, x, z, u_0, ..., u_{m-1}, p, dx)
+        update(t, x, z, u_0, ..., u_{m-1}, p, znext)
+
+    A kernel the block does not need is ``None``. The compiled engine emits one step function
+    that calls them in the compiled schedule; a copy of the diagram is one row of its arrays,
+    so one run and a batch of N runs are the same code.
+    """
+
+    output: Any = None
+    derivative: Any = None
+    update: Any = None
 
 
 BLOCK_TYPES: dict[str, type[Block]] = {}
@@ -168,6 +188,17 @@ class Block:
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         """Compute constants from parameters into ``p`` (called at compile and after changes)."""
+
+    def kernels(self) -> Kernels | None:
+        """The compiled form (:class:`Kernels`), or None: the compiled engine then refuses the diagram
+        and names this block."""
+        return None
+
+    def pack(self, p: Params) -> np.ndarray:
+        """Every value the kernels read, as one float64 vector: parameters, derived constants and tables
+        (choices as integer codes). Called at compile and after every live parameter change, so a tunable
+        parameter must keep its place; the layout is the block's own (name its offsets in the module)."""
+        return np.zeros(0)
 
     def max_step(self, p: Params) -> float | None:
         """Largest solver tick [s] at which this block's fastest mode stays stable under RK4 (None: no limit)."""

@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, ParameterValueError, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.kernels import kernel
 
 __all__ = ["Constant", "Step", "Gain", "Sum", "Mux", "Selector", "UnitDelay", "Integrator", "StateSpace",
            "Function", "Scope", "FUNCTIONS", "register_function"]
@@ -75,6 +76,18 @@ class Gain(Block):
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         np.multiply(u[0], p.k, y[0])
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=_gain_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        return np.array([p.k])
+
+
+@kernel
+def _gain_output(t, x, z, u, p, y):  # noqa: ANN001, ANN202
+    for i in range(y.size):
+        y[i] = u[i] * p[0]
 
 
 class Sum(Block):
