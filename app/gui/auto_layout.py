@@ -120,14 +120,14 @@ def feedback_wires(nodes: dict[str, Node], wires: list[Wire]) -> set[int]:
             work = [(root, iter(succ2[root]))]
             while work:
                 v, it = work[-1]
-                i = next(it, None)
-                if i is None:
+                k = next(it, None)
+                if k is None:
                     colour[v] = 2
                     work.pop()
                     continue
-                w = edges[i][1]
+                w = edges[k][1]
                 if colour.get(w) == 1:
-                    cut.add(i)
+                    cut.add(k)
                 elif w not in colour:
                     colour[w] = 1
                     work.append((w, iter(succ2[w])))
@@ -206,9 +206,9 @@ def layout_level(nodes: dict[str, Node], wires: list[Wire]) -> tuple[dict[str, t
                 return sum(ps) / len(ps) if ps else float(cur[v])
 
             layers[lv].sort(key=lambda v: (bary(v), cur[v]))
-        x = _crossings(layers, down)
-        if x < best_x:
-            best, best_x = [list(lay) for lay in layers], x
+        n_cross = _crossings(layers, down)
+        if n_cross < best_x:
+            best, best_x = [list(lay) for lay in layers], n_cross
     layers = [[v for v in lay if v in nodes] for lay in best]
     size = {v: node_size(nodes[v]) for v in nodes}
     xs, x = [], 0.0

@@ -79,7 +79,7 @@ def node_size(node: Node) -> tuple[float, float]:
     longest_out = max((len(p) for p in node.outputs), default=0)
     if node.kind == SUBSYSTEM:
         return max(BLOCK_W, 30.0 + CHAR_W * (longest_in + longest_out + 2)), h
-    return max(110.0, 24.0 + CHAR_W * len(node.title)), h
+    return max(110.0, 24.0 + 1.3 * CHAR_W * len(node.title)), h   # the title is bold 16 px
 
 
 def _block_node(d: Diagram, name: str) -> Node:
