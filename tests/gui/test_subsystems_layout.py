@@ -283,3 +283,20 @@ def test_grouped_diagram_saved_runs_identically_with_the_cli(qtbot, walk: Diagra
     assert a.files == b.files and all(np.array_equal(a[k], b[k], equal_nan=True) for k in a.files)
     for key in ("status", "t_end_reached", "steps", "rms_deg", "fell_at_s"):
         assert sa[key] == sb[key]
+
+
+def test_grouping_survives_a_preset_change_and_a_session_file(qtbot, walk: DiagramPane, tmp_path: Path) -> None:
+    c = walk.canvas
+    s = c.session
+    assert s is not None
+    for name in ("pid_hip", "pid_knee"):
+        c.items_by_name[name].setSelected(True)
+    c.group_selected()
+    s.set_preset("paper")   # a recompile from the loaded diagram keeps the UI fields
+    c.bind(s)
+    assert [x["name"] for x in s.diagram.ui["subsystems"]] == ["stabilisers", "subsystem1"]
+    assert "subsystem1" in c.items_by_name and "pid_hip" not in c.items_by_name
+    path = tmp_path / "session.json"
+    s.save(path)
+    saved = json.loads(path.read_text())["diagram"]["ui"]["subsystems"]
+    assert saved[1]["blocks"] == ["pid_hip", "pid_knee"]
