@@ -12,7 +12,7 @@ Editing (each edit undoable, Ctrl+Z / Ctrl+Shift+Z):
 * drag from an output port onto an input port to wire them (a refused wire shows why);
 * select blocks and/or wires (click, Ctrl+click, rubber band) and press Delete;
 * group selected blocks into a virtual subsystem (Ctrl+G), double-click it to open it, return
-  with the bar's *Back* button (or Esc), ungroup it (Ctrl+Shift+G);
+  with the bar's *Back* button (or Esc), ungroup it (Ctrl+Shift+G), rename it (F2);
 * auto-layout the level shown (Ctrl+Shift+L).
 
 Blocks a compile error names are outlined in red, with the message as tooltip.
@@ -67,6 +67,7 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
         self.edit_actions = [self._action(text, key, slot) for text, key, slot in (
             ("&Group selected blocks into a subsystem", "Ctrl+G", self.group_selected),
             ("&Ungroup subsystem", "Ctrl+Shift+G", self.ungroup_selected),
+            ("&Rename subsystem…", "F2", lambda: self.rename_selected()),
             ("&Auto-layout diagram", "Ctrl+Shift+L", self.auto_layout))]
 
     # ----------------------------------------------------------- drawing
@@ -240,6 +241,19 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
             self.editor.message.emit("Select a subsystem to ungroup")
         for name in subs:
             self.editor.ungroup(name)
+
+    def rename_selected(self, new: str | None = None) -> None:
+        """Rename the selected (or the open) subsystem to ``new`` (``None``: ask in a dialog; undoable)."""
+        subs = [i.name for i in self.scene().selectedItems() if isinstance(i, BlockItem) and i.node.kind == SUBSYSTEM]
+        old = subs[0] if len(subs) == 1 else self.editor.level
+        if old is None:
+            self.editor.message.emit("Select one subsystem to rename")
+            return
+        if new is None:
+            new, ok = QtWidgets.QInputDialog.getText(self, "Rename subsystem", "New name:", text=old)
+            if not ok or not new or new == old:
+                return
+        self.editor.rename(old, new)
 
     def auto_layout(self) -> None:
         """Place the level shown left to right by signal flow (:mod:`app.gui.auto_layout`; undoable)."""

@@ -28,6 +28,7 @@ from app.gui.edit_model import error_sites, unique_name
 from app.gui.session import SimSession
 from blocks import Diagram
 from blocks.subsystems import SUBSYSTEMS, find, group, subsystems, ungroup
+from blocks.subsystems import check as check_subsystems
 from models.errors import UserError
 
 __all__ = ["DiagramEditor"]
@@ -143,8 +144,25 @@ class DiagramEditor(QtCore.QObject):
         self.undo_stack.push(SetSubsystems(self, f"ungroup '{name}'", copy.deepcopy(subsystems(self.diagram)),
                                            subsystems(trial)))
 
-    def set_subsystems(self, subs: list[dict[str, Any]]) -> None:
-        """The subsystem list of the working diagram and the session's (no recompile)."""
+    def rename(self, old: str, new: str) -> bool:
+        """Rename subsystem ``old`` to ``new`` (an identifier naming no block or other subsystem); undoable."""
+        trial = self.diagram.copy()
+        sub = find(trial, old)
+        if sub is None:
+            return False
+        sub["name"] = new
+        try:
+            check_subsystems(trial)
+        except UserError as exc:
+            self.message.emit(f"Cannot rename: {exc}")
+            return False
+        self.undo_stack.push(SetSubsystems(self, f"rename '{old}' to '{new}'", copy.deepcopy(subsystems(self.diagram)),
+                                           subsystems(trial), {old: new}))
+        return True
+
+    def set_subsystems(self, subs: list[dict[str, Any]], renamed: dict[str, str] | None = None) -> None:
+        """The subsystem list of the working diagram and the session's (no recompile); ``renamed``
+        ``{old: new}`` keeps a renamed subsystem open."""
         for d in (self.diagram, self.session.diagram if self.session is not None else None):
             if d is None:
                 continue
@@ -152,6 +170,8 @@ class DiagramEditor(QtCore.QObject):
                 d.ui[SUBSYSTEMS] = copy.deepcopy(subs)
             else:
                 d.ui.pop(SUBSYSTEMS, None)
+        if self.level is not None and renamed:
+            self.level = renamed.get(self.level, self.level)
         if self.level is not None and find(self.diagram, self.level) is None:
             self.level = None
         self.redraw.emit()

@@ -104,15 +104,17 @@ class MoveBlocks(QtGui.QUndoCommand):
 
 
 class SetSubsystems(QtGui.QUndoCommand):
-    """Group or ungroup: the subsystem list from ``before`` to ``after`` (UI fields only: no recompile)."""
+    """Group, ungroup or rename: the subsystem list from ``before`` to ``after`` (UI fields only:
+    no recompile); ``renamed`` ``{old: new}``."""
 
     def __init__(self, editor: DiagramEditor, text: str, before: list[dict[str, Any]],
-                 after: list[dict[str, Any]]) -> None:
+                 after: list[dict[str, Any]], renamed: dict[str, str] | None = None) -> None:
         super().__init__(text)
         self.editor, self.before, self.after = editor, before, after
+        self.renamed = renamed or {}
 
     def redo(self) -> None:
-        self.editor.set_subsystems(self.after)
+        self.editor.set_subsystems(self.after, self.renamed)
 
     def undo(self) -> None:
-        self.editor.set_subsystems(self.before)
+        self.editor.set_subsystems(self.before, {b: a for a, b in self.renamed.items()})

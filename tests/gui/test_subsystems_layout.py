@@ -214,7 +214,7 @@ def test_auto_layout_default_diagram_top_and_inside_and_undo(qtbot, walk: Diagra
         c.redraw()
         assert overlaps(c)
         scrambled = {n: dict(v) for n, v in ui["blocks"].items()}
-        c.edit_actions[2].trigger()   # Edit > Auto-layout diagram
+        c.edit_actions[3].trigger()   # Edit > Auto-layout diagram
         assert overlaps(c) == [], level
         feedback = check_left_to_right(c)
         assert feedback < len(c.wires) / 3
@@ -300,3 +300,16 @@ def test_grouping_survives_a_preset_change_and_a_session_file(qtbot, walk: Diagr
     s.save(path)
     saved = json.loads(path.read_text())["diagram"]["ui"]["subsystems"]
     assert saved[1]["blocks"] == ["pid_hip", "pid_knee"]
+
+
+def test_rename_a_subsystem_open_and_undo(qtbot, walk: DiagramPane) -> None:
+    c = walk.canvas
+    c.open_subsystem("stabilisers")
+    c.rename_selected("balance")   # the open one
+    assert c.editor.level == "balance" and "<b>balance</b>" in c._crumb.path.text()
+    assert [x["name"] for x in c.session.diagram.ui["subsystems"]] == ["balance"]  # type: ignore[union-attr]
+    with qtbot.waitSignal(c.editor.message) as msg:
+        c.rename_selected("body")   # a block's name
+    assert "already a block" in msg.args[0] and c.editor.level == "balance"
+    c.editor.undo_stack.undo()
+    assert c.editor.level == "stabilisers"
