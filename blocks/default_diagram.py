@@ -16,7 +16,9 @@ preset (``assets/presets/paper.json``): ``contact`` (ground under the stance foo
 feedback in stance as well as swing), ``ref_motion`` (inverse-dynamics feedforward of the reference
 motion for the swing legs, and the reference footprints and CoM for the contact and the ankle),
 ``ankle`` (the stance foot's centre of pressure steers the CoM over it: a ground moment on
-the stance shank, ``body.mz``). Mass scaling of the GRF is the GRF source's
+the stance shank, ``body.mz``), ``footprints`` and ``stance_damp``. They are grouped into the
+virtual subsystem ``stabilisers`` (:data:`STABILISERS`), drawn as one block until opened.
+Mass scaling of the GRF is the GRF source's
 ``scale_to_model``; matched initial conditions are the dynamics block's ``init``.
 
 Regenerate the files with ``python -m blocks.default_diagram assets/diagrams`` (also writes
@@ -29,8 +31,13 @@ from __future__ import annotations
 import sys
 
 from blocks.diagram import Diagram, SolverSettings
+from blocks.subsystems import group
 
-__all__ = ["build_grf_walk", "build_grf_walk_analysis", "preset_gains"]
+__all__ = ["STABILISERS", "build_grf_walk", "build_grf_walk_analysis", "preset_gains"]
+
+STABILISERS = ("contact", "trunk", "fb_enable", "stance_fb", "ref_motion", "ankle", "footprints", "stance_damp")
+"""The blocks the ``paper`` preset switches off: the ``stabilisers`` virtual subsystem
+(:mod:`blocks.subsystems`; a grouping of the drawing only, the compiler sees the flat blocks)."""
 
 
 def preset_gains(block: str, preset: str = "tracking") -> dict[str, float]:
@@ -41,15 +48,16 @@ def preset_gains(block: str, preset: str = "tracking") -> dict[str, float]:
     values = load_preset(preset)["set"]
     return {k: float(values[f"{block}.{k}"]) for k in ("kp", "ki", "kd")}
 
-_POSITIONS = {  # signal flow left to right: sources, phases/selectors, controllers, mixing, plant
-    "grf": (0, 0), "ref": (0, 190), "ref_motion": (0, 380),
-    "phase": (210, 0), "fb_enable": (210, 130), "meas_hip": (210, 240), "meas_knee": (210, 340),
-    "est": (420, 0), "pid_hip": (420, 130), "pid_knee": (420, 280), "trunk": (420, 430),
-    "swing_mux": (630, 130), "stance_fb": (630, 240), "swing_sum": (630, 340), "stance_sum": (630, 450),
-    "switch": (840, 200), "contact": (840, 380), "ankle": (840, 540),
-    "footprints": (630, 560), "stance_damp": (420, 560),
-    "body": (1050, 260), "kin": (1250, 260),
+_POSITIONS = {  # signal flow left to right (app.gui.auto_layout, rounded): scene px
+    "grf": (0, 100), "ref": (0, 240), "meas_hip": (0, 420), "meas_knee": (0, 530),
+    "est": (280, 0), "phase": (280, 140), "pid_hip": (280, 300), "pid_knee": (280, 480),
+    "swing_mux": (560, 410), "swing_sum": (840, 420), "stance_sum": (1240, 140),
+    "switch": (1520, 220), "body": (1800, 190), "kin": (2080, 140),
+    # inside the stabilisers subsystem
+    "ref_motion": (0, 1030), "trunk": (280, 460), "stance_damp": (280, 300), "footprints": (280, 660),
+    "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 560),
 }
+_STABILISERS_AT = (840, 120)   # the collapsed subsystem [scene px]
 
 
 def build_grf_walk() -> Diagram:
@@ -122,6 +130,7 @@ def build_grf_walk() -> Diagram:
     d.connect("ankle.mz", "body.mz")
     for name, (x, y) in _POSITIONS.items():
         d.set_position(name, x, y)
+    group(d, "stabilisers", list(STABILISERS), *_STABILISERS_AT)
     return d
 
 
@@ -135,8 +144,8 @@ def build_grf_walk_analysis() -> Diagram:
     d.connect("body.qd", "reactions.qd", "decomp.qd")
     d.connect("switch.tau", "reactions.tau", "decomp.tau")
     d.connect("contact.F", "reactions.F", "decomp.F")
-    d.set_position("reactions", 1250, 420)
-    d.set_position("decomp", 1250, 560)
+    d.set_position("reactions", 2080, 380)
+    d.set_position("decomp", 2080, 560)
     return d
 
 

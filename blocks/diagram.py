@@ -20,7 +20,11 @@ File format (version 3; ``format`` is always ``"gaitblocks-diagram"``)::
      "blocks": [{"name": str, "type": str, "params": {name: literal}}],
      "connections": [{"from": "block.output", "to": "block.input"}],
      "logged": ["block.port", ...],               # [] = every output
-     "ui": {"blocks": {name: {"x": px, "y": px}}, ...}}   # GUI only, never read by the engine
+     "ui": {"blocks": {name: {"x": px, "y": px}},         # GUI only, never read by the engine
+            "subsystems": [{"name": str, "blocks": [name, ...], "x": px, "y": px}], ...}}
+
+``ui.subsystems`` groups blocks into virtual subsystems (:mod:`blocks.subsystems`): drawn as one
+block, checked on load, invisible to the compiler.
 
 Parameters are literals only (numbers, booleans, text, lists of numbers); nothing is
 evaluated. Version 1 (first drafts) kept block positions inside each block, wires as
@@ -42,6 +46,8 @@ from typing import Any
 from blocks.core import BLOCK_TYPES, Block, BlockError, DiagramError, ParamSpec
 from blocks.settings import BIPED, DATA, DATA_PARAMS, DataSettings, ModelSettings, SolverSettings
 from blocks.spec import split_param, with_item
+from blocks.subsystems import check as check_subsystems
+from blocks.subsystems import subsystems
 from models.errors import DataFormatError
 
 __all__ = ["BIPED", "DATA", "DataSettings", "Diagram", "BlockEntry", "ModelSettings", "SolverSettings", "FORMAT",
@@ -91,6 +97,8 @@ class Diagram:
         """Add a block of type ``type_name``; parameters are checked at once. Returns ``name``."""
         if name in self.blocks:
             raise DiagramError(f"diagram '{self.name}': a block named '{name}' already exists")
+        if any(sub.get("name") == name for sub in subsystems(self)):
+            raise DiagramError(f"diagram '{self.name}': '{name}' names a subsystem; name the block otherwise")
         if name == DATA:
             raise DiagramError(f"'{DATA}' names the diagram's data section (data.t_offset_s ...); "
                                "name the block otherwise")
@@ -267,6 +275,7 @@ class Diagram:
         if not isinstance(ui, dict):
             raise DiagramError("'ui' must be an object")
         d.ui = copy.deepcopy(ui)
+        check_subsystems(d)
         return d
 
 

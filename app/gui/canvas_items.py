@@ -11,13 +11,24 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.gui.diagram_view import (
+    BLOCK,
+    BLOCK_W,
+    INPORT,
+    OUTPORT,
+    PORT_DY,
+    SUBSYSTEM,
+    TITLE_H,
+    Node,
+    node_size,
+    split_ref,
+)
+
 if TYPE_CHECKING:
     from app.gui.canvas import DiagramCanvas
 
-__all__ = ["BlockItem", "PortItem", "WireItem", "format_value", "junction_dot"]
+__all__ = ["BLOCK_W", "PORT_DY", "BlockItem", "PortItem", "WireItem", "format_value", "junction_dot"]
 
-BLOCK_W = 150.0
-PORT_DY = 22.0
 STUB = 10.0
 TITLE_FONT_PX = 16
 PORT_FONT_PX = 13
@@ -25,7 +36,8 @@ WIRE_FONT_PX = 12
 ERROR_COLOR = "#d62728"
 TYPE_COLORS = {"GrfSource": "#e3f0fb", "ReferenceSource": "#e3f0fb", "PhaseDetector": "#fdf2dc",
                "NetTorqueEstimator": "#f1e6fa", "PID": "#e2f5e2", "TorqueSwitch": "#fdf2dc",
-               "FiveLinkDynamics": "#fde2e2", "BipedKinematics": "#fde2e2"}
+               "FiveLinkDynamics": "#fde2e2", "BipedKinematics": "#fde2e2",
+               SUBSYSTEM: "#dde6f3", INPORT: "#ffffff", OUTPORT: "#ffffff"}
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
 
 
@@ -70,57 +82,70 @@ class PortItem(QtWidgets.QGraphicsEllipseItem):
 
 
 class BlockItem(QtWidgets.QGraphicsRectItem):
-    """A block: rectangle, name, type and labelled ports (inputs left, outputs right); movable."""
+    """A node of the level shown (:class:`~app.gui.diagram_view.Node`): a block, a collapsed
+    subsystem (double-click opens it) or a subsystem's inport/outport; labelled ports (inputs
+    left, outputs right). Blocks and subsystems are movable; inports and outports are placed."""
 
-    def __init__(self, canvas: DiagramCanvas, name: str, type_name: str, inputs: tuple[Any, ...],
-                 outputs: tuple[Any, ...]) -> None:
-        n = max(len(inputs), len(outputs), 1)
-        super().__init__(0.0, 0.0, BLOCK_W, 46.0 + PORT_DY * n)
-        self.canvas, self.name, self.type_name = canvas, name, type_name
-        self.inputs, self.outputs = [p.name for p in inputs], [p.name for p in outputs]
+    def __init__(self, canvas: DiagramCanvas, node: Node) -> None:
+        w, h = node_size(node)
+        super().__init__(0.0, 0.0, w, h)
+        self.canvas, self.node, self.name, self.type_name = canvas, node, node.name, node.type_name
+        self.inputs, self.outputs = list(node.inputs), list(node.outputs)
         self.ports: dict[tuple[str, bool], PortItem] = {}
         self.port_labels: dict[tuple[str, bool], QtWidgets.QGraphicsSimpleTextItem] = {}
-        self.setBrush(QtGui.QColor(TYPE_COLORS.get(type_name, "#f2f2f2")))
-        self.setFlags(Flag.ItemIsMovable | Flag.ItemIsSelectable | Flag.ItemSendsGeometryChanges)
-        self.setCursor(QtCore.Qt.CursorShape.OpenHandCursor)
-        title = QtWidgets.QGraphicsSimpleTextItem(name, self)
+        self.setBrush(QtGui.QColor(TYPE_COLORS.get(node.type_name, "#f2f2f2")))
+        movable = node.kind in (BLOCK, SUBSYSTEM)
+        flags = Flag.ItemIsSelectable | Flag.ItemSendsGeometryChanges
+        self.setFlags(flags | Flag.ItemIsMovable if movable else flags)
+        self.setCursor(QtCore.Qt.CursorShape.OpenHandCursor if movable else QtCore.Qt.CursorShape.ArrowCursor)
+        title = QtWidgets.QGraphicsSimpleTextItem(node.title, self)
         title.setFont(_font(TITLE_FONT_PX, bold=True))
-        title.setPos((BLOCK_W - title.boundingRect().width()) / 2, 3)
-        typ = QtWidgets.QGraphicsSimpleTextItem(type_name, self)
+        title.setPos((w - title.boundingRect().width()) / 2, 3)
+        kind = {SUBSYSTEM: "Subsystem (double-click: open)", INPORT: "from outside",
+                OUTPORT: "to outside"}.get(node.kind, node.type_name)
+        typ = QtWidgets.QGraphicsSimpleTextItem(kind, self)
         typ.setFont(_font(PORT_FONT_PX - 1, italic=True))
         typ.setBrush(QtGui.QColor("#555555"))
-        typ.setPos((BLOCK_W - typ.boundingRect().width()) / 2, 22)
+        typ.setPos((w - typ.boundingRect().width()) / 2, 22)
+        if node.kind == SUBSYSTEM:
+            self.setPen(QtGui.QPen(QtGui.QColor("#333333"), 2.4))
         for is_input, ports in ((True, self.inputs), (False, self.outputs)):
             for i, pname in enumerate(ports):
                 y = self.port_y(i, len(ports))
-                x0 = -STUB if is_input else BLOCK_W
+                x0 = -STUB if is_input else w
                 stub = QtWidgets.QGraphicsLineItem(x0, y, x0 + STUB, y, self)
                 stub.setPen(QtGui.QPen(QtGui.QColor("#333333"), 2))
                 self.ports[(pname, is_input)] = PortItem(self, pname, is_input, x0 if is_input else x0 + STUB, y)
-                lab = QtWidgets.QGraphicsSimpleTextItem(pname, self)
+                lab = QtWidgets.QGraphicsSimpleTextItem(pname if node.kind in (BLOCK, SUBSYSTEM) else "", self)
                 lab.setFont(_font(PORT_FONT_PX))
-                w = lab.boundingRect().width()
-                lab.setPos(4 if is_input else BLOCK_W - w - 4, y - PORT_FONT_PX / 2 - 1)
+                lw = lab.boundingRect().width()
+                lab.setPos(4 if is_input else w - lw - 4, y - PORT_FONT_PX / 2 - 1)
                 self.port_labels[(pname, is_input)] = lab
         self.set_error(None, set())
 
     def port_y(self, i: int, n: int) -> float:
-        top = 42.0
+        top = TITLE_H - 4.0
         return top + (self.rect().height() - top) * (i + 0.5) / max(n, 1)
 
     def port_pos(self, port: str, is_input: bool) -> QtCore.QPointF:
         ports = self.inputs if is_input else self.outputs
         i = ports.index(port)
-        x = -STUB if is_input else BLOCK_W + STUB
+        x = -STUB if is_input else self.rect().width() + STUB
         return self.mapToScene(QtCore.QPointF(x, self.port_y(i, len(ports))))
 
     def set_error(self, message: str | None, ports: set[str]) -> None:
         """Outline the block in red with ``message`` as tooltip (``None``: clear); ``ports`` in red."""
         self.error = message
-        self.setPen(QtGui.QPen(QtGui.QColor(ERROR_COLOR if message else "#333333"), 4.0 if message else 1.6))
+        normal = 2.4 if self.node.kind == SUBSYSTEM else 1.6
+        self.setPen(QtGui.QPen(QtGui.QColor(ERROR_COLOR if message else "#333333"), 4.0 if message else normal))
         for (pname, _), lab in self.port_labels.items():
             lab.setBrush(QtGui.QColor(ERROR_COLOR if pname in ports else "#111111"))
-        tip = f"{self.name} ({self.type_name})\nclick: parameters, double-click: dialog, drag: move, Delete: remove"
+        tip = {SUBSYSTEM: f"subsystem {self.name}: {', '.join(self.canvas.members(self.name))}\n"
+                          "double-click: open, drag: move, Delete: remove with its blocks, Ctrl+Shift+G: ungroup",
+               INPORT: f"{self.node.signal}: a signal from outside the subsystem",
+               OUTPORT: f"{self.node.signal}: read outside the subsystem"}.get(
+            self.node.kind, f"{self.name} ({self.type_name})\nclick: parameters, double-click: dialog, drag: move, "
+                            "Delete: remove")
         self.setToolTip(f"⚠ {message}\n\n{tip}" if message else tip)
 
     def itemChange(self, change: QtWidgets.QGraphicsItem.GraphicsItemChange, value: Any) -> Any:
@@ -130,11 +155,12 @@ class BlockItem(QtWidgets.QGraphicsRectItem):
 
     def mousePressEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
         super().mousePressEvent(event)
-        self.canvas.block_clicked.emit(self.name)
+        if self.node.kind == BLOCK:
+            self.canvas.block_clicked.emit(self.name)
 
     def mouseDoubleClickEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
         super().mouseDoubleClickEvent(event)
-        self.canvas.block_activated.emit(self.name)
+        self.canvas.activate(self)
 
 
 def junction_dot(parent: QtWidgets.QGraphicsItem, at: QtCore.QPointF) -> QtWidgets.QGraphicsEllipseItem:
@@ -150,12 +176,15 @@ class WireItem(QtWidgets.QGraphicsPathItem):
 
     Wires from one output share its lane (``lane``) and trunk, so a fan-out branches at one
     point, marked by a junction dot (``fanout`` > 1). The signal name (``label``, default
-    ``src``) is shown above the wire while it is hovered or selected."""
+    ``src``) is shown above the wire's first segment (once per signal: ``lane_first``), and in
+    red while the wire is hovered."""
 
     def __init__(self, canvas: DiagramCanvas, src: str, dst: str, lane: int, fanout: int = 1,
-                 label: str = "") -> None:
+                 label: str = "", conns: list[tuple[str, str]] | None = None, lane_first: bool = True) -> None:
         super().__init__()
         self.canvas, self.src, self.dst, self.lane, self.fanout = canvas, src, dst, lane, fanout
+        self.signal = label or src
+        self.conns = conns if conns is not None else [(src, dst)]   # the diagram connections drawn
         self.setAcceptHoverEvents(True)
         self.setFlag(Flag.ItemIsSelectable)
         self.setZValue(-1)
@@ -166,17 +195,19 @@ class WireItem(QtWidgets.QGraphicsPathItem):
         self.label.setFont(_font(WIRE_FONT_PX, bold=True))
         self.label.setBrush(QtGui.QColor("#1f4e79"))
         self.label.setZValue(5)
+        self.named = lane_first   # the first wire of a signal always shows its name; the others on hover
         self.dot = junction_dot(self, QtCore.QPointF())
         self._style(False)
 
     def _style(self, hot: bool) -> None:
         color = "#d62728" if hot else ("#1f77b4" if self.isSelected() else "#3a3a3a")
         self.setPen(QtGui.QPen(QtGui.QColor(color), 2.6 if hot or self.isSelected() else 1.6))
-        self.label.setVisible(hot or self.isSelected())
+        self.label.setBrush(QtGui.QColor("#d62728" if hot else "#1f4e79"))
+        self.label.setVisible(self.named or hot or self.isSelected())
 
     def route(self) -> None:
-        sb, sp = self.src.split(".")
-        db, dp = self.dst.split(".")
+        sb, sp = split_ref(self.src)
+        db, dp = split_ref(self.dst)
         a = self.canvas.items_by_name[sb].port_pos(sp, False)
         b = self.canvas.items_by_name[db].port_pos(dp, True)
         path = QtGui.QPainterPath(a)
@@ -214,18 +245,19 @@ class WireItem(QtWidgets.QGraphicsPathItem):
 
     def live_text(self) -> str:
         s = self.canvas.session
-        head = f"{self.src} → {self.dst}   (click to select, Delete to remove)"
+        src, dst = self.signal, ", ".join(b for _, b in self.conns)
+        head = f"{src} → {dst}   (click to select, Delete to remove)"
         if s is None:
             return head
         try:
-            value = s.latest(self.src)
-            sb, sp = self.src.split(".")
+            value = s.latest(src)
+            sb, sp = src.split(".")
             spec = next((p for p in s.block_ports(sb)[1] if p.name == sp), None)
         except KeyError:  # an edit the session does not run yet
             return head
         labels = tuple(spec.labels) if spec is not None else ()
         unit = f" [{spec.unit}]" if spec is not None and spec.unit else ""
-        return f"{self.src} → {self.dst}{unit}  at t = {s.time:.3f} s\n" + format_value(value, labels)
+        return f"{src} → {dst}{unit}  at t = {s.time:.3f} s\n" + format_value(value, labels)
 
     def itemChange(self, change: QtWidgets.QGraphicsItem.GraphicsItemChange, value: Any) -> Any:
         if change == QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:

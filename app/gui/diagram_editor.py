@@ -10,17 +10,25 @@ structural edit the editor hands a copy to the session (:meth:`SimSession.apply_
   blocks and ports it names, and :attr:`failed` is emitted (the canvas outlines them in red).
 
 A refused edit (a second wire into one input, a port that does not exist) changes nothing and
-emits :attr:`message`. Moves change only the UI fields (``ui.blocks``: scene px) and never recompile.
+emits :attr:`message`. Moves, grouping into virtual subsystems (:mod:`blocks.subsystems`) and
+auto-layout change only the UI fields (``ui.blocks``, ``ui.subsystems``: scene px) and never
+recompile. :attr:`level` is the subsystem open on the canvas (``None``: the top level).
 """
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 from PySide6 import QtCore, QtGui
 
-from app.gui.edit_commands import AddBlock, AddWire, DeleteItems, MoveBlocks
+from app.gui.auto_layout import auto_layout
+from app.gui.edit_commands import AddBlock, AddWire, DeleteItems, MoveBlocks, SetSubsystems
 from app.gui.edit_model import error_sites, unique_name
 from app.gui.session import SimSession
 from blocks import Diagram
+from blocks.subsystems import SUBSYSTEMS, find, group, subsystems, ungroup
+from blocks.subsystems import check as check_subsystems
 from models.errors import UserError
 
 __all__ = ["DiagramEditor"]
@@ -42,6 +50,7 @@ class DiagramEditor(QtCore.QObject):
         self.diagram = Diagram()
         self.error: str | None = None
         self.error_sites: dict[str, set[str]] = {}
+        self.level: str | None = None     # the subsystem open on the canvas (None: the top level)
 
     def bind(self, session: SimSession) -> bool:
         """Edit ``session``'s diagram. A new session (or a diagram replaced by a file) clears the undo
@@ -52,6 +61,8 @@ class DiagramEditor(QtCore.QObject):
         self.session = session
         self.diagram = session.diagram.copy()
         self.error, self.error_sites = None, {}
+        if fresh or (self.level is not None and find(self.diagram, self.level) is None):
+            self.level = None
         return fresh
 
     def _same_structure(self, d: Diagram) -> bool:
@@ -86,10 +97,95 @@ class DiagramEditor(QtCore.QObject):
             self.undo_stack.push(MoveBlocks(self, before, after))
 
     def set_position(self, name: str, x: float, y: float) -> None:
-        """Block position [scene px], in the working diagram and the session's (saved with either)."""
-        self.diagram.set_position(name, x, y)
-        if self.session is not None and name in self.session.diagram.blocks:
-            self.session.set_block_position(name, x, y)
+        """Block or subsystem position [scene px], in the working diagram and the session's (saved with either)."""
+        for d in (self.diagram, self.session.diagram if self.session is not None else None):
+            sub = find(d, name) if d is not None else None
+            if sub is not None:
+                sub["x"], sub["y"] = float(x), float(y)
+            elif d is self.diagram:
+                d.set_position(name, x, y)
+            elif d is not None and name in d.blocks:
+                d.set_position(name, x, y)
+
+    # ----------------------------------------------------------- subsystems (UI fields only)
+    def open(self, level: str | None) -> None:
+        """Show subsystem ``level``'s inside on the canvas (``None``: the top level)."""
+        if level is not None and find(self.diagram, level) is None:
+            raise KeyError(level)
+        self.level = level
+        self.redraw.emit()
+
+    def group(self, blocks: list[str]) -> str | None:
+        """Group ``blocks`` into a new subsystem ``subsystemN`` where the top-left one stood; undoable.
+        Refused (message, ``None``) inside a subsystem, or with no block selected."""
+        if self.level is not None:
+            self.message.emit("Subsystems do not nest: go back to the whole diagram to group blocks")
+            return None
+        if not blocks:
+            self.message.emit("Select the blocks to group first")
+            return None
+        trial = self.diagram.copy()
+        name = unique_name(trial, "subsystem")
+        ui = trial.ui.get("blocks", {})
+        xs = [(float(ui[b]["x"]), float(ui[b]["y"])) for b in blocks if b in ui] or [(0.0, 0.0)]
+        try:
+            group(trial, name, blocks, min(x for x, _ in xs), min(y for _, y in xs))
+        except UserError as exc:
+            self.message.emit(f"Cannot group: {exc}")
+            return None
+        self.undo_stack.push(SetSubsystems(self, f"group {', '.join(blocks)} into '{name}'",
+                                           copy.deepcopy(subsystems(self.diagram)), subsystems(trial)))
+        return name
+
+    def ungroup(self, name: str) -> None:
+        """Dissolve subsystem ``name`` (its blocks stay where they are drawn inside it); undoable."""
+        trial = self.diagram.copy()
+        ungroup(trial, name)
+        self.undo_stack.push(SetSubsystems(self, f"ungroup '{name}'", copy.deepcopy(subsystems(self.diagram)),
+                                           subsystems(trial)))
+
+    def rename(self, old: str, new: str) -> bool:
+        """Rename subsystem ``old`` to ``new`` (an identifier naming no block or other subsystem); undoable."""
+        trial = self.diagram.copy()
+        sub = find(trial, old)
+        if sub is None:
+            return False
+        sub["name"] = new
+        try:
+            check_subsystems(trial)
+        except UserError as exc:
+            self.message.emit(f"Cannot rename: {exc}")
+            return False
+        self.undo_stack.push(SetSubsystems(self, f"rename '{old}' to '{new}'", copy.deepcopy(subsystems(self.diagram)),
+                                           subsystems(trial), {old: new}))
+        return True
+
+    def set_subsystems(self, subs: list[dict[str, Any]], renamed: dict[str, str] | None = None) -> None:
+        """The subsystem list of the working diagram and the session's (no recompile); ``renamed``
+        ``{old: new}`` keeps a renamed subsystem open."""
+        for d in (self.diagram, self.session.diagram if self.session is not None else None):
+            if d is None:
+                continue
+            if subs:
+                d.ui[SUBSYSTEMS] = copy.deepcopy(subs)
+            else:
+                d.ui.pop(SUBSYSTEMS, None)
+        if self.level is not None and renamed:
+            self.level = renamed.get(self.level, self.level)
+        if self.level is not None and find(self.diagram, self.level) is None:
+            self.level = None
+        self.redraw.emit()
+
+    def auto_layout(self) -> None:
+        """Lay out the level shown left to right by signal flow (:func:`app.gui.auto_layout.auto_layout`); undoable."""
+        after = auto_layout(self.diagram, self.level)
+        ui = self.diagram.ui.get("blocks", {})
+        before: dict[str, tuple[float, float]] = {}
+        for name in after:
+            sub = find(self.diagram, name)
+            at = sub if sub is not None else ui.get(name)
+            before[name] = (float(at["x"]), float(at["y"])) if at is not None and "x" in at else after[name]
+        self.move(before, after)
 
     def working(self) -> Diagram:
         """The diagram the next edit changes: while the last edit compiled, the session's own (so

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 from PySide6 import QtGui
 
 from app.gui.edit_model import RemovedBlock, insert_block, insert_wire, remove_block, remove_wire
+from blocks.subsystems import find
 
 if TYPE_CHECKING:
     from app.gui.diagram_editor import DiagramEditor
 
-__all__ = ["AddBlock", "AddWire", "DeleteItems", "MoveBlocks"]
+__all__ = ["AddBlock", "AddWire", "DeleteItems", "MoveBlocks", "SetSubsystems"]
 
 
 class AddBlock(QtGui.QUndoCommand):
@@ -25,11 +26,14 @@ class AddBlock(QtGui.QUndoCommand):
     def __init__(self, editor: DiagramEditor, name: str, type_name: str, x: float, y: float) -> None:
         super().__init__(f"add {type_name} '{name}'")
         self.editor, self.name, self.type_name, self.xy = editor, name, type_name, (x, y)
+        self.level = editor.level
 
     def redo(self) -> None:
         d = self.editor.working()
         d.add(self.name, self.type_name)
         d.set_position(self.name, *self.xy)
+        if self.level is not None and find(d, self.level) is not None:   # added inside an open subsystem
+            find(d, self.level)["blocks"].append(self.name)  # type: ignore[index]
         self.editor.changed()
 
     def undo(self) -> None:
@@ -97,3 +101,20 @@ class MoveBlocks(QtGui.QUndoCommand):
 
     def undo(self) -> None:
         self._place(self.before)
+
+
+class SetSubsystems(QtGui.QUndoCommand):
+    """Group, ungroup or rename: the subsystem list from ``before`` to ``after`` (UI fields only:
+    no recompile); ``renamed`` ``{old: new}``."""
+
+    def __init__(self, editor: DiagramEditor, text: str, before: list[dict[str, Any]],
+                 after: list[dict[str, Any]], renamed: dict[str, str] | None = None) -> None:
+        super().__init__(text)
+        self.editor, self.before, self.after = editor, before, after
+        self.renamed = renamed or {}
+
+    def redo(self) -> None:
+        self.editor.set_subsystems(self.after, self.renamed)
+
+    def undo(self) -> None:
+        self.editor.set_subsystems(self.before, {b: a for a, b in self.renamed.items()})

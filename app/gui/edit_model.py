@@ -11,9 +11,11 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from blocks import Diagram
 from blocks.diagram import BlockEntry
+from blocks.subsystems import SUBSYSTEMS, subsystems
 
 __all__ = ["RemovedBlock", "error_sites", "insert_block", "remove_block", "remove_wire", "insert_wire",
            "unique_name"]
@@ -25,20 +27,23 @@ def unique_name(diagram: Diagram, type_name: str) -> str:
     if not base[0].isalpha():
         base = "b" + base
     i = 1
-    while f"{base}{i}" in diagram.blocks:
+    taken = set(diagram.blocks) | {sub["name"] for sub in subsystems(diagram)}
+    while f"{base}{i}" in taken:
         i += 1
     return f"{base}{i}"
 
 
 @dataclass
 class RemovedBlock:
-    """A block taken out of a diagram, with its index, wires (index, src, dst), logged signals and position."""
+    """A block taken out of a diagram, with its index, wires (index, src, dst), logged signals,
+    position and subsystem membership."""
 
     entry: BlockEntry
     index: int
     wires: list[tuple[int, str, str]] = field(default_factory=list)
     logged: list[tuple[int, str]] = field(default_factory=list)
     position: dict[str, float] | None = None
+    group: tuple[int, int, dict[str, Any] | None] | None = None   # (subsystem index, member index, entry if emptied)
 
 
 def _touches(ref: str, name: str) -> bool:
@@ -54,7 +59,18 @@ def remove_block(diagram: Diagram, name: str) -> RemovedBlock:
     logged = [(i, s) for i, s in enumerate(diagram.logged) if _touches(s, name)]
     diagram.logged = [s for s in diagram.logged if not _touches(s, name)]
     pos = diagram.ui.get("blocks", {}).pop(name, None)
-    return RemovedBlock(copy.deepcopy(entry), names.index(name), wires, logged, copy.deepcopy(pos))
+    group = None
+    subs = subsystems(diagram)
+    for i, sub in enumerate(subs):
+        if name in sub["blocks"]:
+            j = sub["blocks"].index(name)
+            group = (i, j, copy.deepcopy(sub) if len(sub["blocks"]) == 1 else None)
+            sub["blocks"].remove(name)
+            if not sub["blocks"]:   # its last block: the subsystem goes too
+                del subs[i]
+                if not subs:
+                    diagram.ui.pop(SUBSYSTEMS, None)
+    return RemovedBlock(copy.deepcopy(entry), names.index(name), wires, logged, copy.deepcopy(pos), group)
 
 
 def insert_block(diagram: Diagram, removed: RemovedBlock) -> None:
@@ -68,6 +84,13 @@ def insert_block(diagram: Diagram, removed: RemovedBlock) -> None:
         diagram.logged.insert(i, s)
     if removed.position is not None:
         diagram.ui.setdefault("blocks", {})[removed.entry.name] = dict(removed.position)
+    if removed.group is not None:
+        i, j, whole = removed.group
+        subs = diagram.ui.setdefault(SUBSYSTEMS, [])
+        if whole is not None:
+            subs.insert(i, copy.deepcopy(whole))
+        else:
+            subs[i]["blocks"].insert(j, removed.entry.name)
 
 
 def remove_wire(diagram: Diagram, src: str, dst: str) -> int:

@@ -191,6 +191,7 @@ class MainWindow(QtWidgets.QMainWindow):
             act.setShortcut(QtGui.QKeySequence(key))
             edit.addAction(act)
         self._act(edit, "&Delete selected blocks and wires", self.canvas.delete_selected)
+        edit.addActions(self.canvas.edit_actions)   # group, ungroup, auto-layout
         sim = mb.addMenu("&Simulation")
         for a in (self.controls.run_action, self.controls.step_action, self.controls.reset_action):
             sim.addAction(a)
