@@ -3,6 +3,7 @@ responsiveness (a preset change compiles in the background while the event loop 
 
 from __future__ import annotations
 
+import threading
 import time
 
 from PySide6 import QtCore
@@ -57,8 +58,10 @@ def test_preset_change_compiles_in_the_background(qtbot, window: MainWindow, mon
     it, as a slow file load would, so that the loop has time to turn (on the GUI thread the
     whole 0.5 s would be one gap)."""
     real = SimSession.compile
+    threads: list[threading.Thread] = []
 
     def slow_compile(plan):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread())
         built = real(plan)
         time.sleep(0.4)
         return built
@@ -87,7 +90,9 @@ def test_preset_change_compiles_in_the_background(qtbot, window: MainWindow, mon
     gap = max(b - a for a, b in zip(marks[:-1], marks[1:]))
     print(f"compile {arrived[0] - t0:.3f} s, {len(ticks)} timer ticks meanwhile, longest gap {gap:.3f} s; "
           f"adopting and redrawing on the GUI thread {t_bound - arrived[0]:.3f} s")
-    assert gap < 0.25
+    # the compile ran off the GUI thread (the gap itself is measured by benchmarks/gui_compile_gap.py:
+    # tests never assert on wall-clock time)
+    assert threads and threads[0] is not threading.main_thread()
 
 
 def test_a_failing_background_compile_reports_and_keeps_the_session(qtbot, window: MainWindow, tmp_path) -> None:
