@@ -117,3 +117,32 @@ def test_source_kernels_between_ticks_and_beyond_the_data() -> None:
                 assert err <= TOL, f"{name}.{port} at t = {t}: scaled error {err:.3g}"
                 checked += 1
     assert checked == 9 * times.size  # grf 2 ports, ref 4, ref_motion 3
+
+
+def test_spline_and_interp_helpers_match_scipy_and_numpy() -> None:
+    """The compiled spline and interpolation (binary search) against scipy's ``CubicSpline`` and
+    ``np.interp`` on uneven knots: inside, exactly on knots, at both ends and outside."""
+    from scipy.interpolate import CubicSpline
+
+    from blocks.library.sources_kernels import interp_at, search, spline_at, spline_interval
+
+    rng = np.random.default_rng(7)
+    t = np.cumsum(rng.uniform(0.001, 0.01, 60))
+    vals = np.cumsum(rng.normal(size=(60, 5)), axis=0)
+    sp = CubicSpline(t, vals, axis=0)
+    n, m = t.size, 5
+    p = np.concatenate([t, np.ascontiguousarray(sp.c).ravel(), vals.T.ravel()])
+    xs = np.concatenate([rng.uniform(t[0], t[-1], 500), t, [t[0] - 1.0, t[-1] + 1.0]])
+    want_v, want_d = sp(np.clip(xs, t[0], t[-1])), sp(np.clip(xs, t[0], t[-1]), 1)
+    worst = 0.0
+    for r, x in enumerate(xs):
+        xc = min(max(x, t[0]), t[-1])
+        j = spline_interval(p, 0, n, xc)
+        ji = search(p, 0, n, x)
+        for col in range(m):
+            v, d = spline_at(p, 0, n, m, n, j, xc, col)
+            lin = interp_at(p, 0, n, ji, x, n + 4 * (n - 1) * m + col * n)
+            worst = max(worst, abs(v - want_v[r, col]) / (1 + abs(want_v[r, col])),
+                        abs(d - want_d[r, col]) / (1 + abs(want_d[r, col])),
+                        abs(lin - np.interp(x, t, vals[:, col])))
+    assert worst <= TOL, worst
