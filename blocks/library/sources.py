@@ -212,7 +212,7 @@ class ReferenceSource(Block):
 
     def pack(self, p: Params) -> np.ndarray:
         """The recording's spline: knots and coefficients (:mod:`.sources_kernels`)."""
-        return np.asarray(p._data)
+        return np.array(p._data)  # a copy: an engine may write its vector in place
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         row = _row(p, t)
