@@ -169,26 +169,33 @@ if AVAILABLE:
         return th2, w1, w2, math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
 
     @njit(cache=True)
+    def foot_state_side(p, q, qd, s):
+        """``(xi, eta, vx, vy)`` of leg ``s`` (0 left, 1 right): :func:`feet_state_one` for one foot,
+        as scalars (no array: what block kernels call inside a step)."""
+        r0, l1, l2, rf = p[1], p[4], p[8], p[13]
+        a, ad = q[2], qd[2]
+        sa, ca = math.sin(a), math.cos(a)
+        th2, w1, w2, s1, c1, s2, c2 = _leg_trig(q, qd, s)
+        xi = q[0] - r0 * sa - l1 * s1 - l2 * s2
+        eta = q[1] - r0 * ca - l1 * c1 - l2 * c2
+        vx = qd[0] - r0 * ca * ad - l1 * c1 * w1 - l2 * c2 * w2
+        vy = qd[1] + r0 * sa * ad + l1 * s1 * w1 + l2 * s2 * w2
+        if rf > 0.0:
+            xi += rf * (s2 - th2)
+            eta += rf * (c2 - 1.0)
+            vx += rf * (c2 - 1.0) * w2
+            vy -= rf * s2 * w2
+        return xi, eta, vx, vy
+
+    @njit(cache=True)
     def feet_state_one(p, q, qd, out):
         """``out = [xi_l, eta_l, vx_l, vy_l, xi_r, eta_r, vx_r, vy_r]``: contact coordinates (m, m/s).
 
         With a point foot (``R = p[13] = 0``) these are the foot point and its velocity; with a
         rolling foot, the rolling coordinates of :meth:`FiveLinkBiped.contact_state`.
         """
-        r0, l1, l2, rf = p[1], p[4], p[8], p[13]
-        a, ad = q[2], qd[2]
-        sa, ca = math.sin(a), math.cos(a)
         for s in range(2):
-            th2, w1, w2, s1, c1, s2, c2 = _leg_trig(q, qd, s)
-            out[4 * s] = q[0] - r0 * sa - l1 * s1 - l2 * s2
-            out[4 * s + 1] = q[1] - r0 * ca - l1 * c1 - l2 * c2
-            out[4 * s + 2] = qd[0] - r0 * ca * ad - l1 * c1 * w1 - l2 * c2 * w2
-            out[4 * s + 3] = qd[1] + r0 * sa * ad + l1 * s1 * w1 + l2 * s2 * w2
-            if rf > 0.0:
-                out[4 * s] += rf * (s2 - th2)
-                out[4 * s + 1] += rf * (c2 - 1.0)
-                out[4 * s + 2] += rf * (c2 - 1.0) * w2
-                out[4 * s + 3] -= rf * s2 * w2
+            out[4 * s], out[4 * s + 1], out[4 * s + 2], out[4 * s + 3] = foot_state_side(p, q, qd, s)
         return out
 
     @njit(cache=True)

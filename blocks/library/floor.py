@@ -45,9 +45,11 @@ import math
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.kernels import kernel
 from blocks.library.context import biped_of
+from models._eom_numba import foot_state_side
 from models.biped import Q_NAMES, TAU_NAMES, FiveLinkBiped
 
 __all__ = ["Footprints", "StanceDamping"]
@@ -92,6 +94,14 @@ class Footprints(Block):
         znext[0], znext[1] = self._anchors(z, u, p)
         znext[2], znext[3] = u[1][0], u[1][1]
 
+    def kernels(self) -> Kernels:
+        return Kernels(output=_footprints_output, update=_footprints_update)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """``[source (0 reference, 1 landing), ground_y, biped vector (14, BipedParams.as_array)]``."""
+        source = self.params["source"].choices.index(p.source)
+        return np.concatenate([[float(source), p.ground_y], p._biped.params.as_array()])
+
 
 class StanceDamping(Block):
     """Stance hip damping, a knee quasi-stiffness about one rest angle, and the knee stop (module docstring)."""
@@ -123,3 +133,48 @@ class StanceDamping(Block):
             gam = float(u[0][5 + s])
             tau[2 + s] = (p.k_knee * (rest - gam) - p.c_knee * u[1][5 + s]
                           + (p.k_stop * (g_min - gam) if gam < g_min else 0.0))
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=_stance_damping_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """``[c_hip, c_knee, k_knee, gamma_rest [rad], k_stop, gamma_min [rad]]``."""
+        return np.array([p.c_hip, p.c_knee, p.k_knee, math.radians(p.knee_rest_deg), p.k_stop,
+                         math.radians(p.gamma_min)])
+
+
+# ------------------------------------------------------------------- kernels (layouts: the pack methods)
+@kernel
+def _anchor(z, q, stance, p, s):  # noqa: ANN001, ANN202
+    """The held anchor of foot ``s``, or its contact coordinate ``xi`` now (which reads no rates: ``q``
+    stands in for them)."""
+    if stance[s] > 0.5 and z[2 + s] > 0.5:
+        return z[s]
+    return foot_state_side(p[2:16], q, q, s)[0]
+
+
+@kernel
+def _footprints_output(t, x, z, q, stance, feet_ref, p, feet):  # noqa: ANN001, ANN202
+    if p[0] == 0.0:
+        for k in range(4):
+            feet[k] = feet_ref[k]
+        return
+    feet[0], feet[1], feet[2], feet[3] = _anchor(z, q, stance, p, 0), p[1], _anchor(z, q, stance, p, 1), p[1]
+
+
+@kernel
+def _footprints_update(t, x, z, q, stance, feet_ref, p, znext):  # noqa: ANN001, ANN202
+    xl, xr = _anchor(z, q, stance, p, 0), _anchor(z, q, stance, p, 1)
+    znext[0], znext[1], znext[2], znext[3] = xl, xr, stance[0], stance[1]
+
+
+@kernel
+def _stance_damping_output(t, x, z, q, qd, stance, p, tau):  # noqa: ANN001, ANN202
+    for k in range(4):
+        tau[k] = 0.0
+    for s in range(2):
+        if stance[s] <= 0.5:
+            continue
+        tau[s] = -p[0] * qd[3 + s]
+        gam = q[5 + s]
+        tau[2 + s] = p[2] * (p[3] - gam) - p[1] * qd[5 + s] + (p[4] * (p[5] - gam) if gam < p[5] else 0.0)

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, ParameterValueError, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.kernels import kernel
 
 __all__ = ["PhaseDetector", "PHASE_NAMES", "phase_code", "foot_decision"]
 
@@ -107,3 +108,52 @@ class PhaseDetector(Block):
         znext[0], znext[1], znext[2] = sl, sr, phase_code(bool(sl), bool(sr))
         znext[3] = t if (sl != z[0] and z[0] >= 0) else z[3]  # the first decision starts no dwell
         znext[4] = t if (sr != z[1] and z[1] >= 0) else z[4]
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=_phase_output, update=_phase_update)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """``[threshold_n, hysteresis_n, min_dwell_s]``."""
+        return np.array([p.threshold_n, p.hysteresis_n, p.min_dwell_s])
+
+
+@kernel
+def _decision(prev, since, fy, t, on, off, dwell):  # noqa: ANN001, ANN202
+    """:func:`foot_decision`, compiled."""
+    if prev < 0:
+        return 1 if fy > on else 0
+    if t - since < dwell - 1e-12:
+        return int(prev)
+    if prev >= 0.5:
+        return 0 if fy < off else 1
+    return 1 if fy > on else 0
+
+
+@kernel
+def _phase_code(sl, sr):  # noqa: ANN001, ANN202
+    if sl and sr:
+        return 0
+    return 1 if sl else 2 if sr else 3
+
+
+@kernel
+def _phase_decide(t, z, f, p):  # noqa: ANN001, ANN202
+    on, off, dwell = p[0], p[0] - p[1], p[2]
+    return _decision(z[0], z[3], f[1], t, on, off, dwell), _decision(z[1], z[4], f[3], t, on, off, dwell)
+
+
+@kernel
+def _phase_output(t, x, z, f, p, stance, swing, phase):  # noqa: ANN001, ANN202
+    sl, sr = _phase_decide(t, z, f, p)
+    stance[0], stance[1] = sl, sr
+    swing[0], swing[1] = 1 - sl, 1 - sr
+    phase[0] = _phase_code(sl != 0, sr != 0)
+
+
+@kernel
+def _phase_update(t, x, z, f, p, znext):  # noqa: ANN001, ANN202
+    sl, sr = _phase_decide(t, z, f, p)
+    tl = t if (sl != z[0] and z[0] >= 0) else z[3]
+    tr = t if (sr != z[1] and z[1] >= 0) else z[4]
+    znext[0], znext[1], znext[2] = sl, sr, _phase_code(sl != 0, sr != 0)
+    znext[3], znext[4] = tl, tr

@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 from scipy.interpolate import CubicSpline
 
-from blocks.core import Block, CompileContext, DiagramError, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.library import sources_kernels as sk
 from blocks.library.context import biped_of, data_of, dataset_of
 from models.biped import GRF_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES, GaitDataset
@@ -118,7 +119,16 @@ class GrfSource(Block):
         _set_table(p, ctx, table)
         p.set("_mass_scale", scale)
         p.set("_dataset_name", ds.name)
+        p.set("_data", np.concatenate([sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
+                                       ds.t, grf.T.ravel(), cop.T.ravel()]))
         self._scaled(p)
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=sk.grf_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """``[gain, propulsion_gain, vertical_gain, mass scale, recording]`` (:mod:`.sources_kernels`)."""
+        return np.concatenate([[p.gain, p.propulsion_gain, p.vertical_gain, p._mass_scale], p._data])
 
     @staticmethod
     def _perturbed(f: np.ndarray, p: Params) -> np.ndarray:
@@ -150,14 +160,19 @@ class GrfSource(Block):
         y[1][:] = row[4:6]
 
 
-def _reference_table(ds: GaitDataset, td: np.ndarray, filter_hz: float) -> np.ndarray:
+def _reference_spline(ds: GaitDataset, filter_hz: float) -> CubicSpline:
     ref = ds.reference_angles()
     if ref is None:
         from models.gaitdata.hints import missing_kinematics_hint
 
         raise DiagramError(f"dataset '{ds.name}' has no reference joint angles (the reference source and "
                            f"init='reference' need them){missing_kinematics_hint(ds)}")
-    spline = CubicSpline(ds.t, lowpass(ref, filter_hz, ds.rate_hz), axis=0)
+    return CubicSpline(ds.t, lowpass(ref, filter_hz, ds.rate_hz), axis=0)
+
+
+def _reference_table(ds: GaitDataset, td: np.ndarray, filter_hz: float,
+                     spline: CubicSpline | None = None) -> np.ndarray:
+    spline = _reference_spline(ds, filter_hz) if spline is None else spline
     tc = np.clip(td, ds.t[0], ds.t[-1])
     rates = spline(tc, 1)
     rates[(td < ds.t[0]) | (td > ds.t[-1])] = 0.0
@@ -187,7 +202,17 @@ class ReferenceSource(Block):
             return
         ds = dataset_of(ctx, p.dataset)
         grid = _grid(ctx)
-        _set_table(p, ctx, _reference_table(ds, _data_times(ds, ctx, grid), data_of(ctx).ref_filter_hz))
+        spline = _reference_spline(ds, data_of(ctx).ref_filter_hz)
+        _set_table(p, ctx, _reference_table(ds, _data_times(ds, ctx, grid), data_of(ctx).ref_filter_hz, spline))
+        p.set("_data", np.concatenate([sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
+                                       spline.x, np.ascontiguousarray(spline.c).ravel()]))
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=sk.reference_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """The recording's spline: knots and coefficients (:mod:`.sources_kernels`)."""
+        return np.array(p._data)  # a copy: an engine may write its vector in place
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         row = _row(p, t)

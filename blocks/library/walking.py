@@ -65,8 +65,10 @@ import math
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.library import sources_kernels as sk
+from blocks.library import walking_kernels as wk
 from blocks.library.context import biped_of, data_of, dataset_of
 from blocks.library.sources import _data_times, _grid, _row, _set_table
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
@@ -140,6 +142,15 @@ class GroundContact(Block):
         y[1][:] = corr
         np.add(u[3], y[1], out=y[0])
 
+    def kernels(self) -> Kernels:
+        return Kernels(output=wk.contact_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """``walking_kernels.CONTACT_PARAMS`` (height: 0 ground, 1 reference), then the biped's vector."""
+        head = [float(self.params["height"].choices.index(p.height)) if k == "height" else float(getattr(p, k))
+                for k in wk.CONTACT_PARAMS]
+        return np.concatenate([head, p._biped.params.as_array()])
+
 
 class TrunkBalance(Block):
     """PD on the trunk angle, applied through the stance hips (module docstring)."""
@@ -174,6 +185,14 @@ class TrunkBalance(Block):
             tau[0] = share if sl else 0.0
             tau[1] = share if sr else 0.0
 
+    def kernels(self) -> Kernels:
+        return Kernels(output=wk.trunk_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """``[kp, kd, target (0 reference, 1 setpoint), alpha_set [rad]]``."""
+        target = self.params["target"].choices.index(p.target)
+        return np.array([p.kp, p.kd, float(target), math.radians(p.alpha_set_deg)])
+
 
 class FeedbackEnable(Block):
     """When the joint PIDs act: in swing only (the paper) or always (stance feedback too).
@@ -194,6 +213,13 @@ class FeedbackEnable(Block):
             y[0][:] = 1.0
         else:
             y[0][:] = u[0]
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=wk.feedback_enable_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """``[mode (0 always, 1 swing)]``."""
+        return np.array([float(self.params["mode"].choices.index(p.mode))])
 
 
 class ReferenceMotion(Block):
@@ -236,6 +262,15 @@ class ReferenceMotion(Block):
         origin = table[0, 4 + 2 * side: 6 + 2 * side].copy()
         table[:, 4:10] -= np.tile(origin, 3)
         _set_table(p, ctx, table)
+        p.set("_data", np.concatenate([origin, sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
+                                       ds.t, np.column_stack([tau, feet, com, com_rate]).T.ravel()]))
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=wk.reference_motion_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """``[gain, origin, recording]`` (:mod:`.walking_kernels`)."""
+        return np.concatenate([[p.gain], p._data])
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         row = _row(p, t)

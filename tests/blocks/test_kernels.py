@@ -61,3 +61,88 @@ def test_a_wrong_kernel_is_caught() -> None:
     got = probe_kernels(blk, p, 0.0, (np.array([3.0]),), np.zeros(0), np.zeros(0))
     assert got.y["y"][0] == 12.0 != blk.probe(0.0, {"u": [3.0]}).y["y"][0]
 
+
+
+# Choices and modes the presets leave alone (each set also changes tunables live, mid-run, so the
+# kernels read the re-packed vector): friction limit, a floor that only pushes, a foot held at the
+# ground height or on the reference, GRF perturbations, filter and mass scaling, the knee stop in
+# action, a long dwell, the contact off (the paper's recorded GRF only), and the other trunk target.
+OTHER_SETTINGS = {
+    "friction_unilateral": ("tracking", (("contact.mu", 0.8), ("contact.unilateral", True),
+                                         ("grf.propulsion_gain", 1.3), ("grf.vertical_gain", 0.9)),
+                            (("contact.mu", 0.3), ("grf.propulsion_gain", 0.7), ("trunk.target", "setpoint"))),
+    "filtered_unscaled": ("emergent", (("grf.filter_hz", 30.0), ("grf.scale_to_model", False),
+                                       ("phase.min_dwell_s", 0.3), ("stance_damp.gamma_min", 25.0),
+                                       ("contact.height", "reference")),
+                          (("grf.gain", 0.8), ("contact.height", "ground"), ("fb_enable.mode", "always"),
+                           ("ref_motion.gain", 1.5), ("stance_damp.knee_rest_deg", 5.0))),
+    "contact_off": ("emergent", (("contact.gain", 0.0), ("footprints.source", "reference")),
+                    (("contact.gain", 0.5), ("trunk.alpha_set_deg", -4.0), ("phase.threshold_n", 200.0))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OTHER_SETTINGS))
+def test_kernels_match_callbacks_under_other_settings(case: str) -> None:
+    preset, settings, live = OTHER_SETTINGS[case]
+    built = build(RunSpec(preset=preset, duration=1.6, dataset="sneakers", settings=settings))
+    runner = built.runner
+    worst: dict[str, float] = {}
+    for k in range(16):
+        if k == 8:
+            for ref, value in live:
+                runner.registry.set(ref, value)
+        runner.advance(100)
+        for name, err in kernel_mismatch(runner).items():
+            worst[name] = max(worst.get(name, 0.0), err)
+    assert {"grf", "ref", "phase", "contact", "trunk", "fb_enable", "ref_motion", "footprints",
+            "stance_damp"} <= set(worst)
+    bad = {n: e for n, e in worst.items() if not e <= TOL}
+    assert not bad, f"{case}: kernels differ from the Python callbacks (scaled error > {TOL}): {bad}"
+
+
+def test_source_kernels_between_ticks_and_beyond_the_data() -> None:
+    """Off-grid times (``solve_ivp``'s stages) blend two table rows; before the start and past the end
+    of the table the rows hold: the kernels recompute those rows from the recording and its spline."""
+    built = build(RunSpec(preset="tracking", duration=1.0, dataset="sneakers", settings=(("grf.vertical_gain", 1.2),)))
+    m, params = built.runner.model, built.runner.params
+    times = np.concatenate([np.random.default_rng(1).uniform(-0.05, 1.05, 400), [-3.0, 0.0, 2.5e-4, 0.9995, 40.0]])
+    checked = 0
+    for name in ("grf", "ref", "ref_motion"):
+        blk, p = m.block(name), params[name]
+        for t in times:
+            ref = blk.probe(float(t), {}, ctx=m.ctx, p=p)
+            got = probe_kernels(blk, p, float(t), (), np.zeros(0), np.zeros(0))
+            for port, want in ref.y.items():
+                err = np.max(np.abs(want - got.y[port])) / (1.0 + np.max(np.abs(want)))
+                assert err <= TOL, f"{name}.{port} at t = {t}: scaled error {err:.3g}"
+                checked += 1
+    assert checked == 9 * times.size  # grf 2 ports, ref 4, ref_motion 3
+
+
+def test_spline_and_interp_helpers_match_scipy_and_numpy() -> None:
+    """The compiled spline and interpolation (binary search) against scipy's ``CubicSpline`` and
+    ``np.interp`` on uneven knots: inside, exactly on knots, at both ends and outside."""
+    from scipy.interpolate import CubicSpline
+
+    from blocks.library.sources_kernels import interp_at, search, spline_at, spline_interval
+
+    rng = np.random.default_rng(7)
+    t = np.cumsum(rng.uniform(0.001, 0.01, 60))
+    vals = np.cumsum(rng.normal(size=(60, 5)), axis=0)
+    sp = CubicSpline(t, vals, axis=0)
+    n, m = t.size, 5
+    p = np.concatenate([t, np.ascontiguousarray(sp.c).ravel(), vals.T.ravel()])
+    xs = np.concatenate([rng.uniform(t[0], t[-1], 500), t, [t[0] - 1.0, t[-1] + 1.0]])
+    want_v, want_d = sp(np.clip(xs, t[0], t[-1])), sp(np.clip(xs, t[0], t[-1]), 1)
+    worst = 0.0
+    for r, x in enumerate(xs):
+        xc = min(max(x, t[0]), t[-1])
+        j = spline_interval(p, 0, n, xc)
+        ji = search(p, 0, n, x)
+        for col in range(m):
+            v, d = spline_at(p, 0, n, m, n, j, xc, col)
+            lin = interp_at(p, 0, n, ji, x, n + 4 * (n - 1) * m + col * n)
+            worst = max(worst, abs(v - want_v[r, col]) / (1 + abs(want_v[r, col])),
+                        abs(d - want_d[r, col]) / (1 + abs(want_d[r, col])),
+                        abs(lin - np.interp(x, t, vals[:, col])))
+    assert worst <= TOL, worst

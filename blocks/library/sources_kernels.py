@@ -1,0 +1,206 @@
+r"""Compiled forms (kernels) of the recorded-data blocks: GrfSource, ReferenceSource, ReferenceMotion.
+
+The Python callbacks read a table resampled at compile time on the grid ``g_i = t0 + (dt/2) i``
+(:mod:`blocks.library.sources`). Its size grows with the run, and a batch would hold one per
+copy, so the kernels keep the recording instead and compute, for a grid index ``i``, the row
+that table holds there, with the same arithmetic:
+
+* data time ``td_i = g_i - t0 + t_data0 + t_offset`` [s] (``sources._data_times``);
+* GRF, CoP and ReferenceMotion columns: ``np.interp`` of the samples (interval by binary
+  search, ``slope (td - t_j) + f_j``; the end samples hold beyond the data);
+* reference angles and rates: the cubic spline as piecewise polynomial (scipy's ``PPoly``
+  evaluation: interval ``x_j <= td < x_{j+1}`` by binary search, closed at the last knot;
+  ``sum_k c_{3-k} s^k`` and its derivative with ``s = td - x_j``) at ``td`` clipped to the data;
+  rates are 0 outside it.
+
+Time lookup (``sources._row``): ``r = (t - t0) 2/dt``; an on-grid time (``|r - round(r)| < 1e-6``)
+reads row ``round(r)``, any other blends rows ``i = floor(r)`` and ``i + 1`` with ``f = r - i``
+(both clamped to the table).
+
+Every packed vector holds the grid header at some offset ``h`` (:data:`GRID_SIZE` values):
+``[t0, 2/dt, last row index, dt/2, t_data0, t_offset, n samples]``, then the sample times
+``t`` (n), then the columns, each ``n`` long (interpolated) or the spline's coefficients.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from blocks.core import CompileContext, Params
+from blocks.kernels import kernel
+
+__all__ = ["GRID_SIZE", "grid_header", "grid_lookup", "grid_time", "search", "interp_at", "spline_interval",
+           "spline_at", "grf_output", "reference_output"]
+
+GRID_SIZE = 7
+
+
+def grid_header(p: Params, ctx: CompileContext, t_data0: float, t_offset: float, n: int) -> np.ndarray:
+    """The grid header of a source whose ``p`` went through ``sources._set_table`` (module docstring)."""
+    return np.array([p._t0, p._inv, float(p._last), 0.5 * ctx.dt, t_data0, t_offset, float(n)])
+
+
+@kernel
+def grid_lookup(p, h, t):  # noqa: ANN001, ANN201
+    """``(i, f, on_grid)`` of time ``t`` [s] on the grid of header ``p[h:]`` (``sources._row``)."""
+    t0, inv, last = p[h], p[h + 1], int(p[h + 2])
+    r = (t - t0) * inv
+    i = int(r + 0.5)
+    if -1e-6 < r - i < 1e-6 and 0 <= i <= last:
+        return i, 0.0, True
+    i = min(max(int(math.floor(r)), 0), last - 1)
+    f = min(max(r - i, 0.0), 1.0)
+    return i, f, False
+
+
+@kernel
+def grid_time(p, h, i):  # noqa: ANN001, ANN201
+    """Recording time [s] of grid row ``i``: ``(t0 + (dt/2) i) - t0 + t_data0 + t_offset``."""
+    g = p[h] + p[h + 3] * float(i)
+    return g - p[h] + p[h + 4] + p[h + 5]
+
+
+@kernel
+def search(p, tb, n, x):  # noqa: ANN001, ANN201
+    """``np.interp``'s interval in the ``n`` times at ``p[tb:]``: -1 below, ``n`` above, ``n - 1`` at the
+    last sample, else ``j`` with ``t_j <= x < t_{j+1}``."""
+    if x < p[tb]:
+        return -1
+    if x > p[tb + n - 1]:
+        return n
+    if x == p[tb + n - 1]:
+        return n - 1
+    lo, hi = 0, n - 1
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if x < p[tb + mid]:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+@kernel
+def interp_at(p, tb, n, j, x, cb):  # noqa: ANN001, ANN201
+    """``np.interp(x, t, col)`` for the column at ``p[cb:]`` with ``j = search(..., x)``."""
+    if j < 0:
+        return p[cb]
+    if j >= n - 1:
+        return p[cb + n - 1]
+    tj = p[tb + j]
+    if tj == x:
+        return p[cb + j]
+    slope = (p[cb + j + 1] - p[cb + j]) / (p[tb + j + 1] - tj)
+    return slope * (x - tj) + p[cb + j]
+
+
+@kernel
+def spline_interval(p, xb, n, x):  # noqa: ANN001, ANN201
+    """scipy's ``find_interval_ascending`` for ``x`` within the ``n`` knots at ``p[xb:]``."""
+    if x >= p[xb + n - 1]:
+        return n - 2
+    lo, hi = 0, n - 2
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if x < p[xb + mid]:
+            hi = mid
+        elif x >= p[xb + mid + 1]:
+            lo = mid + 1
+        else:
+            return mid
+    return lo
+
+
+@kernel
+def spline_at(p, xb, n, m, cb, j, x, col):  # noqa: ANN001, ANN201
+    """Value and first derivative of column ``col`` of a cubic ``PPoly`` (knots at ``p[xb:]``, ``m``
+    columns, coefficients ``c[k, j, col]`` C-ordered at ``p[cb:]``) in interval ``j``, in scipy's order."""
+    s = x - p[xb + j]
+    stride = (n - 1) * m
+    c0 = p[cb + 0 * stride + j * m + col]
+    c1 = p[cb + 1 * stride + j * m + col]
+    c2 = p[cb + 2 * stride + j * m + col]
+    c3 = p[cb + 3 * stride + j * m + col]
+    s2 = s * s
+    value = 0.0 + c3 + c2 * s + c1 * s2 + c0 * (s2 * s)
+    rate = 0.0 + c2 * 1.0 * 1.0 + c1 * s * 2.0 + c0 * s2 * 3.0
+    return value, rate
+
+
+# ----------------------------------------------------------------- GrfSource
+@kernel
+def _perturbed(p, v, k):  # noqa: ANN001, ANN201
+    """Force component ``k`` (0..3) scaled as ``GrfSource._perturbed``: ``p[0:4]`` gain, propulsion and
+    vertical gains, mass scale."""
+    out = v * (p[0] * p[3])
+    if p[1] != 1.0 and k % 2 == 0 and out > 0.0:
+        out = out * p[1]
+    if p[2] != 1.0 and k % 2 == 1:
+        out = out * p[2]
+    return out
+
+
+@kernel
+def grf_output(t, x, z, p, y0, y1):  # noqa: ANN001, ANN201
+    """GrfSource: ``p = [gain, propulsion_gain, vertical_gain, mass_scale, grid header, t (n),
+    F_lx, F_ly, F_rx, F_ry, cop_l, cop_r (n each)]``."""
+    h = 4
+    n = int(p[h + 6])
+    tb = h + GRID_SIZE
+    i, f, on = grid_lookup(p, h, t)
+    xa = grid_time(p, h, i)
+    ja = search(p, tb, n, xa)
+    if on:
+        for k in range(6):
+            v = interp_at(p, tb, n, ja, xa, tb + n * (k + 1))
+            if k < 4:
+                y0[k] = _perturbed(p, v, k)
+            else:
+                y1[k - 4] = v
+        return
+    xb = grid_time(p, h, i + 1)
+    jb = search(p, tb, n, xb)
+    for k in range(6):
+        cb = tb + n * (k + 1)
+        v = (1.0 - f) * interp_at(p, tb, n, ja, xa, cb) + f * interp_at(p, tb, n, jb, xb, cb)
+        if k < 4:
+            y0[k] = _perturbed(p, v, k)
+        else:
+            y1[k - 4] = v
+
+
+# ----------------------------------------------------------- ReferenceSource
+@kernel
+def _reference_knot(p, i):  # noqa: ANN001, ANN201
+    """Data time clipped to the knots, its interval and whether the rates are zeroed, for grid row ``i``."""
+    n = int(p[6])
+    x = grid_time(p, 0, i)
+    lo, hi = p[GRID_SIZE], p[GRID_SIZE + n - 1]
+    xc = min(max(x, lo), hi)
+    return xc, spline_interval(p, GRID_SIZE, n, xc), x < lo or x > hi
+
+
+@kernel
+def reference_output(t, x, z, p, y0, y1, y2, y3):  # noqa: ANN001, ANN201
+    """ReferenceSource: ``p = [grid header, knots x (n), coefficients c (4, n-1, 5) C-ordered]``;
+    outputs the table row ``[angles, rates]`` of ``sources._reference_table``."""
+    n = int(p[6])
+    cb = GRID_SIZE + n
+    i, f, on = grid_lookup(p, 0, t)
+    xa, ja, outa = _reference_knot(p, i)
+    if on:
+        for col in range(5):
+            a, ar = spline_at(p, GRID_SIZE, n, 5, cb, ja, xa, col)
+            y0[col] = a
+            y1[col] = 0.0 if outa else ar
+    else:
+        xb, jb, outb = _reference_knot(p, i + 1)
+        for col in range(5):
+            a, ar = spline_at(p, GRID_SIZE, n, 5, cb, ja, xa, col)
+            b, br = spline_at(p, GRID_SIZE, n, 5, cb, jb, xb, col)
+            y0[col] = (1.0 - f) * a + f * b
+            y1[col] = (1.0 - f) * (0.0 if outa else ar) + f * (0.0 if outb else br)
+    y2[0], y2[1] = y0[1], y0[2]
+    y3[0], y3[1] = y0[3], y0[4]
