@@ -1,0 +1,100 @@
+"""Per-call cost of each block's compiled form (its kernels) against its Python callbacks (printed, not asserted).
+
+The analysis walking diagram (``grf_walk_analysis.json``, bundled ``sneakers``) is run for 0.3 s under
+a preset; then, on the live inputs and states, every block with kernels is timed three ways per
+callback (output, derivative, update):
+
+* ``python``: the block's Python callback, as the Python engine calls it;
+* ``kernel via dispatcher``: the kernel called from Python (numba's dispatcher: type checks and
+  argument unboxing dominate);
+* ``kernel compiled``: the kernel called from a compiled loop, which is what the compiled engine's
+  step function pays (the dispatcher is gone).
+
+Run: ``python benchmarks/block_kernels.py [--preset tracking|emergent|paper] [--only TYPE ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import timeit
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.runs import RunSpec, build, default_diagram_path  # noqa: E402
+
+
+def _compiled_loop(fn: Any, n_args: int) -> Any:
+    """A numba loop calling ``fn`` with ``n_args`` arguments ``reps`` times (the compiled caller's cost)."""
+    from numba import njit
+
+    names = ", ".join(f"a{i}" for i in range(n_args))
+    src = f"def loop(reps, fn, {names}):\n    for _ in range(reps):\n        fn({names})\n"
+    scope: dict[str, Any] = {}
+    exec(src, scope)  # noqa: S102 - a generated wrapper of fixed shape
+    loop = njit(scope["loop"])
+    return loop
+
+
+def _per_call(fn: Any, budget: float = 0.05) -> float:
+    """Best of 5 repeats of about ``budget`` seconds each, seconds per call."""
+    once = timeit.timeit(fn, number=1)
+    number = max(1, min(20000, int(budget / max(once, 1e-7))))
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", default="tracking")
+    ap.add_argument("--only", nargs="*", default=None, help="block types to time (default: all with kernels)")
+    args = ap.parse_args()
+    spec = RunSpec(diagram=default_diagram_path().with_name("grf_walk_analysis.json"), preset=args.preset,
+                   duration=0.6, dataset="sneakers")
+    runner = build(spec).runner
+    runner.advance(300)
+    m = runner.model
+    print(f"grf_walk_analysis, preset {args.preset}, t = {runner.time:.3f} s; per call, best of 5 [us]")
+    print(f"{'block':14s} {'type':20s} {'callback':10s} {'python':>8s} {'dispatch':>9s} {'compiled':>9s} {'ratio':>7s}")
+    for b in m.blocks:
+        k = b.kernels()
+        if k is None or (args.only and b.type_name not in args.only):
+            continue
+        n = b.name
+        u = tuple(runner.sig[o: o + s].copy() for o, s in (m.in_slot[f"{n}.{spec_.name}"] for spec_ in m.inputs[n]))
+        xo, xs = m.x_slot[n]
+        zo, zs = m.z_slot[n]
+        x, z = runner.x[xo: xo + xs].copy(), runner.z[zo: zo + zs].copy()
+        p = runner.params[n]
+        packed = np.ascontiguousarray(b.pack(p), dtype=np.float64)
+        _, outs = b.port_specs()
+        y = tuple(np.zeros(int(s.size)) for s in outs)
+        t = float(runner.time)
+        cases = [("output", k.output, b.output, y, (t, x, z, u, p, y))]
+        if k.derivative is not None and x.size:
+            dx = np.zeros(x.size)
+            cases.append(("derivative", k.derivative, b.derivative, (dx,), (t, x, z, u, p, dx)))
+        if k.update is not None and z.size:
+            zn = z.copy()
+            cases.append(("update", k.update, b.update, (zn,), (t, x, z, u, p, zn)))
+        for label, kern, cb, outs_, cb_args in cases:
+            if kern is None:
+                continue
+            kargs = (t, x, z, *u, packed, *outs_)
+            kern(*kargs)
+            py = _per_call(lambda cb=cb, a=cb_args: cb(*a))
+            disp = _per_call(lambda kern=kern, a=kargs: kern(*a))
+            loop = _compiled_loop(kern, len(kargs))
+            loop(1, kern, *kargs)
+            reps = 100000
+            comp = min(timeit.repeat(lambda loop=loop, kern=kern, a=kargs, reps=reps: loop(reps, kern, *a), number=1,
+                                     repeat=5)) / reps
+            print(f"{n:14s} {b.type_name:20s} {label:10s} {py * 1e6:8.2f} {disp * 1e6:9.2f} {comp * 1e6:9.3f} "
+                  f"{py / comp:7.0f}x")
+
+
+if __name__ == "__main__":
+    main()
