@@ -211,6 +211,31 @@ if AVAILABLE:
         return out
 
     @njit(cache=True)
+    def com_contact_x(p, q, qd):
+        """``(x_com, vx_com, xi_l, xi_r)`` [m, m/s, m, m]: the horizontal parts of :func:`com_state_one`
+        and :func:`feet_state_one`, in the same operation order, with the trigonometry shared and
+        no arrays."""
+        r0, m0, l1, r1, m1, l2, r2, m2, rf = p[1], p[2], p[4], p[5], p[6], p[8], p[9], p[10], p[13]
+        a, ad = q[2], qd[2]
+        sa, ca = math.sin(a), math.cos(a)
+        hx, hvx = q[0] - r0 * sa, qd[0] - r0 * ca * ad
+        sx, svx = m0 * q[0], m0 * qd[0]
+        xi_l = xi_r = 0.0
+        for s in range(2):
+            th2, w1, w2, s1, c1, s2, c2 = _leg_trig(q, qd, s)
+            sx += m1 * (hx - r1 * s1) + m2 * (hx - l1 * s1 - r2 * s2)
+            svx += m1 * (hvx - r1 * c1 * w1) + m2 * (hvx - l1 * c1 * w1 - r2 * c2 * w2)
+            xi = q[0] - r0 * sa - l1 * s1 - l2 * s2
+            if rf > 0.0:
+                xi += rf * (s2 - th2)
+            if s == 0:
+                xi_l = xi
+            else:
+                xi_r = xi
+        mt = m0 + 2.0 * (m1 + m2)
+        return sx / mt, svx / mt, xi_l, xi_r
+
+    @njit(cache=True)
     def forward_dynamics_into(p, q, qd, tau, grf, mz, out):
         """``out = qdd`` (7,) [m s^-2, rad s^-2], as :func:`forward_dynamics_one` with two scratch
         allocations instead of six (the block kernels' form)."""

@@ -45,8 +45,9 @@ What it computes (every tick, held through the RK4 stages like the other control
 
 Compiled form: output and update kernels on the packed vector :data:`PACK_LAYOUT` (the tunables
 at fixed places, ``target`` as 0 reference / 1 own_speed, the update's sample period ``dt`` [s],
-then the biped's parameter vector, :meth:`models.params.BipedParams.as_array`), with the CoM
-and contact states of :mod:`models._eom_numba` that the callbacks use.
+then the biped's parameter vector, :meth:`models.params.BipedParams.as_array`), with
+:func:`models._eom_numba.com_contact_x`: the horizontal CoM and contact terms of the
+``com_state_one``/``feet_state_one`` that the callbacks use, without arrays.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec,
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel
 from blocks.library.context import biped_of
-from models._eom_numba import com_state_one, feet_state_one
+from models._eom_numba import com_contact_x
 from models.biped import GRF_NAMES, Q_NAMES, FiveLinkBiped
 
 __all__ = ["AnkleBalance", "PACK_LAYOUT", "TARGETS"]
@@ -133,8 +134,7 @@ class AnkleBalance(Block):
 
 @kernel
 def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):  # noqa: ANN001, ANN202
-    com = com_state_one(p[_BIPED:_BIPED + 14], q, qd, np.empty(4))
-    v = com[2]
+    v = com_contact_x(p[_BIPED:_BIPED + 14], q, qd)[1]
     a = p[_DT] / p[_TAU_V]
     if a > 1.0:
         a = 1.0
@@ -148,20 +148,17 @@ def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):  # 
     gain = p[_GAIN]
     if gain <= 0.0:
         return
-    buf = np.empty(12)
-    bp = p[_BIPED:_BIPED + 14]
-    com = com_state_one(bp, q, qd, buf[0:4])
-    feet = feet_state_one(bp, q, qd, buf[4:12])
+    x_com, v_com, xi_l, xi_r = com_contact_x(p[_BIPED:_BIPED + 14], q, qd)
     own = p[_TARGET] > 0.5
     if own:
-        rate_err = com[2] - (z[0] if z[1] > 0.5 else com[2])
+        rate_err = v_com - (z[0] if z[1] > 0.5 else v_com)
     else:
-        rate_err = com[2] - com_ref[2]
+        rate_err = v_com - com_ref[2]
     d_max = p[_DMAX]
     for s in range(2):
         if stance[s] <= 0.5:
             continue
-        err = 0.0 if own else (com[0] - feet[4 * s]) - (com_ref[0] - feet_ref[2 * s])
+        err = 0.0 if own else (x_com - (xi_l if s == 0 else xi_r)) - (com_ref[0] - feet_ref[2 * s])
         d = gain * (p[_KP] * err + p[_KD] * rate_err)
         d = -d_max if -d_max > d else d  # the callback's min(max(d, -d_max), d_max), NaN included
         d = d_max if d_max < d else d

@@ -66,3 +66,14 @@ def test_a_wrong_formula_would_be_caught() -> None:
     p[10] *= 1.001
     got = nb.joint_reactions_one(p, Q[0], QD[0], qdd, GRF[0], np.empty(8))
     assert _scaled(reactions_augmented(params, Q[0], QD[0], qdd, GRF[0]), got) > 1e-6
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_com_contact_x_is_the_horizontal_part_of_the_com_and_feet_states(params: BipedParams) -> None:
+    biped = FiveLinkBiped(params, backend="numpy")
+    Q, QD, _, _ = random_states(40, seed=5)
+    p = params.as_array()
+    for q, qd in zip(Q, QD):
+        com, feet = biped.com_state(q, qd), biped.feet_state(q, qd)
+        got = np.array(nb.com_contact_x(p, q, qd))
+        assert _scaled(np.array([com[0], com[2], feet[0], feet[4]]), got) <= 1e-12
