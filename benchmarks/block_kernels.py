@@ -1,18 +1,16 @@
-"""Per-call cost of each block's compiled form (its kernels) against its Python callbacks (printed).
+"""Per-call cost of each block's compiled form (its kernels) against its Python callbacks (printed, not asserted).
 
-The default walking diagram (``grf_walk.json``, ``tracking`` and ``emergent`` presets, bundled
-``sneakers``) is run to 0.75 s (the left leg in stance, the right in swing); every block with
-kernels is then called on the live inputs and states, in one run, both ways:
+The analysis walking diagram (``grf_walk_analysis.json``, bundled ``sneakers``) is run for 0.3 s under
+a preset; then, on the live inputs and states, every block with kernels is timed three ways per
+callback (output, derivative, update):
 
-* ``python``: ``output`` (+ ``derivative``/``update`` where the block has them) as the engine calls
-  them: port views, the ``Params`` namespace;
-* ``kernel``: the same calls of the numba kernels on the same arrays and the packed vector,
-  made from Python (so each figure includes numba's dispatch from Python, about 0.3-0.5 us);
-* ``in loop``: the kernels called from a compiled loop (what a compiled step pays: no dispatch),
-  each call fed back into the next through a ``+ 0.0 * y`` so that none is hoisted out of the loop.
+* ``python``: the block's Python callback, as the Python engine calls it;
+* ``kernel via dispatcher``: the kernel called from Python (numba's dispatcher: type checks and
+  argument unboxing dominate);
+* ``kernel compiled``: the kernel called from a compiled loop, which is what the compiled engine's
+  step function pays (the dispatcher is gone).
 
-Run: ``python benchmarks/block_kernels.py [--repeat R]``. Figures are the best of ``R`` timings of
-``N`` calls each (the least disturbed by other load on a shared machine), microseconds per call.
+Run: ``python benchmarks/block_kernels.py [--preset tracking|emergent|paper] [--only TYPE ...]``.
 """
 
 from __future__ import annotations
@@ -20,93 +18,82 @@ from __future__ import annotations
 import argparse
 import sys
 import timeit
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.runs import RunSpec, build  # noqa: E402
+from app.runs import RunSpec, build, default_diagram_path  # noqa: E402
 
 
-def _cost(fn: Callable[[], None], number: int, repeat: int) -> float:
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+def _compiled_loop(fn: Any, n_args: int) -> Any:
+    """A numba loop calling ``fn`` with ``n_args`` arguments ``reps`` times (the compiled caller's cost)."""
+    from numba import njit
+
+    names = ", ".join(f"a{i}" for i in range(n_args))
+    src = f"def loop(reps, fn, {names}):\n    for _ in range(reps):\n        fn({names})\n"
+    scope: dict[str, Any] = {}
+    exec(src, scope)  # noqa: S102 - a generated wrapper of fixed shape
+    loop = njit(scope["loop"])
+    return loop
 
 
-@njit
-def _loop_output(n, fn, t, x, z, u, p, y):  # noqa: ANN001, ANN202
-    for _ in range(n):
-        fn(t, x, z, *u, p, *y)
-        p[p.size - 1] += y[0][0] * 0.0  # a dependency on the last call: nothing is hoisted out of the loop
-
-
-@njit
-def _loop_update(n, fn, t, x, z, u, p, zn):  # noqa: ANN001, ANN202
-    for _ in range(n):
-        fn(t, x, z, *u, p, zn)
-        p[p.size - 1] += zn[0] * 0.0
-
-
-def _in_loop(k, t, x, z, u, p, y, zn, number: int, repeat: int) -> float:  # noqa: ANN001
-    """Kernel cost per call from a compiled loop: output, plus update where the block updates ``zn``."""
-    n = number * 10
-    calls = [lambda: _loop_output(n, k.output, t, x, z, u, p, y)]
-    if k.update is not None and zn.size:
-        calls.append(lambda: _loop_update(n, k.update, t, x, z, u, p, zn))
-    total = 0.0
-    for c in calls:
-        c()
-        total += min(timeit.repeat(c, number=1, repeat=repeat)) / n * 1e6
-    return total
+def _per_call(fn: Any, budget: float = 0.05) -> float:
+    """Best of 5 repeats of about ``budget`` seconds each, seconds per call."""
+    once = timeit.timeit(fn, number=1)
+    number = max(1, min(20000, int(budget / max(once, 1e-7))))
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--number", type=int, default=2000)
+    ap.add_argument("--preset", default="tracking")
+    ap.add_argument("--only", nargs="*", default=None, help="block types to time (default: all with kernels)")
     args = ap.parse_args()
-    print(f"{'preset':9s} {'block':12s} {'type':16s} {'python us':>10s} {'kernel us':>10s} {'in loop us':>11s} "
-          f"{'python/loop':>12s}")
-    for preset in ("tracking", "emergent"):
-        runner = build(RunSpec(preset=preset, duration=1.0, dataset="sneakers")).runner
-        runner.advance(750)
-        m, t = runner.model, runner.time
-        for b in m.blocks:
-            k = b.kernels()
-            if k is None:
+    spec = RunSpec(diagram=default_diagram_path().with_name("grf_walk_analysis.json"), preset=args.preset,
+                   duration=0.6, dataset="sneakers")
+    runner = build(spec).runner
+    runner.advance(300)
+    m = runner.model
+    print(f"grf_walk_analysis, preset {args.preset}, t = {runner.time:.3f} s; per call, best of 5 [us]")
+    print(f"{'block':14s} {'type':20s} {'callback':10s} {'python':>8s} {'dispatch':>9s} {'compiled':>9s} {'ratio':>7s}")
+    for b in m.blocks:
+        k = b.kernels()
+        if k is None or (args.only and b.type_name not in args.only):
+            continue
+        n = b.name
+        u = tuple(runner.sig[o: o + s].copy() for o, s in (m.in_slot[f"{n}.{spec_.name}"] for spec_ in m.inputs[n]))
+        xo, xs = m.x_slot[n]
+        zo, zs = m.z_slot[n]
+        x, z = runner.x[xo: xo + xs].copy(), runner.z[zo: zo + zs].copy()
+        p = runner.params[n]
+        packed = np.ascontiguousarray(b.pack(p), dtype=np.float64)
+        _, outs = b.port_specs()
+        y = tuple(np.zeros(int(s.size)) for s in outs)
+        t = float(runner.time)
+        cases = [("output", k.output, b.output, y, (t, x, z, u, p, y))]
+        if k.derivative is not None and x.size:
+            dx = np.zeros(x.size)
+            cases.append(("derivative", k.derivative, b.derivative, (dx,), (t, x, z, u, p, dx)))
+        if k.update is not None and z.size:
+            zn = z.copy()
+            cases.append(("update", k.update, b.update, (zn,), (t, x, z, u, p, zn)))
+        for label, kern, cb, outs_, cb_args in cases:
+            if kern is None:
                 continue
-            n = b.name
-            u = tuple(runner.sig[o: o + s].copy() for o, s in (m.in_slot[f"{n}.{spec.name}"] for spec in m.inputs[n]))
-            xo, xs = m.x_slot[n]
-            zo, zs = m.z_slot[n]
-            x, z = runner.x[xo: xo + xs].copy(), runner.z[zo: zo + zs].copy()
-            p = runner.params[n]
-            packed = np.ascontiguousarray(b.pack(p), dtype=np.float64)
-            _, outs = b.port_specs()
-            y = tuple(np.zeros(int(s.size)) for s in outs)
-            zn, dx = z.copy(), np.zeros(x.size)
-            has_update = b.discrete and z.size > 0
-
-            def py(b=b, t=t, x=x, z=z, u=u, p=p, y=y, zn=zn, dx=dx, has_update=has_update) -> None:  # noqa: ANN001
-                b.output(t, x, z, u, p, y)
-                if dx.size:
-                    b.derivative(t, x, z, u, p, dx)
-                if has_update:
-                    b.update(t, x, z, u, p, zn)
-
-            def kn(k=k, t=t, x=x, z=z, u=u, packed=packed, y=y, zn=zn, dx=dx, has_update=has_update) -> None:  # noqa: ANN001
-                k.output(t, x, z, *u, packed, *y)
-                if dx.size and k.derivative is not None:
-                    k.derivative(t, x, z, *u, packed, dx)
-                if has_update and k.update is not None:
-                    k.update(t, x, z, *u, packed, zn)
-
-            kn()  # compile / load from the cache outside the timing
-            cp, ck = _cost(py, args.number, args.repeat), _cost(kn, args.number, args.repeat)
-            cl = _in_loop(k, t, x, z, u, packed, y, zn if has_update else zn[:0], args.number, args.repeat)
-            print(f"{preset:9s} {n:12s} {b.type_name:16s} {cp:10.2f} {ck:10.2f} {cl:11.3f} {cp / cl:12.0f}")
+            kargs = (t, x, z, *u, packed, *outs_)
+            kern(*kargs)
+            py = _per_call(lambda cb=cb, a=cb_args: cb(*a))
+            disp = _per_call(lambda kern=kern, a=kargs: kern(*a))
+            loop = _compiled_loop(kern, len(kargs))
+            loop(1, kern, *kargs)
+            reps = 100000
+            comp = min(timeit.repeat(lambda loop=loop, kern=kern, a=kargs, reps=reps: loop(reps, kern, *a), number=1,
+                                     repeat=5)) / reps
+            print(f"{n:14s} {b.type_name:20s} {label:10s} {py * 1e6:8.2f} {disp * 1e6:9.2f} {comp * 1e6:9.3f} "
+                  f"{py / comp:7.0f}x")
 
 
 if __name__ == "__main__":

@@ -216,3 +216,113 @@ if AVAILABLE:
         mt = m0 + 2.0 * (m1 + m2)
         out[0], out[1], out[2], out[3] = sx / mt, sy / mt, svx / mt, svy / mt
         return out
+
+    @njit(cache=True)
+    def com_contact_x(p, q, qd):
+        """``(x_com, vx_com, xi_l, xi_r)`` [m, m/s, m, m]: the horizontal parts of :func:`com_state_one`
+        and :func:`feet_state_one`, in the same operation order, with the trigonometry shared and
+        no arrays."""
+        r0, m0, l1, r1, m1, l2, r2, m2, rf = p[1], p[2], p[4], p[5], p[6], p[8], p[9], p[10], p[13]
+        a, ad = q[2], qd[2]
+        sa, ca = math.sin(a), math.cos(a)
+        hx, hvx = q[0] - r0 * sa, qd[0] - r0 * ca * ad
+        sx, svx = m0 * q[0], m0 * qd[0]
+        xi_l = xi_r = 0.0
+        for s in range(2):
+            th2, w1, w2, s1, c1, s2, c2 = _leg_trig(q, qd, s)
+            sx += m1 * (hx - r1 * s1) + m2 * (hx - l1 * s1 - r2 * s2)
+            svx += m1 * (hvx - r1 * c1 * w1) + m2 * (hvx - l1 * c1 * w1 - r2 * c2 * w2)
+            xi = q[0] - r0 * sa - l1 * s1 - l2 * s2
+            if rf > 0.0:
+                xi += rf * (s2 - th2)
+            if s == 0:
+                xi_l = xi
+            else:
+                xi_r = xi
+        mt = m0 + 2.0 * (m1 + m2)
+        return sx / mt, svx / mt, xi_l, xi_r
+
+    @njit(cache=True)
+    def forward_dynamics_into(p, q, qd, tau, grf, mz, out):
+        """``out = qdd`` (7,) [m s^-2, rad s^-2], as :func:`forward_dynamics_one` with two scratch
+        allocations instead of six (the block kernels' form)."""
+        buf = np.empty(66)
+        idx = np.empty(5, np.int64)
+        M = buf[0:49].reshape((7, 7))
+        _assemble(p, q, qd, tau, grf, mz, M, buf[49:56], buf[56:61], buf[61:66], idx)
+        _cholesky_solve(M, buf[49:56], out)
+        return out
+
+    @njit(cache=True)
+    def _point_accel(r0, sa, ca, ad, s1, c1, w1, s2, c2, w2, a1, a2, qdd, ib, ig):
+        """Acceleration ``J qdd + Jdot qd`` (m s^-2) of the leg point ``(a1, a2)`` (:mod:`models._eom_numpy`)."""
+        jx2 = -r0 * ca - a1 * c1 - a2 * c2
+        jy2 = r0 * sa + a1 * s1 + a2 * s2
+        ax = qdd[0] + jx2 * qdd[2] + (a1 * c1 + a2 * c2) * qdd[ib] - a2 * c2 * qdd[ig]
+        ay = qdd[1] + jy2 * qdd[2] - (a1 * s1 + a2 * s2) * qdd[ib] + a2 * s2 * qdd[ig]
+        ax += r0 * sa * ad * ad + a1 * s1 * w1 * w1 + a2 * s2 * w2 * w2
+        ay += r0 * ca * ad * ad + a1 * c1 * w1 * w1 + a2 * c2 * w2 * w2
+        return ax, ay
+
+    @njit(cache=True)
+    def joint_reactions_one(p, q, qd, qdd, grf, out):
+        """``out`` (8,) N: the forces on the thighs at the hips and on the shanks at the knees,
+        ``[hip_l_x, hip_l_y, hip_r_x, hip_r_y, knee_l_x, knee_l_y, knee_r_x, knee_r_y]``
+        (:func:`models.reactions.reactions_augmented`, ``-E^T (h - MM (D qdd + gamma))``, written out):
+
+            F_knee = m2 a_shank - F_foot + (0, m2 g)
+            F_hip  = m1 a_thigh + m2 a_shank - F_foot + (0, (m1 + m2) g)
+
+        with ``a`` the CoM accelerations ``D qdd + gamma``; joint torques and ground moments do not enter.
+        """
+        r0, l1, r1, m1, r2, m2, g = p[1], p[4], p[5], p[6], p[9], p[10], p[12]
+        sa, ca, ad = math.sin(q[2]), math.cos(q[2]), qd[2]
+        for s in range(2):
+            th2, w1, w2, s1, c1, s2, c2 = _leg_trig(q, qd, s)
+            tx, ty = _point_accel(r0, sa, ca, ad, s1, c1, w1, s2, c2, w2, r1, 0.0, qdd, 3 + s, 5 + s)
+            hx, hy = _point_accel(r0, sa, ca, ad, s1, c1, w1, s2, c2, w2, l1, r2, qdd, 3 + s, 5 + s)
+            fx, fy = grf[2 * s], grf[2 * s + 1]
+            out[4 + 2 * s] = m2 * hx - fx
+            out[5 + 2 * s] = m2 * hy + m2 * g - fy
+            out[2 * s] = m1 * tx + m2 * hx - fx
+            out[2 * s + 1] = m1 * ty + m2 * hy + (m1 + m2) * g - fy
+        return out
+
+    @njit(cache=True)
+    def decomposition_one(p, q, qd, qdd, grf, inertial, coriolis, gravity, external):
+        """Duarte's M/C/G/E parts of the joint torques ``[hip_l, hip_r, knee_l, knee_r]`` [N m]
+        (:func:`models.decomposition.biped_decomposition`): the joint rows of ``M qdd``, ``-Q_coriolis``,
+        ``-Q_gravity`` and ``-Q_foot`` (the foot forces' and, with a rolling foot, their moment's)."""
+        buf = np.empty(73)
+        idx = np.empty(5, np.int64)
+        M = buf[0:49].reshape((7, 7))
+        zero = buf[66:73]
+        for i in range(7):
+            zero[i] = 0.0
+        _assemble(p, q, zero, zero, zero, zero, M, buf[49:56], buf[56:61], buf[61:66], idx)
+        for r in range(4):
+            acc = 0.0
+            for j in range(7):
+                acc += M[3 + r, j] * qdd[j]
+            inertial[r] = acc
+        r0, l1, r1, m1, l2, r2, m2, g, rf = p[1], p[4], p[5], p[6], p[8], p[9], p[10], p[12], p[13]
+        sa, ca, ad = math.sin(q[2]), math.cos(q[2]), qd[2]
+        for s in range(2):
+            th2, w1, w2, s1, c1, s2, c2 = _leg_trig(q, qd, s)
+            cb = cg = gb = gg = 0.0  # generalised Coriolis and gravity forces on beta, gamma
+            for k in range(2):
+                a1, a2, m = (r1, 0.0, m1) if k == 0 else (l1, r2, m2)
+                bx = r0 * sa * ad * ad + a1 * s1 * w1 * w1 + a2 * s2 * w2 * w2
+                by = r0 * ca * ad * ad + a1 * c1 * w1 * w1 + a2 * c2 * w2 * w2
+                jxb, jyb, jxg, jyg = a1 * c1 + a2 * c2, -(a1 * s1 + a2 * s2), -a2 * c2, a2 * s2
+                cb -= m * (jxb * bx + jyb * by)
+                cg -= m * (jxg * bx + jyg * by)
+                gb -= m * g * jyb
+                gg -= m * g * jyg
+            fx, fy = grf[2 * s], grf[2 * s + 1]
+            m_shank = rf * (s2 * fy - (c2 - 1.0) * fx) if rf > 0.0 else 0.0
+            eb = (l1 * c1 + l2 * c2) * fx - (l1 * s1 + l2 * s2) * fy + m_shank
+            eg = -l2 * c2 * fx + l2 * s2 * fy - m_shank
+            coriolis[s], coriolis[2 + s] = -cb, -cg
+            gravity[s], gravity[2 + s] = -gb, -gg
+            external[s], external[2 + s] = -eb, -eg

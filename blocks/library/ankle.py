@@ -42,18 +42,32 @@ What it computes (every tick, held through the RK4 stages like the other control
 
     It damps the speed's step-to-step swings without pulling toward any recorded speed or
     position: the mean speed stays whatever the GRF makes it.
+
+Compiled form: output and update kernels on the packed vector :data:`PACK_LAYOUT` (the tunables
+at fixed places, ``target`` as 0 reference / 1 own_speed, the update's sample period ``dt`` [s],
+then the biped's parameter vector, :meth:`models.params.BipedParams.as_array`), with
+:func:`models._eom_numba.com_contact_x`: the horizontal CoM and contact terms of the
+``com_state_one``/``feet_state_one`` that the callbacks use, without arrays.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.kernels import kernel
 from blocks.library.context import biped_of
+from models._eom_numba import com_contact_x
 from models.biped import GRF_NAMES, Q_NAMES, FiveLinkBiped
 
-__all__ = ["AnkleBalance"]
+__all__ = ["AnkleBalance", "PACK_LAYOUT", "TARGETS"]
+
+TARGETS = ("reference", "own_speed")
+#: the packed vector: tunables [m/m, s, m, -], target code, tau_v [s], sample period dt [s], then the
+#: biped's 14 parameters from offset :data:`_BIPED`
+PACK_LAYOUT = ("kp", "kd", "d_max", "gain", "target", "tau_v", "dt", "biped[14]")
+_KP, _KD, _DMAX, _GAIN, _TARGET, _TAU_V, _DT, _BIPED = range(8)
 
 
 class AnkleBalance(Block):
@@ -63,7 +77,7 @@ class AnkleBalance(Block):
               "kd": P(0.3, min=0.0, max=10.0, unit="s", description="CoP shift per m/s of CoM velocity error"),
               "d_max": P(0.10, min=0.0, max=0.5, unit="m", description="largest CoP shift from the contact point"),
               "gain": P(1.0, min=0.0, max=1.0, description="1 = on, 0 = off (paper)"),
-              "target": P("reference", choices=("reference", "own_speed"),
+              "target": P("reference", choices=TARGETS,
                           description="reference: the reference CoM; own_speed: the body's own mean speed"),
               "tau_v": P(2.0, min=0.05, max=100.0, unit="s", description="own_speed: time constant of the mean speed")}
     inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
@@ -108,3 +122,46 @@ class AnkleBalance(Block):
             d = min(max(d, -p.d_max), p.d_max)
             cop[s] = d
             mz[s] = d * max(float(u[3][2 * s + 1]), 0.0)
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=_ankle_output, update=_ankle_update)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """:data:`PACK_LAYOUT`."""
+        head = [p.kp, p.kd, p.d_max, p.gain, float(TARGETS.index(p.target)), p.tau_v, p._dt]
+        return np.concatenate([np.array(head, dtype=np.float64), p._biped.params.as_array()])
+
+
+@kernel
+def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):  # noqa: ANN001, ANN202
+    v = com_contact_x(p[_BIPED:_BIPED + 14], q, qd)[1]
+    a = p[_DT] / p[_TAU_V]
+    if a > 1.0:
+        a = 1.0
+    znext[0] = v if z[1] < 0.5 else z[0] + a * (v - z[0])
+    znext[1] = 1.0
+
+
+@kernel
+def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):  # noqa: ANN001, ANN202
+    mz[0] = mz[1] = cop[0] = cop[1] = 0.0
+    gain = p[_GAIN]
+    if gain <= 0.0:
+        return
+    x_com, v_com, xi_l, xi_r = com_contact_x(p[_BIPED:_BIPED + 14], q, qd)
+    own = p[_TARGET] > 0.5
+    if own:
+        rate_err = v_com - (z[0] if z[1] > 0.5 else v_com)
+    else:
+        rate_err = v_com - com_ref[2]
+    d_max = p[_DMAX]
+    for s in range(2):
+        if stance[s] <= 0.5:
+            continue
+        err = 0.0 if own else (x_com - (xi_l if s == 0 else xi_r)) - (com_ref[0] - feet_ref[2 * s])
+        d = gain * (p[_KP] * err + p[_KD] * rate_err)
+        d = -d_max if -d_max > d else d  # the callback's min(max(d, -d_max), d_max), NaN included
+        d = d_max if d_max < d else d
+        cop[s] = d
+        fy = F[2 * s + 1]
+        mz[s] = d * (0.0 if 0.0 > fy else fy)

@@ -9,6 +9,12 @@ with ``q = [x0, y0, alpha, beta_l, beta_r, gamma_l, gamma_r]`` (m, m, rad x5), j
 and ground moments on the shanks ``mz = [l, r]`` N m (counter-clockwise +; optional, zero
 when unconnected).
 The biped's segment parameters are the diagram's ``model`` settings.
+
+Compiled forms (:class:`~blocks.core.Kernels`): the dynamics packs the biped's parameter vector
+(:meth:`models.params.BipedParams.as_array`, :data:`BIPED_LAYOUT`) and its kernel calls
+:func:`models._eom_numba.forward_dynamics_into`; the kinematics packs its geometry
+(:data:`KINEMATICS_LAYOUT`) and its kernel runs the same function as its Python callback
+(:func:`kinematics`, compiled).
 """
 
 from __future__ import annotations
@@ -18,14 +24,22 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from numba.extending import register_jitable
 
-from blocks.core import Block, CompileContext, ParameterValueError, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.kernels import kernel
 from blocks.library.context import biped_of
 from blocks.library.sources import initial_from_reference
+from models._eom_numba import forward_dynamics_into
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 
-__all__ = ["FiveLinkDynamics", "BipedKinematics"]
+__all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT", "KINEMATICS_LAYOUT", "kinematics"]
+
+#: the dynamics block's packed vector: the biped's parameters, in :meth:`BipedParams.as_array` order
+BIPED_LAYOUT = ("l0", "r0", "m0", "J0", "l1", "r1", "m1", "J1", "l2", "r2", "m2", "J2", "g", "R")
+#: the kinematics block's packed vector (lengths and CoM distances [m], masses [kg], foot radius [m])
+KINEMATICS_LAYOUT = ("l0", "r0", "l1", "r1", "l2", "r2", "m0", "m1", "m2", "m_total", "R")
 
 _STANDING = (0.0, 0.8735, 0.0, 0.0, 0.0, 0.0, 0.0)
 
@@ -97,6 +111,27 @@ class FiveLinkDynamics(Block):
         dx[0:7] = x[7:14]
         dx[7:14] = p._fd(x[0:7], x[7:14], u[0], u[1], u[2])
 
+    def kernels(self) -> Kernels:
+        return Kernels(output=_dynamics_output, derivative=_dynamics_derivative)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """:data:`BIPED_LAYOUT`."""
+        return np.array(p._biped.params.as_array(), dtype=np.float64)
+
+
+@kernel
+def _dynamics_output(t, x, z, tau, grf, mz, p, q, qd):  # noqa: ANN001, ANN202
+    for i in range(7):
+        q[i] = x[i]
+        qd[i] = x[7 + i]
+
+
+@kernel
+def _dynamics_derivative(t, x, z, tau, grf, mz, p, dx):  # noqa: ANN001, ANN202
+    for i in range(7):
+        dx[i] = x[7 + i]
+    forward_dynamics_into(p, x[0:7], x[7:14], tau, grf, mz, dx[7:14])
+
 
 class BipedKinematics(Block):
     """Point positions of the biped (the formulas of :meth:`models.biped.FiveLinkBiped.points`).
@@ -120,21 +155,39 @@ class BipedKinematics(Block):
                         b.trunk.mass, b.thigh.mass, b.shank.mass, b.total_mass, b.foot_radius))
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        x0, y0, a, bl, br, gl, gr = u[0].tolist()
-        l0, r0, l1, r1, l2, r2, m0, m1, m2, mt, rf = p._geom
-        sa, ca = math.sin(a), math.cos(a)
-        hx, hy = x0 - r0 * sa, y0 - r0 * ca
-        s1l, c1l, s2l, c2l = math.sin(a - bl), math.cos(a - bl), math.sin(a - bl + gl), math.cos(a - bl + gl)
-        s1r, c1r, s2r, c2r = math.sin(a - br), math.cos(a - br), math.sin(a - br + gr), math.cos(a - br + gr)
-        kxl, kyl, kxr, kyr = hx - l1 * s1l, hy - l1 * c1l, hx - l1 * s1r, hy - l1 * c1r
-        feet, com, hip, knees, head, contact = y
-        feet[0], feet[1], feet[2], feet[3] = kxl - l2 * s2l, kyl - l2 * c2l, kxr - l2 * s2r, kyr - l2 * c2r
-        contact[0] = feet[0] + rf * (s2l - (a - bl + gl))
-        contact[1] = feet[1] + rf * (c2l - 1.0)
-        contact[2] = feet[2] + rf * (s2r - (a - br + gr))
-        contact[3] = feet[3] + rf * (c2r - 1.0)
-        knees[0], knees[1], knees[2], knees[3] = kxl, kyl, kxr, kyr
-        com[0] = (m0 * x0 + m1 * (2 * hx - r1 * (s1l + s1r)) + m2 * (kxl + kxr - r2 * (s2l + s2r))) / mt
-        com[1] = (m0 * y0 + m1 * (2 * hy - r1 * (c1l + c1r)) + m2 * (kyl + kyr - r2 * (c2l + c2r))) / mt
-        hip[0], hip[1] = hx, hy
-        head[0], head[1] = x0 + (l0 - r0) * sa, y0 + (l0 - r0) * ca
+        kinematics(*u[0].tolist(), *p._geom, *y)
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=_kinematics_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """:data:`KINEMATICS_LAYOUT`."""
+        return np.array(p._geom, dtype=np.float64)
+
+
+@register_jitable
+def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt, rf,  # noqa: ANN001, ANN201
+               feet, com, hip, knees, head, contact):
+    """The points of :class:`BipedKinematics` from ``q`` and the geometry, into the output arrays
+    (plain Python from the callback, compiled inside the kernel: one source for both)."""
+    sa, ca = math.sin(a), math.cos(a)
+    hx, hy = x0 - r0 * sa, y0 - r0 * ca
+    s1l, c1l, s2l, c2l = math.sin(a - bl), math.cos(a - bl), math.sin(a - bl + gl), math.cos(a - bl + gl)
+    s1r, c1r, s2r, c2r = math.sin(a - br), math.cos(a - br), math.sin(a - br + gr), math.cos(a - br + gr)
+    kxl, kyl, kxr, kyr = hx - l1 * s1l, hy - l1 * c1l, hx - l1 * s1r, hy - l1 * c1r
+    feet[0], feet[1], feet[2], feet[3] = kxl - l2 * s2l, kyl - l2 * c2l, kxr - l2 * s2r, kyr - l2 * c2r
+    contact[0] = feet[0] + rf * (s2l - (a - bl + gl))
+    contact[1] = feet[1] + rf * (c2l - 1.0)
+    contact[2] = feet[2] + rf * (s2r - (a - br + gr))
+    contact[3] = feet[3] + rf * (c2r - 1.0)
+    knees[0], knees[1], knees[2], knees[3] = kxl, kyl, kxr, kyr
+    com[0] = (m0 * x0 + m1 * (2 * hx - r1 * (s1l + s1r)) + m2 * (kxl + kxr - r2 * (s2l + s2r))) / mt
+    com[1] = (m0 * y0 + m1 * (2 * hy - r1 * (c1l + c1r)) + m2 * (kyl + kyr - r2 * (c2l + c2r))) / mt
+    hip[0], hip[1] = hx, hy
+    head[0], head[1] = x0 + (l0 - r0) * sa, y0 + (l0 - r0) * ca
+
+
+@kernel
+def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):  # noqa: ANN001, ANN202
+    kinematics(q[0], q[1], q[2], q[3], q[4], q[5], q[6], p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
+               p[9], p[10], feet, com, hip, knees, head, contact)

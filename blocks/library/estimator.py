@@ -44,19 +44,33 @@ knee_r]`` (times the tunable ``gain``), ``tnet`` (4) N m, the GRF moments ``T_ne
 
 The block is sampled like the controllers (``ts``, default every solver tick) and its
 torques hold between samples (zero-order hold), as on a digital controller.
+
+Compiled form: the output kernel runs the same leg functions (``register_jitable``: plain Python
+from the callback, compiled in the kernel) on the packed vector :data:`PACK_LAYOUT`
+(``gain`` and ``mu_s`` tunable, at fixed places; ``mode`` as 0 jacobian / 1 paper).
 """
 
 from __future__ import annotations
 
 import math
 
-from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
+import numpy as np
+from numba.extending import register_jitable
+
+from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.kernels import kernel
 from blocks.library.context import biped_of
 from models.biped import Q_NAMES, TAU_NAMES
 
-__all__ = ["NetTorqueEstimator", "leg_torque_jacobian", "leg_torque_paper", "rolling_moment"]
+__all__ = ["NetTorqueEstimator", "PACK_LAYOUT", "leg_torque_jacobian", "leg_torque_paper", "rolling_moment"]
 
+#: the packed vector: tunables, mode code, then the leg geometry [m], masses [kg], g [m/s^2], foot radius [m]
+PACK_LAYOUT = ("gain", "mu_s", "paper", "l1", "l2", "r1", "r2", "m1", "m2", "g", "R")
+_GAIN, _MU_S, _PAPER, _GEOM = 0, 1, 2, 3
+
+
+@register_jitable
 
 def rolling_moment(th2: float, fx: float, fy: float, rf: float) -> float:
     """``M_roll = R (sin th2 F_y - (cos th2 - 1) F_x)`` [N m]: the moment of a foot force applied at
@@ -64,6 +78,7 @@ def rolling_moment(th2: float, fx: float, fy: float, rf: float) -> float:
     return rf * (math.sin(th2) * fy - (math.cos(th2) - 1.0) * fx) if rf > 0.0 else 0.0
 
 
+@register_jitable
 def leg_torque_jacobian(th1: float, gamma: float, fx: float, fy: float, l1: float, l2: float, r1: float,
                         r2: float, m1: float, m2: float, g: float, rf: float = 0.0
                         ) -> tuple[float, float, float, float]:
@@ -78,6 +93,7 @@ def leg_torque_jacobian(th1: float, gamma: float, fx: float, fy: float, l1: floa
     return -t_hip - qg_b, t_knee - qg_g, t_hip, t_knee
 
 
+@register_jitable
 def leg_torque_paper(th1: float, gamma: float, fx: float, fy: float, l1: float, l2: float, m1: float,
                      m2: float, g: float, mu_s: float, rf: float = 0.0) -> tuple[float, float, float, float]:
     """``(tau_hip, tau_knee, T_net_hip, T_net_knee)`` of the paper's literal lever-arm form (module doc)."""
@@ -124,3 +140,26 @@ class NetTorqueEstimator(Block):
             hl, kl, tn[0], tn[2] = leg_torque_jacobian(a - bl, gl, fxl, fyl, l1, l2, r1, r2, m1, m2, g, rf)
             hr, kr, tn[1], tn[3] = leg_torque_jacobian(a - br, gr, fxr, fyr, l1, l2, r1, r2, m1, m2, g, rf)
         tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=_estimator_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """:data:`PACK_LAYOUT`."""
+        return np.array([p.gain, p.mu_s, 1.0 if p._paper else 0.0, *p._geom], dtype=np.float64)
+
+
+@kernel
+def _estimator_output(t, x, z, q, F, p, tau, tn):  # noqa: ANN001, ANN202
+    a, bl, br, gl, gr = q[2], q[3], q[4], q[5], q[6]
+    l1, l2, r1, r2, m1, m2, g, rf = p[_GEOM], p[_GEOM + 1], p[_GEOM + 2], p[_GEOM + 3], p[_GEOM + 4], \
+        p[_GEOM + 5], p[_GEOM + 6], p[_GEOM + 7]
+    if p[_PAPER] > 0.5:
+        hl, kl, t0, t2 = leg_torque_paper(a - bl, gl, F[0], F[1], l1, l2, m1, m2, g, p[_MU_S], rf)
+        hr, kr, t1, t3 = leg_torque_paper(a - br, gr, F[2], F[3], l1, l2, m1, m2, g, p[_MU_S], rf)
+    else:
+        hl, kl, t0, t2 = leg_torque_jacobian(a - bl, gl, F[0], F[1], l1, l2, r1, r2, m1, m2, g, rf)
+        hr, kr, t1, t3 = leg_torque_jacobian(a - br, gr, F[2], F[3], l1, l2, r1, r2, m1, m2, g, rf)
+    k = p[_GAIN]
+    tn[0], tn[1], tn[2], tn[3] = t0, t1, t2, t3
+    tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr

@@ -2,7 +2,11 @@
 
 The shipped walking diagrams run on a real bundled recording under each preset; at ticks spread
 over stance and swing of both legs, each block with kernels is evaluated both ways on the live
-inputs and states (:func:`blocks.kernels.kernel_mismatch`).
+inputs and states (:func:`blocks.kernels.kernel_mismatch`). Further runs switch on the modes the
+presets leave off (the estimator's paper form, the ankle's own-speed target under tracking, the
+ankle switched off, point and rolling feet), and one takes its reference from the numpy equations
+of motion (``GAITBLOCKS_BACKEND=numpy``), so that the dynamics, ankle and analysis callbacks do not
+share code with the kernels they check.
 """
 
 from __future__ import annotations
@@ -10,11 +14,32 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.runs import RunSpec, build
-from blocks.core import Params
+from app.runs import RunSpec, build, default_diagram_path
+from blocks.core import BLOCK_TYPES, Params
 from blocks.kernels import kernel_mismatch, probe_kernels
 
 TOL = 1e-12
+#: the biped blocks' kernels (blocks/library: biped, estimator, ankle, analysis)
+BIPED_TYPES = ("FiveLinkDynamics", "BipedKinematics", "NetTorqueEstimator", "AnkleBalance", "JointReactions",
+               "TorqueDecomposition")
+
+
+def _worst_by_type(spec: RunSpec, chunks: int) -> dict[str, float]:
+    """Largest scaled mismatch per block type over ``chunks`` stretches of 100 ticks."""
+    runner = build(spec).runner
+    types = {b.name: b.type_name for b in runner.model.blocks}
+    worst: dict[str, float] = {}
+    for _ in range(chunks):
+        runner.advance(100)
+        for name, err in kernel_mismatch(runner).items():
+            worst[types[name]] = max(worst.get(types[name], 0.0), err)
+    return worst
+
+
+def _spec(diagram: str, preset: str, settings: tuple = (), foot_radius: float | None = None,
+          duration: float = 1.6) -> RunSpec:
+    return RunSpec(diagram=default_diagram_path().with_name(f"{diagram}.json"), preset=preset, duration=duration,
+                   dataset="sneakers", settings=settings, foot_radius=foot_radius)
 
 
 @pytest.mark.parametrize("preset", ["tracking", "emergent"])
@@ -32,6 +57,47 @@ def test_kernels_match_callbacks_on_a_walk(preset: str, diagram: str) -> None:
             worst[name] = max(worst.get(name, 0.0), err)
     bad = {n: e for n, e in worst.items() if not e <= TOL}
     assert not bad, f"kernels differ from the Python callbacks (scaled error > {TOL}): {bad}"
+
+
+MODES = [
+    pytest.param("grf_walk_analysis", "tracking", (("est.mode", "paper"), ("est.mu_s", 0.3)), 0.05,
+                 id="estimator-paper-rolling-foot"),
+    pytest.param("grf_walk_analysis", "tracking", (("ankle.target", "own_speed"),), 0.05, id="ankle-own-speed"),
+    pytest.param("grf_walk_analysis", "emergent", (), 0.0, id="point-foot"),
+    pytest.param("grf_walk", "paper", (), None, id="paper-ankle-off"),
+]
+
+
+@pytest.mark.parametrize(("diagram", "preset", "settings", "foot_radius"), MODES)
+def test_kernels_match_callbacks_in_every_mode(diagram: str, preset: str, settings: tuple,
+                                               foot_radius: float | None) -> None:
+    duration = 0.8 if preset == "paper" else 1.6  # the paper preset falls within the first stride
+    worst = _worst_by_type(_spec(diagram, preset, settings, foot_radius, duration), round(duration / 0.1))
+    assert {t for t in BIPED_TYPES if t in worst} == set(BIPED_TYPES) - (
+        {"JointReactions", "TorqueDecomposition"} if diagram == "grf_walk" else set())
+    bad = {n: e for n, e in worst.items() if not e <= TOL}
+    assert not bad, f"kernels differ from the Python callbacks (scaled error > {TOL}): {bad}"
+
+
+@pytest.mark.slow
+def test_kernels_match_the_numpy_equations_of_motion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the numpy backend the callbacks' dynamics (LU solve of the einsum-built M) share no code with
+    the kernels' (scalar assembly, Cholesky)."""
+    monkeypatch.setenv("GAITBLOCKS_BACKEND", "numpy")
+    worst = _worst_by_type(_spec("grf_walk_analysis", "tracking", (), 0.05, 1.2), 12)
+    assert set(BIPED_TYPES) <= set(worst)
+    bad = {n: e for n, e in worst.items() if not e <= TOL}
+    assert not bad, f"kernels differ from the numpy callbacks (scaled error > {TOL}): {bad}"
+
+
+def test_a_wrong_packed_vector_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison reads what the kernels read: every biped block packed 1 % off is reported."""
+    for name in BIPED_TYPES:
+        cls = BLOCK_TYPES[name]
+        monkeypatch.setattr(cls, "pack", lambda self, p, _orig=cls.pack: _orig(self, p) * 1.01)
+    worst = _worst_by_type(_spec("grf_walk_analysis", "tracking", (), 0.05, 0.8), 8)
+    missed = {t: worst.get(t) for t in BIPED_TYPES if not worst.get(t, 0.0) > 1e-6}
+    assert not missed, f"a 1 % error in the packed parameters went unnoticed: {missed}"
 
 
 def test_a_wrong_kernel_is_caught() -> None:
