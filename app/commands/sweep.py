@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.commands.run import add_output_options, check_out_dir, spec_from_args
+from app.commands.run import add_engine_option, add_output_options, check_out_dir, spec_from_args
 from app.tuning.grid import Axis, lhs_points, parse_axis, random_points
 from app.tuning.objective import parse_objective
 from app.tuning.service import best_row, sweep_points, sweep_specs
@@ -43,6 +43,7 @@ def add_common(parser: argparse.ArgumentParser) -> None:
                         help="fixed parameter for every run (repeatable)")
     parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per run")
     parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
+    add_engine_option(parser)
     parser.add_argument("--objective", default="default", metavar="SPEC",
                         help="default | tracking | weights like track=1,effort=0.1 | metric:COLUMN")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="K",
