@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -45,12 +45,15 @@ def blockers(model: CompiledModel) -> list[str]:
 @dataclass
 class BatchResult:
     """Per copy: ``status`` (``ok``/``failed``), the time of failure (``nan`` if none), and the
-    recorded signals ``signals[name]`` of shape ``(N, T, size)``; ``t`` (T,) s."""
+    recorded signals ``signals[name]`` of shape ``(N, T, size)``; ``t`` (T,) s; per copy its mode
+    switches ``events[i]`` (``{"t", "block", "mode", "from", "to"}``, as a single run logs them; the
+    process path fills them too)."""
 
     t: np.ndarray
     signals: dict[str, np.ndarray]
     status: list[str]
     failed_at: np.ndarray
+    events: list[list[dict[str, Any]]] = field(default_factory=list)
 
 
 def _copy_params(model: CompiledModel, overrides: Sequence[Mapping[str, Any]]) -> list[dict[str, Params]]:
@@ -121,8 +124,9 @@ class BatchRunner:
     def time(self) -> float:
         return self.model.ctx.t0 + self.tick * self.model.ctx.dt
 
-    def run(self, t_end: float | None = None, parallel: bool = True) -> BatchResult:
-        """Run every copy from tick 0 to ``t_end`` (default: the model's)."""
+    def run(self, t_end: float | None = None, parallel: bool = True, max_events: int = 4096) -> BatchResult:
+        """Run every copy from tick 0 to ``t_end`` (default: the model's), logging up to ``max_events``
+        mode switches per copy."""
         ctx = self.model.ctx
         t_end = ctx.t_end if t_end is None else t_end
         n = max(0, int(round((t_end - ctx.t0) / ctx.dt)))
@@ -135,6 +139,8 @@ class BatchRunner:
         data = np.zeros((self.n, ticks.size, width))
         rticks = np.zeros(ticks.size, dtype=np.int64)
         eng = self.engine
+        eng.EV = np.zeros((self.n, max_events if any(b.modes for b in self.model.blocks) else 0, 4))
+        eng.EVN[:] = 0
         eng.advance(0, n, data, rticks, index, e, final=2, stop_modes=False, parallel=parallel)
         self.tick = n
         status = []
@@ -145,13 +151,13 @@ class BatchRunner:
                 data[i, ticks >= int(eng.DONE[i])] = np.nan
         signals = {name: data[:, :, rec.columns[name]] for name in rec.names} if rec is not None else {}
         failed_at = np.array([float(eng.FAILT[i]) if s == "failed" else math.nan for i, s in enumerate(status)])
-        return BatchResult(ctx.t0 + ticks * ctx.dt, signals, status, failed_at)
+        return BatchResult(ctx.t0 + ticks * ctx.dt, signals, status, failed_at, [eng.events(i) for i in range(self.n)])
 
 
 Job = tuple[Diagram, Mapping[str, Any], Sequence[str], dict[str, Any]]
 
 
-def _single(job: Job) -> tuple[np.ndarray, dict[str, np.ndarray], str, float]:
+def _single(job: Job) -> tuple[np.ndarray, dict[str, np.ndarray], str, float, list[dict[str, Any]]]:
     from blocks.runner import Runner
 
     diagram, overrides, logged, kw = job
@@ -161,7 +167,7 @@ def _single(job: Job) -> tuple[np.ndarray, dict[str, np.ndarray], str, float]:
     model = compile_diagram(d, **kw)
     res = Runner(model, logged=list(logged)).run()
     failed = float(res.t[-1]) if res.status != "ok" else math.nan
-    return res.t, {n: res.signals[n] for n in logged}, res.status, failed
+    return res.t, {n: res.signals[n] for n in logged}, res.status, failed, res.events
 
 
 def run_batch(diagram: Diagram, overrides: Sequence[Mapping[str, Any]], logged: Sequence[str], *,
@@ -189,4 +195,5 @@ def run_batch(diagram: Diagram, overrides: Sequence[Mapping[str, Any]], logged: 
             arr[i, : o[1][name].shape[0]] = o[1][name]
         signals[name] = arr
     t = next(o[0] for o in outs if o[0].size == n_t)
-    return BatchResult(t, signals, [o[2] for o in outs], np.array([o[3] for o in outs])), "processes"
+    return (BatchResult(t, signals, [o[2] for o in outs], np.array([o[3] for o in outs]), [o[4] for o in outs]),
+            "processes")

@@ -22,7 +22,9 @@ ticks ``k0 .. k0 + n - 1`` exactly as :mod:`blocks.runner` does:
 
 ``final`` = 1 evaluates the outputs once more at tick ``k0 + done`` (the runner's last row),
 2 also records it (as :meth:`blocks.recorder.Recorder.record` with ``final=True``). ``DONE[i]``,
-``REASON[i]`` and, on a non-finite value, ``FAILT[i]`` (time [s]) report per copy.
+``REASON[i]`` and, on a non-finite value, ``FAILT[i]`` (time [s]) report per copy. Every mode
+switch is also appended to ``EV[i]`` as ``(tick, z index, old, new)`` while it has room (``EVN[i]``
+counts them all): batch runs log their events from it.
 
 Kernels are imported by module and name, so they must be module-level ``@kernel`` functions.
 The source carries a hash of every kernel module's text and the numba version, so a changed
@@ -166,6 +168,12 @@ def generate(model: CompiledModel) -> tuple[str, str]:
             body(4, f"for q in range({zo}, {zo + c['nmodes']}):")
             body(5, "if z[q] != zn[q]:")
             body(6, "changed = True")
+            body(6, "if ne < ev.shape[0]:")
+            body(7, "ev[ne, 0] = k")
+            body(7, "ev[ne, 1] = q")
+            body(7, "ev[ne, 2] = z[q]")
+            body(7, "ev[ne, 3] = zn[q]")
+            body(6, "ne += 1")
     if any(c["nmodes"] for c in upd):
         body(3, "if changed:")
         body(4, "for q in range(z.size):")
@@ -214,6 +222,8 @@ def generate(model: CompiledModel) -> tuple[str, str]:
     head(2, "zn = ZN[i]")
     head(2, "zold = ZOLD[i]")
     head(2, "rec = REC[i]")
+    head(2, "ev = EV[i]")
+    head(2, "ne = EVN[i]")
     for s in range(4):
         head(2, f"stage{s} = K[i, {s}]")
     for c in plan:
@@ -251,7 +261,7 @@ def generate(model: CompiledModel) -> tuple[str, str]:
            f"# kernels and numba: {hasher.hexdigest()[:16]}", "import math", "", "import numpy as np", "from numba import njit, prange", ""]
     out += [f"from {mod} import {name} as {a}" for (mod, name), a in imports.items()]
     sig_args = ("k0, n, final, stop_modes, t0, dt, w, SIG, X, XW, K, Z, ZN, ZOLD, P, REC, RTICKS, RIDX, every, "
-                "FLAG, DONE, REASON, FAILT")
+                "FLAG, DONE, REASON, FAILT, EV, EVN")
     for fname, flags in (("advance_serial", "cache=True, nogil=True"),
                          ("advance_parallel", "cache=True, nogil=True, parallel=True")):
         out += ["", "", f"@njit({flags})", f"def {fname}({sig_args}):  # noqa",
@@ -261,7 +271,7 @@ def generate(model: CompiledModel) -> tuple[str, str]:
                 "            t = t0 + k * dt"]
         out += body.lines
         out += final.lines
-        out += ["        DONE[i] = done", "        REASON[i] = reason"]
+        out += ["        DONE[i] = done", "        REASON[i] = reason", "        EVN[i] = ne"]
     src = "\n".join(out) + "\n"
     key = hashlib.sha256(src.encode()).hexdigest()[:20]
     return src, key

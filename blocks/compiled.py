@@ -107,6 +107,8 @@ class CompiledEngine:
         self.DONE = np.zeros(n, dtype=np.int64)
         self.REASON = np.zeros(n, dtype=np.int64)
         self.FAILT = np.full(n, np.nan)
+        self.EV = np.zeros((n, 0, 4))  # mode-switch log rows (tick, z index, old, new): batch runs size it
+        self.EVN = np.zeros(n, dtype=np.int64)
         dt = model.ctx.dt
         self.w = np.array([1.0, 2.0, 2.0, 1.0]) * (dt / 6.0)
         self.P: list[np.ndarray] = [np.zeros((1, 0))] * len(model.blocks)
@@ -148,10 +150,26 @@ class CompiledEngine:
         start = time.perf_counter()
         fn(int(k0), int(n), int(final), bool(stop_modes), float(self.model.ctx.t0), float(self.model.ctx.dt), self.w,
            self.SIG, self.X, self.XW, self.K, self.Z, self.ZN, self.ZOLD, tuple(self.P), rec, rticks, ridx,
-           int(every), self.FLAG, self.DONE, self.REASON, self.FAILT)
+           int(every), self.FLAG, self.DONE, self.REASON, self.FAILT, self.EV, self.EVN)
         if first:
             self.first_compile_s = time.perf_counter() - start
             marker.write_text(f"{self.first_compile_s:.2f}\n", encoding="utf-8")
+
+    def events(self, i: int) -> list[dict[str, Any]]:
+        """Copy ``i``'s mode switches from ``EV`` (as :meth:`blocks.runner.Runner._log_modes` logs them)."""
+        m = self.model
+        owner = {}
+        for b in m.blocks:
+            zo, _ = m.z_slot[b.name]
+            for q, mode in enumerate(b.modes):
+                owner[zo + q] = (b, mode)
+        out = []
+        for k, q, a, v in self.EV[i, : min(int(self.EVN[i]), self.EV.shape[1])].tolist():
+            b, mode = owner[int(q)]
+            lab = b.mode_labels.get(mode, {})
+            out.append({"t": m.ctx.t0 + int(k) * m.ctx.dt, "block": b.name, "mode": mode,
+                        "from": lab.get(int(a), str(a)), "to": lab.get(int(v), str(v))})
+        return out
 
     def describe(self) -> dict[str, Any]:
         stored, full = self.shared_bytes()

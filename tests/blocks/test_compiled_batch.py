@@ -9,6 +9,7 @@ import pytest
 from blocks import Runner, compile_diagram
 from blocks.batch import BatchRunner, blockers, run_batch
 from blocks.core import BlockError
+from blocks.recorder import Results
 from tests.blocks.engine_diagrams import oscillator, runaway
 
 LOGGED = ["mux.y", "pid.u", "mode.y"]
@@ -16,11 +17,15 @@ OVERRIDES = [{"pid.kp": 10.0, "k.k": 0.5}, {"pid.kp": 35.0, "k.k": -0.2, "ref.af
              {"pid.kd": 3.0}, {}]
 
 
-def _single(ov: dict[str, float], engine: str, every: int = 1, t_end: float = 1.0) -> dict[str, np.ndarray]:
+def _run(ov: dict[str, float], engine: str, every: int = 1, t_end: float = 1.0) -> Results:
     d = oscillator(t_end=t_end)
     for ref, v in ov.items():
         d.set_param(ref, v)
-    return Runner(compile_diagram(d), logged=LOGGED, engine=engine, record_every=every).run().signals
+    return Runner(compile_diagram(d), logged=LOGGED, engine=engine, record_every=every).run()
+
+
+def _single(ov: dict[str, float], engine: str, every: int = 1, t_end: float = 1.0) -> dict[str, np.ndarray]:
+    return _run(ov, engine, every, t_end).signals
 
 
 @pytest.mark.parametrize("parallel", [True, False])
@@ -31,6 +36,7 @@ def test_row_i_is_single_run_i(parallel: bool) -> None:
     assert res.status == ["ok"] * 4 and res.signals["mux.y"].shape == (4, 1001, 4)
     assert res.signals["pid.u"].shape == (4, 1001, 1)
     for i, ov in enumerate(OVERRIDES):
+        assert res.events[i] == _run(ov, "python").events and res.events[i]  # mode switches, as logged singly
         for engine in ("python", "compiled"):
             ref = _single(ov, engine)
             for name in LOGGED:
