@@ -28,6 +28,7 @@ from blocks.compile import CompiledModel, compile_diagram
 from blocks.core import BlockError, Params
 from blocks.diagram import Diagram
 from blocks.recorder import Recorder
+from blocks.spec import split_param, with_item
 
 __all__ = ["BatchRunner", "BatchResult", "blockers", "run_batch"]
 
@@ -58,18 +59,23 @@ class BatchResult:
 
 def _copy_params(model: CompiledModel, overrides: Sequence[Mapping[str, Any]]) -> list[dict[str, Params]]:
     """Per copy, ``{block: Params}``: the model's own object for untouched blocks (shared), a
-    re-derived copy for the blocks an override names."""
+    re-derived copy for the blocks an override names (``"block.param"`` or ``"block.param[i]"``)."""
     blocks = {b.name: b for b in model.blocks}
     out = []
     for ov in overrides:
         params = dict(model.params)
         for ref, value in ov.items():
-            name, _, key = ref.partition(".")
+            name, key, index = split_param(ref, "override")
             if name not in blocks or key not in blocks[name].params:
                 raise BlockError(f"override '{ref}': no such block parameter")
+            b = blocks[name]
             if params[name] is model.params[name]:
                 params[name] = model.params[name].copy()
-            params[name].set(key, blocks[name].params[key].validate(value, f"override '{ref}'"))
+            spec = b.params[key]
+            if index is not None:
+                value = with_item(getattr(params[name], key), index, spec.item().validate(value, f"override '{ref}'"),
+                                  int(b.values[spec.size]), f"override '{ref}'")
+            params[name].set(key, spec.validate(value, f"override '{ref}'"))
         for name, p in params.items():
             if p is not model.params[name]:
                 blocks[name].derive(p, model.ctx)

@@ -48,8 +48,10 @@ def add_common(parser: argparse.ArgumentParser) -> None:
                         help="default | tracking | weights like track=1,effort=0.1 | metric:COLUMN")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="K",
                         help="parallel runs (default: the number of cores, here %(default)s)")
-    parser.add_argument("--executor", default="process", choices=EXECUTORS,
-                        help="process (concurrent.futures, default), dask, or serial")
+    parser.add_argument("--executor", default=None, choices=EXECUTORS,
+                        help="vectorized (N copies in one compiled engine: the default when every block of the "
+                             "diagram has kernels), process (concurrent.futures: the default otherwise), dask, "
+                             "or serial")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")
 
@@ -73,6 +75,14 @@ def base_diagram(spec: RunSpec) -> Diagram:
     from app.runs import build_diagram
 
     return build_diagram(spec)
+
+
+def resolve_executor(args: argparse.Namespace, base: RunSpec) -> None:
+    """``--executor`` left out: vectorized where every block has kernels, else process."""
+    if args.executor is None:
+        from app.tuning.vectorized import default_executor
+
+        args.executor = default_executor(base) if args.scheduler is None else "dask"
 
 
 def check_numbers(args: argparse.Namespace) -> None:
@@ -106,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("give at least one --param BLOCK.PARAM=LO:HI:N")
     axes = [parse_axis(t) for t in args.params]
     base = spec_from_args(args)
+    resolve_executor(args, base)
     objective = parse_objective(args.objective)
     fixed = base.settings
     specs = sweep_specs(base, points(args, axes, base))

@@ -80,3 +80,16 @@ def test_vectorised_refuses_blocks_without_kernels_and_run_batch_falls_back() ->
         BatchRunner(compile_diagram(d), [{}], ["f.y"])
     res, path = run_batch(oscillator(t_end=0.2), OVERRIDES[:2], ["mux.y"])
     assert path == "vectorised" and res.status == ["ok", "ok"]
+
+
+def test_item_overrides_reach_their_copy() -> None:
+    """``"pid.kp[0]"`` sets one joint's gain of one copy, as ``Diagram.set_param`` does for a single run."""
+    d = oscillator(t_end=0.3)
+    d.set_param("pid.n", 1)
+    model = compile_diagram(d)
+    res = BatchRunner(model, [{"pid.kp[0]": 45.0}, {}], ["pid.u"]).run()
+    single = d.copy()
+    single.set_param("pid.kp[0]", 45.0)
+    ref = Runner(compile_diagram(single), logged=["pid.u"], engine="python").run()
+    np.testing.assert_allclose(res.signals["pid.u"][0, :, 0], ref["pid.u"], rtol=0, atol=1e-9)
+    assert np.abs(res.signals["pid.u"][0] - res.signals["pid.u"][1]).max() > 1e-3
