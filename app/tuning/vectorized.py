@@ -84,7 +84,8 @@ def run_many(specs: list[RunSpec], objective: Objective | None = None) -> list[d
             stats = {"steps": int(round(sim / built.model.dt)), "rhs_calls": 4 * int(round(sim / built.model.dt)),
                      "wall_s": wall, "sim_time_s": sim, "realtime_factor": sim / wall if wall > 0 else None,
                      "blocks": len(built.model.blocks), "engine": "vectorized"}
-            solver = {"method": "rk4", "dt": built.model.dt, "t_start": built.model.ctx.t0, "t_end": built.model.ctx.t_end}
+            ctx = built.model.ctx
+            solver = {"method": "rk4", "dt": ctx.dt, "t_start": ctx.t0, "t_end": ctx.t_end}
             results = Results(t, signals, dict(rec.labels), dict(rec.units), res.events[j], [],
                               {**base_values, **overrides[j]}, solver, stats, "ok" if ok else "failed", message,
                               {"diagram": built.diagram.name, "dataset": built.model.ctx.dataset})

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-
 import pytest
 
 from blocks import Diagram, Runner, compile_diagram
 from blocks.batch import BatchRunner, blockers, run_batch
 from tests.tuning.pd_biped import pd_biped_diagram
-
 
 KPS = (150.0, 400.0, 900.0)
 
