@@ -46,7 +46,7 @@ def cache_dir() -> Path:
 
 def compile_estimate_s(n_blocks: int, parallel: bool) -> float:
     """Rough first-compile time [s] on one core (measured: benchmarks/engine.py prints the real one)."""
-    return (4.0 + 0.35 * n_blocks) * (2.0 if parallel else 1.0)
+    return (6.0 + 0.6 * n_blocks) * (2.0 if parallel else 1.0)
 
 
 def load_step(model: CompiledModel) -> tuple[ModuleType, Path]:
