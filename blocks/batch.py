@@ -119,6 +119,7 @@ class BatchRunner:
             zs.append(np.concatenate(row_z) if row_z else np.zeros(0))
         self.engine = CompiledEngine(model, params, self.n, np.array(xs).reshape(self.n, -1),
                                      np.array(zs).reshape(self.n, -1))
+        self.engine.warm(parallel=True)
         self.logged = list(logged)
         if record_every < 1:
             raise ValueError(f"record every {record_every} ticks: must be >= 1")

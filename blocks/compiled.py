@@ -131,6 +131,11 @@ class CompiledEngine:
         else:
             self.P[j] = new
 
+    def warm(self, parallel: bool = False) -> None:
+        """Compile (first time ever: announced) or load the step now, so no run's wall time includes it."""
+        self.advance(0, 0, np.zeros((self.n, 1, 0)), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.intp), 1,
+                     parallel=parallel)
+
     def shared_bytes(self) -> tuple[int, int]:
         """``(stored, if-not-shared)`` bytes of packed parameters."""
         return (sum(p.nbytes for p in self.P), sum(p[0].nbytes * self.n for p in self.P))

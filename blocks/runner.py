@@ -92,6 +92,7 @@ class Runner:
         self._engine = CompiledEngine(model, [self.params]) if self.engine == "compiled" else None
         if self._engine is not None:  # the compiled step's buffers (copy 0), shared with the Python path
             e = self._engine
+            e.warm()
             self.sig, self.x, self.z, self.zn = e.SIG[0], e.X[0], e.Z[0], e.ZN[0]
         else:
             self.sig, self.x, self.z, self.zn = (np.zeros(model.n_signals), model.x0.copy(), model.z0.copy(),
