@@ -281,6 +281,23 @@ def _batch(model_fn: Callable[[], Any], ref: str, values: list[float], cycles_pe
           "gait cycles/min")
 
 
+def _generic_batch(diagram_fn: Callable[[float], Any], n: int = 256, t_end: float = 1.2) -> None:
+    from blocks.batch import BatchRunner
+
+    model = compile_diagram(diagram_fn(t_end))
+    ov = [{"k.k": 0.1 + 1e-3 * i} for i in range(n)]
+    BatchRunner(model, ov[:2], ["mux.y"]).run(0.01)
+    start = time.perf_counter()
+    res = BatchRunner(model, ov, ["mux.y"]).run()
+    wall = time.perf_counter() - start
+    single = Runner(model, engine="compiled", logged=["mux.y"])
+    s0 = time.perf_counter()
+    single.run()
+    one = time.perf_counter() - s0
+    print(f"  compiled batch N={n} x {t_end} s: {wall:6.3f} s ({wall / n * 1e3:.2f} ms per copy, "
+          f"{res.status.count('ok')} ok); one compiled single run {one * 1e3:.2f} ms")
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     print(f"engine overhead, dt = {DT * 1e3:g} ms")
@@ -307,6 +324,7 @@ def main() -> None:
     from tests.tuning.pd_biped import pd_biped_diagram
 
     _engines_on("generic diagram (oscillator + PID + modes)", compile_diagram(oscillator(t_end=10.0)), 5000)
+    _generic_batch(oscillator)
     _engines_on("PD-biped test diagram", compile_diagram(pd_biped_diagram(10.0)), 3000)
     built = build(RunSpec(dataset="sneakers", duration=10.0))
     _engines_on("default diagram grf_walk.json, preset tracking, bundled sneakers", built.model, 2000)
