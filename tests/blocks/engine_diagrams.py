@@ -1,18 +1,23 @@
 """Diagrams of generic blocks for the engine tests (no data, no walking blocks), and a block with a
-mode, kernels included: the compiled engine is tested on them independently of the walking library."""
+mode, kernels included: the compiled engine is tested on them independently of the walking library.
+
+The mode block's type is registered only while a test module needs it (:func:`oscillator` registers
+it, :func:`unregister` removes it), so the GUI palette tests never see it."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numpy as np
 
 from blocks import Diagram
-from blocks.core import Block, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import BLOCK_TYPES, Block, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
 from blocks.diagram import SolverSettings
 from blocks.kernels import kernel
 
 
-class TestHysteresis(Block):
+class TestHysteresis(Block, register=False):
     """Schmitt trigger: mode ``level`` goes high above ``hi``, low below ``lo``; ``y`` = the mode."""
 
     __test__ = False
@@ -50,10 +55,17 @@ def _hyst_update(t, x, z, u, p, znext):  # noqa: ANN001, ANN202
     znext[0] = 1.0 if v > p[1] else (0.0 if v < p[0] else z[0])
 
 
+def unregister() -> Iterator[None]:
+    """Generator for a module-scoped fixture: yield, then drop the test block type."""
+    yield
+    BLOCK_TYPES.pop("TestHysteresis", None)
+
+
 def oscillator(t_end: float = 2.0, dt: float = 1e-3) -> Diagram:
     """A damped oscillator (StateSpace) driven through a sampled PID toward a step, with a
     hysteresis mode on its position, a unit delay, an integrator and a mux: every kind of block
     (continuous, discrete with ``ts`` > dt, modes, feedthrough and not, arity-dependent)."""
+    BLOCK_TYPES["TestHysteresis"] = TestHysteresis
     d = Diagram("engine_osc", solver=SolverSettings(dt=dt, t_end=t_end))
     d.add("plant", "StateSpace", n=2, m=1, l=2, a=(0.0, 1.0, -40.0, -0.4), b=(0.0, 1.0), c=(1.0, 0.0, 0.0, 1.0),
           d=(0.0, 0.0), x0=(0.1, 0.0))

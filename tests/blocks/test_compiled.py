@@ -12,9 +12,11 @@ import pytest
 from blocks import Diagram, Runner, compile_diagram
 from blocks.codegen import missing_kernels
 from blocks.core import BlockError
-from tests.blocks.engine_diagrams import oscillator, runaway
+from tests.blocks.engine_diagrams import oscillator, runaway, unregister
 
 TOL = 1e-9
+
+_types = pytest.fixture(scope="module", autouse=True)(unregister)
 
 
 def _pair(d: Diagram, **kw: object) -> tuple[Runner, Runner]:

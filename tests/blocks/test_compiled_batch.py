@@ -10,11 +10,13 @@ from blocks import Runner, compile_diagram
 from blocks.batch import BatchRunner, blockers, run_batch
 from blocks.core import BlockError
 from blocks.recorder import Results
-from tests.blocks.engine_diagrams import oscillator, runaway
+from tests.blocks.engine_diagrams import oscillator, runaway, unregister
 
 LOGGED = ["mux.y", "pid.u", "mode.y"]
 OVERRIDES = [{"pid.kp": 10.0, "k.k": 0.5}, {"pid.kp": 35.0, "k.k": -0.2, "ref.after": 0.5},
              {"pid.kd": 3.0}, {}]
+
+_types = pytest.fixture(scope="module", autouse=True)(unregister)
 
 
 def _run(ov: dict[str, float], engine: str, every: int = 1, t_end: float = 1.0) -> Results:

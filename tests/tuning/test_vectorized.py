@@ -15,9 +15,11 @@ from app.tuning.objective import Objective
 from app.tuning.vectorized import default_executor, run_many
 from app.tuning.worker import run_one
 from blocks.executors import make_executor
-from tests.blocks.engine_diagrams import oscillator
+from tests.blocks.engine_diagrams import oscillator, unregister
 
 TIMING = {"job_wall_s", "wall_s", "realtime_factor"}
+
+_types = pytest.fixture(scope="module", autouse=True)(unregister)
 
 
 def _specs() -> list[RunSpec]:
