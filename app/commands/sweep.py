@@ -49,9 +49,8 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="K",
                         help="parallel runs (default: the number of cores, here %(default)s)")
     parser.add_argument("--executor", default=None, choices=EXECUTORS,
-                        help="vectorized (N copies in one compiled engine: the default when every block of the "
-                             "diagram has kernels), process (concurrent.futures: the default otherwise), dask, "
-                             "or serial")
+                        help="vectorized (N copies in one compiled engine), process (concurrent.futures), dask, "
+                             "or serial (default: vectorized when every block has kernels, else process)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")
 
