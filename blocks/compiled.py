@@ -184,7 +184,11 @@ class CompiledEngine:
 # ----------------------------------------------------------------- the single run (Runner glue)
 def choose_engine(model: CompiledModel, engine: str | None) -> str:
     """``"compiled"`` or ``"python"``: ``None`` picks compiled when every block has kernels and the
-    solver is RK4; an explicit ``"compiled"`` that cannot be honoured raises, naming the blocks."""
+    solver is RK4 (``$GAITBLOCKS_ENGINE=python`` makes python the default instead, e.g. on a machine
+    that should never compile); an explicit ``"compiled"`` that cannot be honoured raises, naming
+    the blocks."""
+    if engine is None and os.environ.get("GAITBLOCKS_ENGINE", "") == "python":
+        return "python"
     if engine not in (None, "compiled", "python"):
         raise ValueError(f"engine {engine!r}: choose 'compiled' or 'python'")
     if engine == "python":

@@ -132,6 +132,14 @@ def test_compiled_refuses_a_block_without_kernels() -> None:
     assert Runner(m).engine == "python"
 
 
+def test_environment_can_make_python_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    m = compile_diagram(runaway(t_end=0.01))
+    monkeypatch.setenv("GAITBLOCKS_ENGINE", "python")
+    assert Runner(m).engine == "python" and Runner(m, engine="compiled").engine == "compiled"
+    monkeypatch.delenv("GAITBLOCKS_ENGINE")
+    assert Runner(m).engine == "compiled"
+
+
 DIAGRAMS = sorted((Path(__file__).resolve().parents[2] / "assets" / "diagrams").glob("*.json"))
 
 
