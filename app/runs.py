@@ -86,6 +86,9 @@ class RunSpec:
     record_every : int
         Record every k-th solver tick (1 = every tick; :class:`blocks.recorder.Recorder`).
         The summary's metrics are computed from what is recorded (``docs/long-runs.md``).
+    engine : {"compiled", "python"} or None
+        Stepping engine (:class:`blocks.runner.Runner`; ``--engine``): ``None`` = compiled when every
+        block of the diagram has kernels and the solver is RK4, else python (``docs/engine.md``).
     """
 
     dataset: str = ""
@@ -103,6 +106,7 @@ class RunSpec:
     logged: tuple[str, ...] | None = None
     repeat: bool = False
     record_every: int = 1
+    engine: str | None = None
 
     def with_settings(self, *pairs: tuple[str, Any]) -> RunSpec:
         """A copy with ``pairs`` applied after this spec's settings (an earlier value of the same
@@ -124,6 +128,8 @@ class RunSpec:
             check_dataset(self.dataset)
         if isinstance(self.record_every, bool) or not isinstance(self.record_every, int) or self.record_every < 1:
             raise UserError(f"--record-every must be a whole number of ticks >= 1, got {self.record_every}")
+        if self.engine not in (None, "compiled", "python"):
+            raise UserError(f"--engine must be 'compiled' or 'python', got {self.engine!r}")
 
 
 @dataclass
@@ -244,7 +250,8 @@ def build(spec: RunSpec) -> Built:
         model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end)
     logged = list(spec.logged) if spec.logged is not None else None
     ticks = int(round((t_end - t0) / model.dt))
-    runner = Runner(model, capacity=ticks // spec.record_every + 2, logged=logged, record_every=spec.record_every)
+    runner = Runner(model, capacity=ticks // spec.record_every + 2, logged=logged, record_every=spec.record_every,
+                    engine=spec.engine)
     warning = coarse_step_warning(runner)
     if warning:
         warnings.append(warning)

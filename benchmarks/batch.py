@@ -74,7 +74,8 @@ def main() -> None:
 
     print("\n2) fully vectorisable diagram (five-link dynamics + PD joints), same dt and RK4")
     from blocks import Runner, compile_diagram
-    from blocks.batch import BatchRunner, pd_biped_diagram
+    from blocks.batch import BatchRunner
+    from tests.tuning.pd_biped import pd_biped_diagram
 
     d2 = pd_biped_diagram(dur)
     t = time.perf_counter()

@@ -15,15 +15,29 @@ Overhead per block per step = wall time / (steps x blocks). Ours and PathSim use
 RK4; bdsim only integrates with ``scipy.integrate.solve_ivp``, so it runs RK45 with
 ``max_step = dt`` (about 6 right-hand-side calls per step instead of 4). The final values
 are printed as a check that the engines computed the same thing (bdsim's is its last state).
+Ours runs twice: the Python engine (block callbacks) and the compiled engine (one generated numba
+step, :mod:`blocks.compiled`).
+
+Then the compiled engine itself: first-ever compile and warm start (each in a fresh process, with
+an empty and then the filled cache), per-step cost of both engines on the default walking diagram
+and the PD-biped test diagram (or the blocks still lacking kernels), a profile line of the Python
+step, and N = 256 copies in one compiled batch against the process executor, in gait cycles per
+minute. ``--quick`` skips the peers and the batch.
 """
 
 from __future__ import annotations
 
 import contextlib
+import cProfile
 import io
-import math
+import os
+import pstats
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -77,8 +91,11 @@ def ours_chain(t_end: float) -> tuple[float, int, int, float]:
     return _time_ours(d, t_end, "int.y")
 
 
+ENGINE = ["python"]  # which engine the "ours" rows use (main switches it)
+
+
 def _time_ours(d: Diagram, t_end: float, sig: str) -> tuple[float, int, int, float]:
-    runner = Runner(compile_diagram(d), capacity=int(t_end / DT) + 2)
+    runner = Runner(compile_diagram(d), capacity=int(t_end / DT) + 2, engine=ENGINE[0])
     start = time.perf_counter()
     res = runner.run(t_end)
     wall = time.perf_counter() - start
@@ -173,28 +190,154 @@ def _report(name: str, fn: Callable[[float], tuple[float, int, int, float]], t_e
     return per
 
 
+def _per_step(model: Any, engine: str, ticks: int) -> tuple[float, str]:
+    r = Runner(model, engine=engine, capacity=ticks + 2)
+    r.advance(10)  # warm: compile or load the cache outside the timing
+    start = time.perf_counter()
+    r.advance(ticks)
+    return (time.perf_counter() - start) / ticks * 1e6, r.status
+
+
+def _engines_on(title: str, model: Any, ticks: int) -> None:
+    from blocks.codegen import missing_kernels
+
+    print(f"\n{title}: {len(model.blocks)} blocks, RK4, dt = {model.dt * 1e3:g} ms, {ticks} ticks")
+    py, st = _per_step(model, "python", ticks)
+    print(f"  python   {py:8.2f} us per step -> {model.dt * 1e6 / py:8.1f}x real time ({st})")
+    missing = missing_kernels(model)
+    if missing:
+        print(f"  compiled not available: no kernels for {', '.join(missing)}")
+        return
+    co, st = _per_step(model, "compiled", ticks)
+    print(f"  compiled {co:8.2f} us per step -> {model.dt * 1e6 / co:8.1f}x real time ({st}); "
+          f"{py / co:.1f}x faster than python")
+
+
+CHILD = """
+import sys, time
+t = time.perf_counter()
+sys.path.insert(0, {root!r})
+from blocks import Runner, compile_diagram
+from tests.blocks.engine_diagrams import oscillator
+r = Runner(compile_diagram(oscillator(t_end=0.1)), engine="compiled")
+r.run()
+print(time.perf_counter() - t)
+"""
+
+
+def _cold_warm() -> None:
+    root = str(Path(__file__).resolve().parents[1])
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "GAITBLOCKS_CACHE": cache, "NUMBA_CACHE_DIR": cache}
+        times = []
+        for _ in range(2):
+            out = subprocess.run([sys.executable, "-c", CHILD.format(root=root)], env=env, capture_output=True,
+                                 text=True, check=True)
+            times.append(float(out.stdout.strip().splitlines()[-1]))
+    print(f"\ncompiled engine, 14-block generic diagram (tests/blocks/engine_diagrams.py), whole process "
+          f"after imports:\n  first-ever compile {times[0]:6.2f} s    warm start (cache) {times[1]:6.2f} s")
+
+
+def _profile(model: Any, ticks: int) -> None:
+    r = Runner(model, engine="python")
+    r.advance(10)
+    prof = cProfile.Profile()
+    prof.enable()
+    r.advance(ticks)
+    prof.disable()
+    st = pstats.Stats(prof)
+    rows = sorted(st.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:4]  # type: ignore[attr-defined]
+    total = sum(v[2] for v in st.stats.values())  # type: ignore[attr-defined]
+    parts = ", ".join(f"{fn[2]} {v[2] / total:.0%}" for fn, v in rows)
+    print(f"  profile of the python step (own time): {parts}")
+
+
+def _batch(model_fn: Callable[[], Any], ref: str, values: list[float], cycles_per_run: float) -> None:
+    from app.tuning.sweep import run_sweep  # noqa: F401  (imported for the process executor's workers)
+    from blocks.batch import BatchRunner, _single, blockers
+    from blocks.executors import ProcessExecutor
+
+    d, kw = model_fn()
+    model = compile_diagram(d, **kw)
+    bad = blockers(model)
+    n = len(values)
+    if bad:
+        print(f"  vectorised batch not available: no kernels for {', '.join(bad)}")
+    else:
+        BatchRunner(model, [{ref: values[0]}], ["body.q"]).run(min(model.ctx.t_end, 0.01))  # compile outside
+        start = time.perf_counter()
+        res = BatchRunner(model, [{ref: v} for v in values], ["body.q"]).run()
+        wall = time.perf_counter() - start
+        print(f"  compiled batch N={n}: {wall:6.2f} s -> {n * cycles_per_run / wall * 60:9.0f} gait cycles/min "
+              f"({res.status.count('ok')} ok)")
+    m = min(n, 8)
+    jobs = [(d, {ref: v}, ["body.q"], kw) for v in values[:m]]
+    with ProcessExecutor(os.cpu_count() or 1) as ex:
+        ex.map(_single, jobs[:1])
+        start = time.perf_counter()
+        ex.map(_single, jobs)
+        wall = time.perf_counter() - start
+    print(f"  process executor ({os.cpu_count()} workers), {m} runs: {m * cycles_per_run / wall * 60:9.0f} "
+          "gait cycles/min")
+
+
+def _generic_batch(diagram_fn: Callable[[float], Any], n: int = 256, t_end: float = 1.2) -> None:
+    from blocks.batch import BatchRunner
+
+    model = compile_diagram(diagram_fn(t_end))
+    ov = [{"k.k": 0.1 + 1e-3 * i} for i in range(n)]
+    BatchRunner(model, ov[:2], ["mux.y"]).run(0.01)
+    start = time.perf_counter()
+    res = BatchRunner(model, ov, ["mux.y"]).run()
+    wall = time.perf_counter() - start
+    single = Runner(model, engine="compiled", logged=["mux.y"])
+    s0 = time.perf_counter()
+    single.run()
+    one = time.perf_counter() - s0
+    print(f"  compiled batch N={n} x {t_end} s: {wall:6.3f} s ({wall / n * 1e3:.2f} ms per copy, "
+          f"{res.status.count('ok')} ok); one compiled single run {one * 1e3:.2f} ms")
+
+
 def main() -> None:
+    quick = "--quick" in sys.argv
     print(f"engine overhead, dt = {DT * 1e3:g} ms")
     for title, ours, ps, bd, t_ours, t_peer in (
         ("PID + 2nd-order plant", ours_pid, pathsim_pid, bdsim_pid, 2.0, 2.0),
         (f"chain of {N_GAINS} gains -> integrator", ours_chain, pathsim_chain, bdsim_chain, 1.0, 1.0),
     ):
         print(f"\n{title}")
+        ENGINE[0] = "python"
         a = _report("ours", ours, t_ours)
+        ENGINE[0] = "compiled"
+        a2 = _report("compiled", ours, t_ours)
+        if quick:
+            continue
         b = _report("PathSim", ps, t_peer)
         c = _report("bdsim", bd, t_peer)
         for peer, value in (("PathSim", b), ("bdsim", c)):
-            if a and value:
-                print(f"  ours / {peer}: {a / value:.3f}  ({value / a:.1f}x less overhead)")
-    print("\ndefault diagram grf_walk.json, preset tracking, bundled sneakers, RK4, dt = 1 ms")
+            for mine, x in (("ours", a), ("compiled", a2)):
+                if x and value:
+                    print(f"  {mine} / {peer}: {x / value:.3f}  ({value / x:.1f}x less overhead)")
+    _cold_warm()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.blocks.engine_diagrams import oscillator
+    from tests.tuning.pd_biped import pd_biped_diagram
+
+    _engines_on("generic diagram (oscillator + PID + modes)", compile_diagram(oscillator(t_end=10.0)), 5000)
+    _generic_batch(oscillator)
+    _engines_on("PD-biped test diagram", compile_diagram(pd_biped_diagram(10.0)), 3000)
     built = build(RunSpec(dataset="sneakers", duration=10.0))
-    model, res = built.model, built.runner.run(10.0)
-    us = res.stats["wall_s"] / res.stats["steps"] * 1e6
-    print(f"  {res.stats['steps']} steps, {len(model.blocks)} blocks, status {res.status}: "
-          f"{res.stats['wall_s']:.3f} s wall, {us:.1f} us per step -> real-time factor "
-          f"{res.stats['realtime_factor']:.1f}x")
-    if not math.isfinite(res.stats["realtime_factor"] or math.nan):
-        print("  (no real-time factor: the run did not advance)")
+    _engines_on("default diagram grf_walk.json, preset tracking, bundled sneakers", built.model, 2000)
+    _profile(built.model, 500)
+    if quick:
+        return
+    from app.runs import build_diagram
+
+    print("\nbatch, N = 256 copies, 1.2 s each (one gait cycle of the bundled data)")
+    _batch(lambda: (build_diagram(RunSpec(preset="tracking")), {"dataset": "sneakers", "t_end": 1.2}),
+           "pid_hip.kp", [500.0 + i for i in range(256)], 1.0)
+    print("PD-biped test diagram, N = 256, 1.2 s each (counted as one 'cycle' per run)")
+    _batch(lambda: (pd_biped_diagram(1.2), {}), "kp.k", [-300.0 - i for i in range(256)], 1.0)
 
 
 if __name__ == "__main__":

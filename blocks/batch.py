@@ -1,95 +1,86 @@
 r"""Batch runs: N copies of one compiled diagram, with different parameters, advanced together.
 
-**Vectorised path** (:class:`BatchRunner`). Every buffer of :class:`~blocks.runner.Runner` gains a
-leading copy axis: signals ``(N, S)``, continuous states ``(N, X)``, discrete states ``(N, Z)``.
-A block's ports become column views ``(N, size)`` and its callbacks are called once per tick
-(and RK4 stage) for all copies. The step is the runner's, in the same order: queued nothing,
-major output pass, record, discrete updates on sample hits, then RK4
+**Vectorised path** (:class:`BatchRunner`): the compiled engine (:mod:`blocks.compiled`) with ``N``
+rows. The generated step is the single run's (:mod:`blocks.codegen`: the same text, compiled with
+``parallel=True``, ``prange`` over copies), so copy ``i`` reproduces the single run with the same
+parameters (the tests hold it to 1e-9 against the Python engine). Per-copy parameters are packed per
+copy only for the blocks they touch; every other block's packed vector (a GRF table) is stored once.
+A copy whose signals or states go non-finite stops there (``status`` ``failed``, ``failed_at`` its
+time, its later rows NaN); the others go on. Mode switches are not logged in batch runs.
+A diagram qualifies when every block has kernels (:func:`blockers` is empty) and its solver is RK4.
 
-.. math:: X_{k+1} = X_k + \tfrac{h}{6}(K_1 + 2K_2 + 2K_3 + K_4)
-
-row-wise, so copy ``i`` reproduces the single run with the same parameters (to rounding: the
-tests hold it to 1e-9). Blocks qualify when they declare ``vectorisable = True`` (their own
-callbacks accept ``(N, size)`` arrays) or have a batch form here (:data:`BATCH_FORMS`: the
-five-link dynamics through ``FiveLinkBiped.forward_dynamics_batch``, constants, selectors, muxes).
-Per-copy parameters (``overrides``) are given to vectorisable blocks as ``(N, 1)`` columns.
-Mode switches are not logged in batch runs.
-
-**Fallback** (:func:`run_batch`). A diagram with any other block runs each copy as its own
-single run, on the process executor (:mod:`blocks.executors`) across the cores. Both paths return, per
-copy, the recorded signals and the run status.
+**Fallback** (:func:`run_batch`): any other diagram runs each copy as its own single run on the
+process executor (:mod:`blocks.executors`) across the cores. Both paths return, per copy, the
+recorded signals and the run status.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from blocks.codegen import NONFINITE_SIGNAL, NONFINITE_STATE, NONFINITE_STATE_AND_MODE, block_kernels
 from blocks.compile import CompiledModel, compile_diagram
-from blocks.core import Block, BlockError, Params
+from blocks.core import BlockError, Params
 from blocks.diagram import Diagram
+from blocks.recorder import Recorder
+from blocks.spec import split_param, with_item
 
-__all__ = ["BatchRunner", "BatchResult", "BATCH_FORMS", "blockers", "run_batch"]
+__all__ = ["BatchRunner", "BatchResult", "blockers", "run_batch"]
 
-Callback = Callable[..., None]
-
-
-def _dyn_output(t: float, x: np.ndarray, z: np.ndarray, u: Any, p: Params, y: Any) -> None:
-    y[0][:] = x[:, 0:7]
-    y[1][:] = x[:, 7:14]
-
-
-def _dyn_derivative(t: float, x: np.ndarray, z: np.ndarray, u: Any, p: Params, dx: np.ndarray) -> None:
-    dx[:, 0:7] = x[:, 7:14]
-    dx[:, 7:14] = p._biped.forward_dynamics_batch(x[:, 0:7], x[:, 7:14], u[0], u[1], MZ=u[2])
-
-
-def _selector(t: float, x: np.ndarray, z: np.ndarray, u: Any, p: Params, y: Any) -> None:
-    y[0][:] = u[0][:, p._sel]
-
-
-def _mux(t: float, x: np.ndarray, z: np.ndarray, u: Any, p: Params, y: Any) -> None:
-    np.concatenate(u, axis=1, out=y[0])
-
-
-def _constant(t: float, x: np.ndarray, z: np.ndarray, u: Any, p: Params, y: Any) -> None:
-    y[0][:] = p.value
-
-
-#: block type -> (output, derivative or None) batch callbacks with ``(N, size)`` arguments
-BATCH_FORMS: dict[str, tuple[Callback, Callback | None]] = {
-    "FiveLinkDynamics": (_dyn_output, _dyn_derivative),
-    "Selector": (_selector, None),
-    "Mux": (_mux, None),
-    "Constant": (_constant, None),
-}
+_FAILED = (NONFINITE_SIGNAL, NONFINITE_STATE, NONFINITE_STATE_AND_MODE)
 
 
 def blockers(model: CompiledModel) -> list[str]:
-    """Names of the blocks that cannot run vectorised (neither ``vectorisable`` nor in :data:`BATCH_FORMS`)."""
-    return [b.name for b in model.blocks if not (b.vectorisable or b.type_name in BATCH_FORMS)]
-
-
-def _callbacks(b: Block) -> tuple[Callback, Callback]:
-    if b.type_name in BATCH_FORMS:
-        out, der = BATCH_FORMS[b.type_name]
-        return out, der if der is not None else b.derivative
-    return b.output, b.derivative
+    """Names of the blocks that keep ``model`` off the vectorised path (no complete kernels; every
+    block when the solver is not RK4)."""
+    if model.diagram.solver.method != "rk4":
+        return [b.name for b in model.blocks]
+    return [b.name for b in model.blocks if block_kernels(b) is None]
 
 
 @dataclass
 class BatchResult:
     """Per copy: ``status`` (``ok``/``failed``), the time of failure (``nan`` if none), and the
-    recorded signals ``signals[name]`` of shape ``(N, T, size)``; ``t`` (T,) s."""
+    recorded signals ``signals[name]`` of shape ``(N, T, size)``; ``t`` (T,) s; per copy its mode
+    switches ``events[i]`` (``{"t", "block", "mode", "from", "to"}``, as a single run logs them; the
+    process path fills them too)."""
 
     t: np.ndarray
     signals: dict[str, np.ndarray]
     status: list[str]
     failed_at: np.ndarray
+    events: list[list[dict[str, Any]]] = field(default_factory=list)
+
+
+def _copy_params(model: CompiledModel, overrides: Sequence[Mapping[str, Any]]) -> list[dict[str, Params]]:
+    """Per copy, ``{block: Params}``: the model's own object for untouched blocks (shared), a
+    re-derived copy for the blocks an override names (``"block.param"`` or ``"block.param[i]"``)."""
+    blocks = {b.name: b for b in model.blocks}
+    out = []
+    for ov in overrides:
+        params = dict(model.params)
+        for ref, value in ov.items():
+            name, key, index = split_param(ref, "override")
+            if name not in blocks or key not in blocks[name].params:
+                raise BlockError(f"override '{ref}': no such block parameter")
+            b = blocks[name]
+            if params[name] is model.params[name]:
+                params[name] = model.params[name].copy()
+            spec = b.params[key]
+            if index is not None:
+                value = with_item(getattr(params[name], key), index, spec.item().validate(value, f"override '{ref}'"),
+                                  int(b.values[spec.size]), f"override '{ref}'")
+            params[name].set(key, spec.validate(value, f"override '{ref}'"))
+        for name, p in params.items():
+            if p is not model.params[name]:
+                blocks[name].derive(p, model.ctx)
+        out.append(params)
+    return out
 
 
 class BatchRunner:
@@ -98,152 +89,82 @@ class BatchRunner:
     Parameters
     ----------
     model : CompiledModel
-        Every block must be vectorisable (:func:`blockers` is empty).
+        Every block must have kernels (:func:`blockers` is empty).
     overrides : sequence of mapping
-        Per copy, ``{"block.param": value}`` for tunable float parameters.
+        Per copy, ``{"block.param": value}`` (any parameter; initial states follow them).
     logged : sequence of str
         Signals ``"block.port"`` to record.
+    record_every : int
+        Keep every k-th tick (and the last).
     """
 
-    def __init__(self, model: CompiledModel, overrides: Sequence[Mapping[str, float]],
-                 logged: Sequence[str] = ()) -> None:
+    def __init__(self, model: CompiledModel, overrides: Sequence[Mapping[str, Any]], logged: Sequence[str] = (),
+                 record_every: int = 1) -> None:
+        from blocks.compiled import CompiledEngine
+
         bad = blockers(model)
         if bad:
-            raise BlockError(f"cannot vectorise block(s) {', '.join(bad)}; use run_batch (per-run processes)")
+            raise BlockError(f"cannot vectorise block(s) {', '.join(bad)} (no kernels, or a solver other than "
+                             "RK4); use run_batch (per-run processes)")
         self.model, self.n = model, len(overrides)
-        n, ctx = self.n, model.ctx
-        self.dt, self.t0, self.tick = ctx.dt, ctx.t0, 0
-        self.sig = np.zeros((n, model.n_signals))
-        self.params: dict[str, Params] = {}
+        params = _copy_params(model, overrides)
+        ctx = model.ctx
         xs, zs = [], []
-        for b in model.blocks:
-            p = model.params[b.name].copy()
-            keys = {ref.split(".", 1)[1] for ov in overrides for ref in ov if ref.split(".", 1)[0] == b.name}
-            for key in keys:
-                spec = b.params[key]
-                col = [spec.validate(ov.get(f"{b.name}.{key}", b.values[key]), f"{b.name}.{key}") for ov in overrides]
-                p.set(key, np.array(col, dtype=np.float64).reshape(n, 1))
-            b.derive(p, ctx)
-            self.params[b.name] = p
-        for i in range(n):  # initial states may depend on parameters
-            row_x, row_z = [], []
-            for b in model.blocks:
-                if b.state_size() or b.discrete_size():
-                    pi = model.params[b.name].copy()
-                    for ref, v in overrides[i].items():
-                        if ref.split(".", 1)[0] == b.name:
-                            pi.set(ref.split(".", 1)[1], v)
-                    b.derive(pi, ctx)
-                    if b.state_size():
-                        row_x.append(np.asarray(b.initial_state(pi, ctx), dtype=np.float64).reshape(-1))
-                    if b.discrete_size():
-                        row_z.append(np.asarray(b.initial_discrete(pi, ctx), dtype=np.float64).reshape(-1))
+        for p in params:  # initial states may depend on parameters
+            row_x = [np.asarray(b.initial_state(p[b.name], ctx), dtype=np.float64).reshape(-1)
+                     for b in model.blocks if b.state_size()]
+            row_z = [np.asarray(b.initial_discrete(p[b.name], ctx), dtype=np.float64).reshape(-1)
+                     for b in model.blocks if b.discrete_size()]
             xs.append(np.concatenate(row_x) if row_x else np.zeros(0))
             zs.append(np.concatenate(row_z) if row_z else np.zeros(0))
-        self.x = np.array(xs).reshape(n, -1)
-        self.z = np.array(zs).reshape(n, -1)
-        self.xw, self.zn = self.x.copy(), self.z.copy()
-        self.K = np.zeros((4, *self.x.shape))
-        self.failed_at = np.full(n, math.nan)
+        self.engine = CompiledEngine(model, params, self.n, np.array(xs).reshape(self.n, -1),
+                                     np.array(zs).reshape(self.n, -1))
+        self.engine.warm(parallel=True)
         self.logged = list(logged)
-        self._rows: list[np.ndarray] = []
-        self._build()
-
-    def _cols(self, buf: np.ndarray, slot: tuple[int, int]) -> np.ndarray:
-        return buf[:, slot[0]: slot[0] + slot[1]]
-
-    def _build(self) -> None:
-        m, sig = self.model, self.sig
-        self._major: list[tuple[Any, ...]] = []
-        self._minor: list[tuple[Any, ...]] = []
-        self._updates: list[tuple[Any, ...]] = []
-        self._derivs: list[list[tuple[Any, ...]]] = [[], [], [], []]
-        for b in m.blocks:
-            name = b.name
-            out_cb, der_cb = _callbacks(b)
-            u = tuple(self._cols(sig, m.in_slot[f"{name}.{s.name}"]) for s in m.inputs[name])
-            y = tuple(self._cols(sig, m.out_slot[f"{name}.{s.name}"]) for s in m.outputs[name])
-            x, xw = self._cols(self.x, m.x_slot[name]), self._cols(self.xw, m.x_slot[name])
-            z, zn = self._cols(self.z, m.z_slot[name]), self._cols(self.zn, m.z_slot[name])
-            p, every = self.params[name], m.ticks[name]
-            if y:
-                self._major.append((out_cb, x, z, u, p, y, every))
-                if name in m.minor:
-                    self._minor.append((out_cb, xw, z, u, p, y))
-            if b.discrete and z.shape[1]:
-                self._updates.append((b.update, x, z, u, p, zn, every))
-            if x.shape[1]:
-                for s in range(4):
-                    dx = self._cols(self.K[s], m.x_slot[name])
-                    self._derivs[s].append((der_cb, x if s == 0 else xw, z, u, p, dx))
-        self._taps = [m.out_slot[name] for name in self.logged]
+        if record_every < 1:
+            raise ValueError(f"record every {record_every} ticks: must be >= 1")
+        self.every = int(record_every)
+        self.recorder = Recorder(model, self.logged, 1, self.every) if self.logged else None
+        self.tick = 0
 
     @property
     def time(self) -> float:
-        return self.t0 + self.tick * self.dt
+        return self.model.ctx.t0 + self.tick * self.model.ctx.dt
 
-    def _outputs(self, t: float, k: int) -> None:
-        for f, x, z, u, p, y, every in self._major:
-            if every == 1 or k % every == 0:
-                f(t, x, z, u, p, y)
-
-    def _record(self) -> None:
-        self._rows.append(np.concatenate([self.sig[:, o: o + s] for o, s in self._taps], axis=1)
-                          if self._taps else np.zeros((self.n, 0)))
-
-    def _check(self, t: float, arr: np.ndarray) -> None:
-        bad = ~np.isfinite(arr).all(axis=1) & np.isnan(self.failed_at)
-        self.failed_at[bad] = t
-
-    def step(self) -> None:
-        """Advance every copy by one tick (the single runner's step, row-wise)."""
-        k, h = self.tick, self.dt
-        t = self.t0 + k * h
-        self._outputs(t, k)
-        self._check(t, self.sig)
-        self._record()
-        for f, x, z, u, p, zn, every in self._updates:
-            if every == 1 or k % every == 0:
-                f(t, x, z, u, p, zn)
-        for _, _, z, _, _, zn, every in self._updates:
-            if every == 1 or k % every == 0:
-                z[:] = zn
-        if self.x.shape[1]:
-            K, x, xw = self.K, self.x, self.xw
-            for f, xs, z, u, p, dx in self._derivs[0]:
-                f(t, xs, z, u, p, dx)
-            for s, (c, ts) in enumerate(((0.5 * h, t + 0.5 * h), (0.5 * h, t + 0.5 * h), (h, t + h)), start=1):
-                np.add(x, K[s - 1] * c, out=xw)
-                for f, xs, z, u, p, y in self._minor:
-                    f(ts, xs, z, u, p, y)
-                for f, xs, z, u, p, dx in self._derivs[s]:
-                    f(ts, xs, z, u, p, dx)
-            x += np.tensordot(np.array([1.0, 2.0, 2.0, 1.0]) * (h / 6.0), K, axes=1)
-            self._check(t + h, x)
-        self.tick = k + 1
-
-    def run(self, t_end: float | None = None) -> BatchResult:
-        """Run every copy to ``t_end`` (default: the model's); copies that go non-finite are marked failed."""
-        t_end = self.model.ctx.t_end if t_end is None else t_end
-        with np.errstate(all="ignore"):
-            for _ in range(max(0, int(round((t_end - self.t0) / self.dt)) - self.tick)):
-                self.step()
-            self._outputs(self.time, self.tick)
-            self._record()
-        data = np.stack(self._rows, axis=1)
-        signals, col = {}, 0
-        for name, (_, size) in zip(self.logged, self._taps):
-            signals[name] = data[:, :, col: col + size]
-            col += size
-        t = self.t0 + np.arange(data.shape[1]) * self.dt
-        status = ["ok" if math.isnan(f) else "failed" for f in self.failed_at]
-        return BatchResult(t, signals, status, self.failed_at.copy())
+    def run(self, t_end: float | None = None, parallel: bool = True, max_events: int = 4096) -> BatchResult:
+        """Run every copy from tick 0 to ``t_end`` (default: the model's), logging up to ``max_events``
+        mode switches per copy."""
+        ctx = self.model.ctx
+        t_end = ctx.t_end if t_end is None else t_end
+        n = max(0, int(round((t_end - ctx.t0) / ctx.dt)))
+        rec, e = self.recorder, self.every
+        index = rec.index if rec is not None else np.zeros(0, dtype=np.intp)
+        ticks = np.arange(0, n + 1, e, dtype=np.int64)
+        if n % e:
+            ticks = np.append(ticks, n)
+        width = int(index.size)
+        data = np.zeros((self.n, ticks.size, width))
+        rticks = np.zeros(ticks.size, dtype=np.int64)
+        eng = self.engine
+        eng.EV = np.zeros((self.n, max_events if any(b.modes for b in self.model.blocks) else 0, 4))
+        eng.EVN[:] = 0
+        eng.advance(0, n, data, rticks, index, e, final=2, stop_modes=False, parallel=parallel)
+        self.tick = n
+        status = []
+        for i in range(self.n):
+            failed = int(eng.REASON[i]) in _FAILED
+            status.append("failed" if failed else "ok")
+            if failed:
+                data[i, ticks >= int(eng.DONE[i])] = np.nan
+        signals = {name: data[:, :, rec.columns[name]] for name in rec.names} if rec is not None else {}
+        failed_at = np.array([float(eng.FAILT[i]) if s == "failed" else math.nan for i, s in enumerate(status)])
+        return BatchResult(ctx.t0 + ticks * ctx.dt, signals, status, failed_at, [eng.events(i) for i in range(self.n)])
 
 
 Job = tuple[Diagram, Mapping[str, Any], Sequence[str], dict[str, Any]]
 
 
-def _single(job: Job) -> tuple[np.ndarray, dict[str, np.ndarray], str, float]:
+def _single(job: Job) -> tuple[np.ndarray, dict[str, np.ndarray], str, float, list[dict[str, Any]]]:
     from blocks.runner import Runner
 
     diagram, overrides, logged, kw = job
@@ -253,7 +174,7 @@ def _single(job: Job) -> tuple[np.ndarray, dict[str, np.ndarray], str, float]:
     model = compile_diagram(d, **kw)
     res = Runner(model, logged=list(logged)).run()
     failed = float(res.t[-1]) if res.status != "ok" else math.nan
-    return res.t, {n: res.signals[n] for n in logged}, res.status, failed
+    return res.t, {n: res.signals[n] for n in logged}, res.status, failed, res.events
 
 
 def run_batch(diagram: Diagram, overrides: Sequence[Mapping[str, Any]], logged: Sequence[str], *,
@@ -281,26 +202,5 @@ def run_batch(diagram: Diagram, overrides: Sequence[Mapping[str, Any]], logged: 
             arr[i, : o[1][name].shape[0]] = o[1][name]
         signals[name] = arr
     t = next(o[0] for o in outs if o[0].size == n_t)
-    return BatchResult(t, signals, [o[2] for o in outs], np.array([o[3] for o in outs])), "processes"
-
-
-def pd_biped_diagram(t_end: float = 0.4) -> Diagram:
-    """A diagram every block of which vectorises: the five-link body, its joints held by PD gains
-    toward zero (kp 300 N m/rad, kd 20 N m s/rad), the feet carried by constant half-body-weight
-    forces. The batch tests and ``benchmarks/batch.py`` use it."""
-    from blocks.diagram import SolverSettings
-    from models.params import BipedParams
-
-    d = Diagram("pd_biped", solver=SolverSettings(dt=1e-3, t_end=t_end))
-    w = BipedParams.paper().total_mass * 9.81 / 2
-    d.add("body", "FiveLinkDynamics", init="params", q0=(0.0, 0.8735, 0.05, 0.2, -0.1, 0.3, 0.1))
-    d.add("feet", "Constant", value=(0.0, w, 0.0, w))
-    d.add("jq", "Selector", n=7, indices=(3.0, 4.0, 5.0, 6.0))
-    d.add("jqd", "Selector", n=7, indices=(3.0, 4.0, 5.0, 6.0))
-    d.add("kp", "Gain", k=-300.0, n=4)
-    d.add("kd", "Gain", k=-20.0, n=4)
-    d.add("pd", "Sum", signs="++", n=4)
-    for a, b in (("body.q", "jq.u"), ("body.qd", "jqd.u"), ("jq.y", "kp.u"), ("jqd.y", "kd.u"), ("kp.y", "pd.u1"),
-                 ("kd.y", "pd.u2"), ("pd.y", "body.tau"), ("feet.y", "body.grf")):
-        d.connect(a, b)
-    return d
+    return (BatchResult(t, signals, [o[2] for o in outs], np.array([o[3] for o in outs]), [o[4] for o in outs]),
+            "processes")

@@ -32,9 +32,10 @@ from typing import Any
 
 from models.errors import UserError
 
-__all__ = ["Executor", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "make_executor", "EXECUTORS"]
+__all__ = ["Executor", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "VectorizedExecutor", "make_executor",
+           "EXECUTORS"]
 
-EXECUTORS = ("serial", "process", "dask")
+EXECUTORS = ("serial", "process", "dask", "vectorized")
 
 
 class Executor:
@@ -148,8 +149,37 @@ class DaskExecutor(Executor):
                 self._cluster.close()
 
 
+class VectorizedExecutor(Executor):
+    """Runs the items in batches of ``chunk`` through one vectorised call when the function offers one:
+    ``fn.batched(items, **keywords)`` (on ``fn`` or, for a ``functools.partial``, on ``fn.func``),
+    returning one result per item (:func:`app.tuning.vectorized.run_many`: N copies of a diagram in the
+    compiled engine, :class:`blocks.batch.BatchRunner`). Other functions run serially, in order."""
+
+    name = "vectorized"
+
+    def __init__(self, workers: int = 1, chunk: int = 256) -> None:
+        self.workers, self.chunk = max(1, int(workers)), max(1, int(chunk))
+
+    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Generator[tuple[int, Any], None, None]:
+        target = getattr(fn, "func", fn)
+        batched = getattr(target, "batched", None)
+        if batched is None:
+            yield from super().imap(fn, items)
+            return
+        items = list(items)
+        kw = dict(getattr(fn, "keywords", None) or {})
+        for start in range(0, len(items), self.chunk):
+            for j, res in enumerate(batched(items[start: start + self.chunk], **kw)):
+                yield start + j, res
+
+
 def make_executor(kind: str, workers: int = 1, scheduler: str | None = None) -> Executor:
-    """``serial`` | ``process`` | ``dask`` (``process`` with one worker runs serially, in this process)."""
+    """``serial`` | ``process`` | ``dask`` | ``vectorized`` (``process`` with one worker runs serially,
+    in this process)."""
+    if kind == "vectorized":
+        if scheduler:
+            raise UserError("--scheduler needs --executor dask")
+        return VectorizedExecutor(workers)
     if kind == "dask":
         return DaskExecutor(scheduler, workers)
     if scheduler:

@@ -101,6 +101,21 @@ class Recorder:
         self.ticks[row] = k
         self.length = row + 1
 
+    def writable(self, k0: int, k1: int) -> None:
+        """Make the rows of ticks ``k0 .. k1`` writable in place (grown, and unshared): the compiled
+        engine then writes them itself (:meth:`recorded`)."""
+        first, last = -(-k0 // self.every), k1 // self.every
+        if first < self._lent:
+            self._grow(self.data.shape[0])
+        if last >= self.data.shape[0]:
+            self._grow(max(2 * self.data.shape[0], last + 2))
+
+    def recorded(self, k0: int, k1: int) -> None:
+        """The rows of ticks ``k0 .. k1`` were written by the compiled engine."""
+        last = k1 // self.every
+        if k1 >= k0 and last * self.every >= k0:
+            self.length = last + 1
+
     def truncate(self, tick: int) -> None:
         """Drop the rows of ticks ``>= tick`` (a rewind to ``tick``)."""
         self.length = int(np.searchsorted(self.ticks[: self.length], tick, side="left"))

@@ -10,6 +10,7 @@ called from another thread (a GUI slider): the queue is a ``collections.deque``.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +50,8 @@ class ParameterRegistry:
         self._values: dict[str, Any] = {f"{b.name}.{k}": v for b in model.blocks for k, v in b.values.items()}
         self._queue: deque[tuple[str, Any]] = deque()
         self.log: list[ParamChange] = []
+        #: called after every queued change (the compiled engine raises its stop flag)
+        self.listeners: list[Callable[[], None]] = []
 
     def names(self, tunable_only: bool = False) -> list[str]:
         return [n for n in self._values if not tunable_only or self.spec(n).tunable]
@@ -103,6 +106,8 @@ class ParameterRegistry:
             value = with_item(current, index, value, n, f"parameter '{name}'")
             name = whole
         self._queue.append((name, value))
+        for cb in self.listeners:
+            cb()
 
     def apply(self, t: float) -> list[ParamChange]:
         """Apply every queued change (called by the runner at the start of a step)."""

@@ -67,10 +67,16 @@ class Runner:
         Rows preallocated in the recorder (grows by doubling if exceeded).
     record_every : int
         Record every k-th tick (and the last one); 1 = every tick.
+    engine : {"compiled", "python"} or None
+        ``"compiled"``: the generated numba step (:mod:`blocks.compiled`), chunks of ticks per call;
+        ``"python"``: the block callbacks, the reference. ``None``: compiled when every block has
+        kernels and the solver is RK4. The two agree to 1e-9 (tests/blocks/test_compiled.py).
     """
 
     def __init__(self, model: CompiledModel, logged: Sequence[str] | None = None, capacity: int = 1024,
-                 record_every: int = 1) -> None:
+                 record_every: int = 1, engine: str | None = None) -> None:
+        from blocks.compiled import CompiledEngine, choose_engine
+
         self.model = model
         ctx = model.ctx
         self.dt, self.t0 = ctx.dt, ctx.t0
@@ -81,16 +87,23 @@ class Runner:
         self.status = "ready"
         self.message = ""
         self.error: SimulationError | None = None
-        self.sig = np.zeros(model.n_signals)
-        self.x = model.x0.copy()
+        self.params: dict[str, Params] = {n: p.copy() for n, p in model.params.items()}
+        self.engine = choose_engine(model, engine)
+        self._engine = CompiledEngine(model, [self.params]) if self.engine == "compiled" else None
+        if self._engine is not None:  # the compiled step's buffers (copy 0), shared with the Python path
+            e = self._engine
+            e.warm()
+            self.sig, self.x, self.z, self.zn = e.SIG[0], e.X[0], e.Z[0], e.ZN[0]
+        else:
+            self.sig, self.x, self.z, self.zn = (np.zeros(model.n_signals), model.x0.copy(), model.z0.copy(),
+                                                 model.z0.copy())
         self.xw = model.x0.copy()
         self.K = np.zeros((4, self.x.size))
         self._tmp = np.zeros(self.x.size)
         self._w = np.array([1.0, 2.0, 2.0, 1.0]) * (self.dt / 6.0)
-        self.z = model.z0.copy()
-        self.zn = model.z0.copy()
-        self.params: dict[str, Params] = {n: p.copy() for n, p in model.params.items()}
         self.registry = ParameterRegistry(model, self.params)
+        if self._engine is not None:
+            self.registry.listeners.append(self._raise_flag)
         self.recorder = Recorder(model, list(logged or model.diagram.logged), capacity, record_every)
         self.events: list[dict[str, Any]] = []
         self._build_calls()
@@ -132,8 +145,17 @@ class Runner:
         """Simulation time of the current tick [s]."""
         return self.t0 + self.tick * self.dt
 
+    def _raise_flag(self) -> None:
+        if self._engine is not None:
+            self._engine.FLAG[0] = 1
+
     # ---------------------------------------------------------------- the step
     def _outputs(self, t: float, k: int) -> None:
+        if self._engine is not None:
+            from blocks.compiled import runner_outputs
+
+            runner_outputs(self)
+            return
         c: tuple[Any, ...] = ()
         try:
             for c in self._major:
@@ -246,6 +268,11 @@ class Runner:
             yield self.time
 
     def _guarded_step(self) -> None:
+        if self._engine is not None:
+            from blocks.compiled import runner_advance
+
+            runner_advance(self, 1)
+            return
         if self.error is not None:
             raise SimulationError(f"the run has failed ({self.error}); restore a snapshot or reset()")
         try:
@@ -260,8 +287,13 @@ class Runner:
         start = time.perf_counter()
         try:
             with np.errstate(all="ignore"):  # non-finite values are caught and named by the runner
-                for _ in range(int(n)):
-                    self._guarded_step()
+                if self._engine is not None:
+                    from blocks.compiled import runner_advance
+
+                    runner_advance(self, n)
+                else:
+                    for _ in range(int(n)):
+                        self._guarded_step()
         finally:
             self.wall_s += time.perf_counter() - start
         return self.time
@@ -315,6 +347,9 @@ class Runner:
         del self.events[snap.n_events:]
         self.rhs_calls = snap.rhs_calls
         self.recorder.truncate(snap.tick)
+        if self._engine is not None:
+            for b in self.model.blocks:
+                self._engine.repack(b.name, [self.params[b.name]])
         self.status, self.message, self.error = "ready", "", None
 
     def reset(self) -> None:
@@ -342,7 +377,7 @@ class Runner:
         ctx = self.model.ctx
         stats = {"steps": self.tick, "rhs_calls": self.rhs_calls, "wall_s": self.wall_s, "sim_time_s": sim_time,
                  "realtime_factor": sim_time / self.wall_s if self.wall_s > 0 else None,
-                 "blocks": len(self.model.blocks)}
+                 "blocks": len(self.model.blocks), "engine": self.engine}
         solver_info = {"method": solver.method, "dt": ctx.dt, "t_start": ctx.t0, "t_end": ctx.t_end}
         if solver.method == "solve_ivp":
             solver_info |= {"rtol": solver.rtol, "atol": solver.atol}

@@ -55,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rolling-foot radius of the model; 0 = point foot (default: fitted to the "
                              "dataset's double supports: 0 for the bundled sets, about 0.45 m for recordings)")
     parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
+    add_engine_option(parser)
     parser.add_argument("--preset", default=None, choices=PRESET_CHOICES,
                         help="parameter preset of the default diagram: tracking (alias default: walks by tracking the "
                              "recording), emergent (posture as a result of the GRF) or paper (as published)")
@@ -68,6 +69,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 RESULT_FILES = ("results.csv", "results.npz", "results.json", "summary.json")
+
+
+def add_engine_option(parser: argparse.ArgumentParser) -> None:
+    """``--engine compiled|python`` (shared by ``run``, ``sweep`` and ``tune``)."""
+    parser.add_argument("--engine", default=None, choices=("compiled", "python"),
+                        help="stepping engine: compiled (one generated numba step; the default when every block "
+                             "has kernels) or python (the block callbacks, the reference)")
 
 
 def add_output_options(parser: argparse.ArgumentParser, default: str) -> None:
@@ -123,7 +131,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
                    kinematics=getattr(args, "kinematics", None), mass=getattr(args, "mass", None),
                    height=getattr(args, "height", None), start=getattr(args, "start", None),
                    end=getattr(args, "end", None), foot_radius=getattr(args, "foot_radius", None),
-                   repeat=bool(getattr(args, "repeat", False)))
+                   repeat=bool(getattr(args, "repeat", False)), engine=getattr(args, "engine", None))
     every = getattr(args, "record_every", None)
     if every is not None:
         spec = replace(spec, record_every=every)

@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.commands.run import add_output_options, check_out_dir, spec_from_args
+from app.commands.run import add_engine_option, add_output_options, check_out_dir, spec_from_args
 from app.tuning.grid import Axis, lhs_points, parse_axis, random_points
 from app.tuning.objective import parse_objective
 from app.tuning.service import best_row, sweep_points, sweep_specs
@@ -43,12 +43,14 @@ def add_common(parser: argparse.ArgumentParser) -> None:
                         help="fixed parameter for every run (repeatable)")
     parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per run")
     parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
+    add_engine_option(parser)
     parser.add_argument("--objective", default="default", metavar="SPEC",
                         help="default | tracking | weights like track=1,effort=0.1 | metric:COLUMN")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="K",
                         help="parallel runs (default: the number of cores, here %(default)s)")
-    parser.add_argument("--executor", default="process", choices=EXECUTORS,
-                        help="process (concurrent.futures, default), dask, or serial")
+    parser.add_argument("--executor", default=None, choices=EXECUTORS,
+                        help="vectorized (N copies in one compiled engine), process (concurrent.futures), dask, "
+                             "or serial (default: vectorized when every block has kernels, else process)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")
 
@@ -72,6 +74,14 @@ def base_diagram(spec: RunSpec) -> Diagram:
     from app.runs import build_diagram
 
     return build_diagram(spec)
+
+
+def resolve_executor(args: argparse.Namespace, base: RunSpec) -> None:
+    """``--executor`` left out: vectorized where every block has kernels, else process."""
+    if args.executor is None:
+        from app.tuning.vectorized import default_executor
+
+        args.executor = default_executor(base) if args.scheduler is None else "dask"
 
 
 def check_numbers(args: argparse.Namespace) -> None:
@@ -105,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("give at least one --param BLOCK.PARAM=LO:HI:N")
     axes = [parse_axis(t) for t in args.params]
     base = spec_from_args(args)
+    resolve_executor(args, base)
     objective = parse_objective(args.objective)
     fixed = base.settings
     specs = sweep_specs(base, points(args, axes, base))

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from app.commands.run import add_output_options, check_out_dir, spec_from_args
-from app.commands.sweep import add_common, base_diagram, check_numbers
+from app.commands.sweep import add_common, base_diagram, check_numbers, resolve_executor
 from app.tuning.objective import parse_objective
 from app.tuning.optimize import ALGORITHMS, DEFAULT_REFS, optimize, tune_params
 from app.tuning.service import write_best
@@ -95,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     check_out_dir(args.out, args.force, OUT_FILES)
     check_numbers(args)
     base = spec_from_args(args)
+    resolve_executor(args, base)
     diagram = base_diagram(base)
     objective = parse_objective(args.objective)
     out: Path = args.out

@@ -25,7 +25,7 @@ from app.runs import RunSpec
 from app.tuning.objective import Objective
 from models.errors import UserError
 
-__all__ = ["RunSpec", "run_one", "flatten", "SKIP_KEYS", "BASE_COLUMNS"]
+__all__ = ["RunSpec", "run_one", "summary_row", "flatten", "SKIP_KEYS", "BASE_COLUMNS"]
 
 SKIP_KEYS = frozenset({"events", "param_changes", "params", "solver", "dataset", "model", "diagram", "message",
                        "preset", "status"})
@@ -64,6 +64,11 @@ def run_one(spec: RunSpec, objective: Objective | None = None) -> dict[str, Any]
         row["objective"] = objective(row)
         row["job_wall_s"] = time.perf_counter() - start
         return row
+    return summary_row(row, summary, objective, start)
+
+
+def summary_row(row: dict[str, Any], summary: Mapping[str, Any], objective: Objective, start: float) -> dict[str, Any]:
+    """``row`` (the set parameters) completed from a run's ``summary`` (module docstring)."""
     row["status"] = summary["status"]
     row["message"] = summary["message"]
     row.update(flatten(summary))
@@ -74,3 +79,12 @@ def run_one(spec: RunSpec, objective: Objective | None = None) -> dict[str, Any]
     row["objective"] = objective(row)
     row["job_wall_s"] = time.perf_counter() - start
     return row
+
+
+def _batched(specs: list[RunSpec], objective: Objective | None = None) -> list[dict[str, Any]]:
+    from app.tuning.vectorized import run_many
+
+    return run_many(specs, objective)
+
+
+run_one.batched = _batched  # type: ignore[attr-defined]  # the vectorized executor's path (blocks.executors)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.kernels import kernel
 from models.biped import TAU_NAMES
 
 __all__ = ["PID", "TorqueSwitch"]
@@ -108,6 +109,50 @@ class PID(Block):
         new[4 * n] = 1.0
         znext[:] = new
 
+    def kernels(self) -> Kernels:
+        return Kernels(output=_pid_output, update=_pid_update)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """``[n, tf, u_max, h, kp (n), ki (n), kd (n)]``."""
+        return np.array([float(p._n), p.tf, p.u_max, p._h, *p._kp, *p._ki, *p._kd])
+
+
+@kernel
+def _pid_law(z, ref, meas, p, i):  # noqa: ANN001, ANN202
+    # (e, D, v) of joint i: the law of PID._law, term for term (same rounding)
+    n = int(p[0])
+    tf, h = p[1], p[3]
+    kp, kd = p[4 + i], p[4 + 2 * n + i]
+    e = ref[i] - meas[i]
+    d = (tf * z[n + i] + kd * (e - z[2 * n + i])) / (tf + h) if z[4 * n] > 0.5 else 0.0
+    return e, d, kp * e + z[i] + d
+
+
+@kernel
+def _pid_output(t, x, z, ref, meas, enable, track, p, u):  # noqa: ANN001, ANN202
+    um = p[2]
+    for i in range(int(p[0])):
+        v = _pid_law(z, ref, meas, p, i)[2]
+        u[i] = um if v > um else (-um if v < -um else v)
+
+
+@kernel
+def _pid_update(t, x, z, ref, meas, enable, track, p, znext):  # noqa: ANN001, ANN202
+    n = int(p[0])
+    um, h = p[2], p[3]
+    for i in range(n):
+        e, d, v = _pid_law(z, ref, meas, p, i)
+        on = enable[i] > 0.5
+        if on:
+            ki = p[4 + n + i]
+            znext[i] = z[i] if (v > um and e > 0.0) or (v < -um and e < 0.0) else z[i] + ki * h * e
+        else:
+            znext[i] = min(max(track[i] - p[4 + i] * e - d, -um), um)
+        znext[n + i] = d
+        znext[2 * n + i] = e
+        znext[3 * n + i] = 1.0 if on else 0.0
+    znext[4 * n] = 1.0
+
 
 class TorqueSwitch(Block):
     """Per leg, the stance torques when the foot is in stance, else the swing torques.
@@ -134,3 +179,17 @@ class TorqueSwitch(Block):
         tau[3] = a[3] if sr > 0.5 else b[3]
         y[1][:] = tau[0:2]
         y[2][:] = tau[2:4]
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=_switch_output)
+
+
+@kernel
+def _switch_output(t, x, z, stance, a, b, p, tau, hip, knee):  # noqa: ANN001, ANN202
+    sl, sr = stance[0] > 0.5, stance[1] > 0.5
+    tau[0] = a[0] if sl else b[0]
+    tau[2] = a[2] if sl else b[2]
+    tau[1] = a[1] if sr else b[1]
+    tau[3] = a[3] if sr else b[3]
+    hip[0], hip[1] = tau[0], tau[1]
+    knee[0], knee[1] = tau[2], tau[3]

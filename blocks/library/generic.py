@@ -46,6 +46,18 @@ class Constant(Block):
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         y[0][:] = p.value
 
+    def kernels(self) -> Kernels:
+        return Kernels(output=_copy_p)
+
+    def pack(self, p: Params) -> np.ndarray:
+        return np.array(p.value, dtype=np.float64).reshape(-1)
+
+
+@kernel
+def _copy_p(t, x, z, p, y):  # noqa: ANN001, ANN202
+    for i in range(y.size):
+        y[i] = p[i]
+
 
 class Step(Block):
     """Step source: ``y = before`` for ``t < t_step``, else ``after`` (every element).
@@ -61,6 +73,19 @@ class Step(Block):
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         y[0].fill(p.after if t >= p.t_step else p.before)
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=_step_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        return np.array([p.t_step, p.before, p.after])
+
+
+@kernel
+def _step_output(t, x, z, p, y):  # noqa: ANN001, ANN202
+    v = p[2] if t >= p[0] else p[1]
+    for i in range(y.size):
+        y[i] = v
 
 
 class Gain(Block):
@@ -129,6 +154,29 @@ class Sum(Block):
             else:
                 out += ui
 
+    def kernels(self) -> Kernels:
+        return Kernels(output=_sum_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """One sign per input, ``-1.0`` or ``+1.0`` (``-1 * u`` is ``-u`` exactly)."""
+        return np.array([-1.0 if neg else 1.0 for neg in p._neg])
+
+
+@kernel
+def _sum_output(t, x, z, *a):  # noqa: ANN001, ANN002, ANN202
+    # a = (u_1, ..., u_m, p, y): one kernel for every input count (numba types *a per arity)
+    m = len(a) - 2
+    p = a[m]
+    y = a[m + 1]
+    for i in range(y.size):
+        acc = a[0][i] if p[0] > 0.0 else -a[0][i]
+        for j in range(1, m):
+            if p[j] > 0.0:
+                acc += a[j][i]
+            else:
+                acc -= a[j][i]
+        y[i] = acc
+
 
 class Mux(Block):
     """Concatenate inputs: ``y = [u1; u2; ...]``.
@@ -149,6 +197,22 @@ class Mux(Block):
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         np.concatenate(u, out=y[0])
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=_mux_output)
+
+
+@kernel
+def _mux_output(t, x, z, *a):  # noqa: ANN001, ANN002, ANN202
+    # a = (u_1, ..., u_m, p, y)
+    m = len(a) - 2
+    y = a[m + 1]
+    k = 0
+    for j in range(m):
+        uj = a[j]
+        for i in range(uj.size):
+            y[k] = uj[i]
+            k += 1
 
 
 class Selector(Block):
@@ -178,6 +242,18 @@ class Selector(Block):
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         y[0][:] = u[0][p._sel]
 
+    def kernels(self) -> Kernels:
+        return Kernels(output=_selector_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        return np.array(p.indices, dtype=np.float64).reshape(-1)
+
+
+@kernel
+def _selector_output(t, x, z, u, p, y):  # noqa: ANN001, ANN202
+    for j in range(y.size):
+        y[j] = u[int(p[j])]
+
 
 class UnitDelay(Block):
     """``y_k = u_{k-1}`` (``y_0 = initial``): breaks algebraic loops.
@@ -201,6 +277,21 @@ class UnitDelay(Block):
     def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
         znext[:] = u[0]
 
+    def kernels(self) -> Kernels:
+        return Kernels(output=_copy_z, update=_copy_u_next)
+
+
+@kernel
+def _copy_z(t, x, z, u, p, y):  # noqa: ANN001, ANN202
+    for i in range(y.size):
+        y[i] = z[i]
+
+
+@kernel
+def _copy_u_next(t, x, z, u, p, znext):  # noqa: ANN001, ANN202
+    for i in range(znext.size):
+        znext[i] = u[i]
+
 
 class Integrator(Block):
     """``dx/dt = u``, ``y = x``, ``x(t0) = x0``.
@@ -223,6 +314,15 @@ class Integrator(Block):
 
     def derivative(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, dx: Vec) -> None:
         dx[:] = u[0]
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=_copy_x, derivative=_copy_u_next)
+
+
+@kernel
+def _copy_x(t, x, z, u, p, y):  # noqa: ANN001, ANN202
+    for i in range(y.size):
+        y[i] = x[i]
 
 
 class StateSpace(Block):
@@ -272,6 +372,39 @@ class StateSpace(Block):
     def derivative(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, dx: Vec) -> None:
         np.dot(p._AB, np.concatenate((x, u[0])), dx)
 
+    def kernels(self) -> Kernels:
+        return Kernels(output=_ss_output, derivative=_ss_derivative)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """``[n, m, l, a (n n), b (n m), c (l n), d (l m)]``, matrices row-major."""
+        return np.concatenate(([float(p.n), float(p.m), float(p.l)], p.a, p.b, p.c, p.d)).astype(np.float64)
+
+
+@kernel
+def _ss_rows(p, x, u, first, rows, y):  # noqa: ANN001, ANN202
+    # y = [M | N] [x; u] for the matrix pair starting at p[first] (rows x n, then rows x m)
+    n, m = int(p[0]), int(p[1])
+    off_n = first + rows * n
+    for r in range(rows):
+        acc = 0.0
+        for j in range(n):
+            acc += p[first + r * n + j] * x[j]
+        for j in range(m):
+            acc += p[off_n + r * m + j] * u[j]
+        y[r] = acc
+
+
+@kernel
+def _ss_output(t, x, z, u, p, y):  # noqa: ANN001, ANN202
+    n, m, l = int(p[0]), int(p[1]), int(p[2])
+    _ss_rows(p, x, u, 3 + n * n + n * m, l, y)
+
+
+@kernel
+def _ss_derivative(t, x, z, u, p, dx):  # noqa: ANN001, ANN202
+    n = int(p[0])
+    _ss_rows(p, x, u, 3, n, dx)
+
 
 class Function(Block):
     """``y = f(u, params)`` for any function ``f`` (pure: it must not keep state).
@@ -318,3 +451,6 @@ class Scope(Block):
     def port_specs(self) -> tuple[tuple[PortSpec, ...], tuple[PortSpec, ...]]:
         ins, outs = super().port_specs()
         return (replace(ins[0], unit=self.values["unit"]),), outs
+
+    def kernels(self) -> Kernels:
+        return Kernels()  # a tap: nothing to compute (the recorder reads its input)

@@ -1,0 +1,266 @@
+"""The compiled engine: the generated step (:mod:`blocks.codegen`) loaded from its cache file, its
+buffers, and the packed parameters it reads.
+
+Buffers have a leading copy axis: signals ``SIG (N, S)``, states ``X (N, nx)``, discrete states
+``Z (N, nz)``, RK4 stages ``K (N, 4, nx)``. Parameters are one 2-D array per block, ``(1, L)``
+when every copy has the same packed vector (:meth:`blocks.core.Block.pack`: a GRF table is stored
+once, not N times) or ``(N, L)``; the step reads row ``i`` or row 0.
+
+Cache: the generated module is written to ``<cache>/step_<hash>.py`` (``$GAITBLOCKS_CACHE`` or
+``~/.cache/gaitblocks``, under ``compiled/``) and imported from there, so numba's ``cache=True``
+keeps its machine code in ``__pycache__`` beside it: a warm start loads instead of compiling.
+The first compile of a source announces itself through :data:`NOTIFY` (one stderr line by
+default) with an estimate, and leaves ``step_<hash>.<driver>.ok`` behind when done.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from blocks.codegen import generate, missing_kernels
+from blocks.compile import CompiledModel
+from blocks.core import BlockError, Params
+
+__all__ = ["CompiledEngine", "NOTIFY", "cache_dir", "compile_estimate_s", "load_step"]
+
+#: called with one line of text before a first-ever compile (the CLI's stderr line; the GUI may replace it)
+NOTIFY: list[Callable[[str], None]] = [lambda msg: print(msg, file=sys.stderr, flush=True)]
+
+_MODULES: dict[str, ModuleType] = {}
+
+
+def cache_dir() -> Path:
+    """Where generated steps and their numba caches live."""
+    root = os.environ.get("GAITBLOCKS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "gaitblocks")
+    return Path(root) / "compiled"
+
+
+def compile_estimate_s(n_blocks: int, parallel: bool) -> float:
+    """Rough first-compile time [s] on one core (measured: benchmarks/engine.py prints the real one)."""
+    return (6.0 + 0.6 * n_blocks) * (2.0 if parallel else 1.0)
+
+
+def load_step(model: CompiledModel) -> tuple[ModuleType, Path]:
+    """Generate, write (once) and import the step module of ``model``."""
+    src, key = generate(model)
+    if key in _MODULES:
+        mod = _MODULES[key]
+        return mod, Path(str(mod.__file__))
+    d = cache_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"step_{key}.py"
+    if not path.exists() or path.read_text(encoding="utf-8") != src:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(src, encoding="utf-8")
+        os.replace(tmp, path)
+    name = f"gaitblocks_step_{key}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import the generated step {path}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    _MODULES[key] = mod
+    return mod, path
+
+
+class CompiledEngine:
+    """``n_copies`` copies of ``model`` advanced by the generated step.
+
+    Parameters
+    ----------
+    model : CompiledModel
+        Every block must have kernels (:func:`blocks.codegen.missing_kernels` is empty).
+    params : sequence of dict
+        Per copy, ``{block name: Params}``; one dict serves every copy.
+    x0, z0 : (N, nx), (N, nz) arrays, optional
+        Initial states (default: the model's, for every copy).
+    """
+
+    def __init__(self, model: CompiledModel, params: Sequence[dict[str, Params]], n_copies: int = 1,
+                 x0: np.ndarray | None = None, z0: np.ndarray | None = None) -> None:
+        missing = missing_kernels(model)
+        if missing:
+            raise BlockError("the compiled engine needs kernels for every block; missing: " + ", ".join(missing)
+                             + " (use engine='python')")
+        if model.diagram.solver.method != "rk4":
+            raise BlockError(f"the compiled engine runs RK4; this diagram's solver is {model.diagram.solver.method!r}"
+                             " (use engine='python')")
+        self.model, self.n = model, int(n_copies)
+        n, nx, nz = self.n, int(model.x0.size), int(model.z0.size)
+        self.module, self.path = load_step(model)
+        self.SIG = np.zeros((n, model.n_signals))
+        self.X = np.array(np.broadcast_to(model.x0 if x0 is None else x0, (n, nx)), dtype=np.float64)
+        self.Z = np.array(np.broadcast_to(model.z0 if z0 is None else z0, (n, nz)), dtype=np.float64)
+        self.XW, self.ZN, self.ZOLD = np.zeros((n, nx)), self.Z.copy(), self.Z.copy()
+        self.K = np.zeros((n, 4, nx))
+        self.FLAG = np.zeros(1, dtype=np.int64)
+        self.DONE = np.zeros(n, dtype=np.int64)
+        self.REASON = np.zeros(n, dtype=np.int64)
+        self.FAILT = np.full(n, np.nan)
+        self.EV = np.zeros((n, 0, 4))  # mode-switch log rows (tick, z index, old, new): batch runs size it
+        self.EVN = np.zeros(n, dtype=np.int64)
+        dt = model.ctx.dt
+        self.w = np.array([1.0, 2.0, 2.0, 1.0]) * (dt / 6.0)
+        self.P: list[np.ndarray] = [np.zeros((1, 0))] * len(model.blocks)
+        self._index = {b.name: j for j, b in enumerate(model.blocks)}
+        for b in model.blocks:
+            self.repack(b.name, [p[b.name] for p in params])
+
+    def repack(self, name: str, params: Sequence[Params]) -> None:
+        """Re-read block ``name``'s packed vector (after a live change): one per copy, stored once if equal."""
+        j = self._index[name]
+        b = self.model.blocks[j]
+        rows = [np.ascontiguousarray(b.pack(p), dtype=np.float64).reshape(-1) for p in params]
+        if all(r.shape == rows[0].shape and np.array_equal(r, rows[0]) for r in rows[1:]):
+            rows = rows[:1]
+        elif len(rows) != self.n:
+            raise ValueError(f"block '{name}': {len(rows)} packed vectors for {self.n} copies")
+        new = np.ascontiguousarray(np.stack(rows))
+        if self.P[j].shape == new.shape:
+            self.P[j][...] = new
+        else:
+            self.P[j] = new
+
+    def warm(self, parallel: bool = False) -> None:
+        """Compile (first time ever: announced) or load the step now, so no run's wall time includes it."""
+        self.advance(0, 0, np.zeros((self.n, 1, 0)), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.intp), 1,
+                     parallel=parallel)
+
+    def shared_bytes(self) -> tuple[int, int]:
+        """``(stored, if-not-shared)`` bytes of packed parameters."""
+        return (sum(p.nbytes for p in self.P), sum(p[0].nbytes * self.n for p in self.P))
+
+    def advance(self, k0: int, n: int, rec: np.ndarray, rticks: np.ndarray, ridx: np.ndarray, every: int, *,
+                final: int = 0, stop_modes: bool = True, parallel: bool = False) -> None:
+        """Run ticks ``k0 ..`` (at most ``n``) on every copy; see :mod:`blocks.codegen` for the codes
+        left in ``DONE``, ``REASON`` and ``FAILT``. ``rec`` is ``(N, rows, width)``."""
+        fn = self.module.advance_parallel if parallel else self.module.advance_serial
+        marker = self.path.with_suffix(f".{'parallel' if parallel else 'serial'}.ok")
+        first = not marker.exists() and not fn.signatures
+        if first:
+            est = compile_estimate_s(len(self.model.blocks), parallel)
+            for cb in NOTIFY:
+                cb(f"compiling the diagram '{self.model.diagram.name}' ({len(self.model.blocks)} blocks; first run "
+                   f"only, about {est:.0f} s; cached in {self.path.parent})…")
+        start = time.perf_counter()
+        fn(int(k0), int(n), int(final), bool(stop_modes), float(self.model.ctx.t0), float(self.model.ctx.dt), self.w,
+           self.SIG, self.X, self.XW, self.K, self.Z, self.ZN, self.ZOLD, tuple(self.P), rec, rticks, ridx,
+           int(every), self.FLAG, self.DONE, self.REASON, self.FAILT, self.EV, self.EVN)
+        if first:
+            self.first_compile_s = time.perf_counter() - start
+            marker.write_text(f"{self.first_compile_s:.2f}\n", encoding="utf-8")
+
+    def events(self, i: int) -> list[dict[str, Any]]:
+        """Copy ``i``'s mode switches from ``EV`` (as :meth:`blocks.runner.Runner._log_modes` logs them)."""
+        m = self.model
+        owner = {}
+        for b in m.blocks:
+            zo, _ = m.z_slot[b.name]
+            for q, mode in enumerate(b.modes):
+                owner[zo + q] = (b, mode)
+        out = []
+        for k, q, a, v in self.EV[i, : min(int(self.EVN[i]), self.EV.shape[1])].tolist():
+            b, mode = owner[int(q)]
+            lab = b.mode_labels.get(mode, {})
+            out.append({"t": m.ctx.t0 + int(k) * m.ctx.dt, "block": b.name, "mode": mode,
+                        "from": lab.get(int(a), str(a)), "to": lab.get(int(v), str(v))})
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        stored, full = self.shared_bytes()
+        return {"copies": self.n, "source": str(self.path), "param_bytes": stored, "param_bytes_unshared": full}
+
+
+# ----------------------------------------------------------------- the single run (Runner glue)
+def choose_engine(model: CompiledModel, engine: str | None) -> str:
+    """``"compiled"`` or ``"python"``: ``None`` picks compiled when every block has kernels and the
+    solver is RK4 (``$GAITBLOCKS_ENGINE=python`` makes python the default instead, e.g. on a machine
+    that should never compile); an explicit ``"compiled"`` that cannot be honoured raises, naming
+    the blocks."""
+    if engine is None and os.environ.get("GAITBLOCKS_ENGINE", "") == "python":
+        return "python"
+    if engine not in (None, "compiled", "python"):
+        raise ValueError(f"engine {engine!r}: choose 'compiled' or 'python'")
+    if engine == "python":
+        return "python"
+    missing = missing_kernels(model)
+    rk4 = model.diagram.solver.method == "rk4"
+    if engine == "compiled":
+        if missing:
+            raise BlockError("engine 'compiled': no compiled form (kernels) for block(s) " + ", ".join(missing)
+                             + "; run with engine 'python'")
+        if not rk4:
+            raise BlockError(f"engine 'compiled' runs RK4; this diagram's solver is {model.diagram.solver.method!r}")
+        return "compiled"
+    return "compiled" if not missing and rk4 else "python"
+
+
+def runner_advance(runner: Any, n: int) -> None:
+    """Advance ``runner`` (a :class:`blocks.runner.Runner` on the compiled engine) by ``n`` ticks,
+    applying queued parameter changes, logging mode events and naming non-finite values exactly as
+    its Python step does."""
+    from blocks.core import SimulationError
+
+    eng: CompiledEngine = runner._engine
+    rec = runner.recorder
+    remaining = int(n)
+    while remaining > 0:
+        if runner.error is not None:
+            raise SimulationError(f"the run has failed ({runner.error}); restore a snapshot or reset()")
+        k = runner.tick
+        eng.FLAG[0] = 0
+        if runner.registry.pending:
+            changes = runner.registry.apply(runner.time)
+            for name in dict.fromkeys(c.name.split(".")[0] for c in changes):
+                eng.repack(name, [runner.params[name]])
+        rec.writable(k, k + remaining - 1)
+        eng.advance(k, remaining, rec.data[None], rec.ticks, rec.index, rec.every)
+        done, reason = int(eng.DONE[0]), int(eng.REASON[0])
+        rec.recorded(k, k + done - 1)
+        runner.tick = k + done
+        runner.rhs_calls += 4 * done if eng.X.shape[1] else 0
+        remaining -= done
+        try:
+            if reason in (1, 5):
+                _log_modes(runner, runner.tick - 1)
+            if reason == 2:
+                runner._raise_nonfinite(runner.time)
+            if reason in (3, 5):
+                runner._raise_nonfinite_state(runner.time)
+        except SimulationError as exc:
+            runner.status, runner.message, runner.error = "failed", str(exc), exc
+            raise
+        runner.status = "running"
+
+
+def runner_outputs(runner: Any) -> None:
+    """The major output pass at the runner's tick (its last row, :meth:`Runner.results`)."""
+    eng: CompiledEngine = runner._engine
+    rec = runner.recorder
+    eng.advance(runner.tick, 0, rec.data[None], rec.ticks, rec.index, rec.every, final=1)
+    if int(eng.REASON[0]) == 2:
+        runner._raise_nonfinite(runner.time)
+
+
+def _log_modes(runner: Any, k: int) -> None:
+    m = runner.model
+    eng: CompiledEngine = runner._engine
+    t = m.ctx.t0 + k * m.ctx.dt
+    for b in m.blocks:
+        every = m.ticks[b.name]
+        if b.modes and b.discrete and (every == 1 or k % every == 0):
+            zo, _ = m.z_slot[b.name]
+            nm = len(b.modes)
+            old, new = eng.ZOLD[0, zo: zo + nm].tolist(), eng.Z[0, zo: zo + nm].tolist()
+            if old != new:
+                runner._log_modes(t, b.name, b.modes, b.mode_labels, old, new)

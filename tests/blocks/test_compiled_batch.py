@@ -1,0 +1,97 @@
+"""N copies in one compiled engine (:class:`blocks.batch.BatchRunner`): row i is the single run
+with copy i's parameters; a failing copy stops alone; unchanged blocks share one packed vector."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from blocks import Runner, compile_diagram
+from blocks.batch import BatchRunner, blockers, run_batch
+from blocks.core import BlockError
+from blocks.recorder import Results
+from tests.blocks.engine_diagrams import oscillator, runaway, unregister
+
+LOGGED = ["mux.y", "pid.u", "mode.y"]
+OVERRIDES = [{"pid.kp": 10.0, "k.k": 0.5}, {"pid.kp": 35.0, "k.k": -0.2, "ref.after": 0.5},
+             {"pid.kd": 3.0}, {}]
+
+_types = pytest.fixture(scope="module", autouse=True)(unregister)
+
+
+def _run(ov: dict[str, float], engine: str, every: int = 1, t_end: float = 1.0) -> Results:
+    d = oscillator(t_end=t_end)
+    for ref, v in ov.items():
+        d.set_param(ref, v)
+    return Runner(compile_diagram(d), logged=LOGGED, engine=engine, record_every=every).run()
+
+
+def _single(ov: dict[str, float], engine: str, every: int = 1, t_end: float = 1.0) -> dict[str, np.ndarray]:
+    return _run(ov, engine, every, t_end).signals
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_row_i_is_single_run_i(parallel: bool) -> None:
+    model = compile_diagram(oscillator(t_end=1.0))
+    assert blockers(model) == []
+    res = BatchRunner(model, OVERRIDES, LOGGED).run(parallel=parallel)
+    assert res.status == ["ok"] * 4 and res.signals["mux.y"].shape == (4, 1001, 4)
+    assert res.signals["pid.u"].shape == (4, 1001, 1)
+    for i, ov in enumerate(OVERRIDES):
+        assert res.events[i] == _run(ov, "python").events and res.events[i]  # mode switches, as logged singly
+        for engine in ("python", "compiled"):
+            ref = _single(ov, engine)
+            for name in LOGGED:
+                got = res.signals[name][i].reshape(ref[name].shape)
+                np.testing.assert_allclose(got, ref[name], rtol=0, atol=1e-9 * (1 + np.abs(ref[name]).max()))
+    finals = {round(float(res.signals["mux.y"][i, -1, 0]), 6) for i in range(4)}
+    assert len(finals) == 4  # the copies really differ
+
+
+def test_record_every_in_a_batch() -> None:
+    res = BatchRunner(compile_diagram(oscillator(t_end=0.5)), OVERRIDES[:2], LOGGED, record_every=7).run()
+    assert res.t.size == 500 // 7 + 2 and res.t[-1] == pytest.approx(0.5)
+    ref = _single(OVERRIDES[1], "python", every=7, t_end=0.5)
+    np.testing.assert_allclose(res.signals["mux.y"][1], ref["mux.y"], rtol=0, atol=1e-9)
+
+
+def test_unchanged_blocks_share_their_packed_parameters() -> None:
+    model = compile_diagram(oscillator(t_end=0.1))
+    br = BatchRunner(model, [{"k.k": float(i)} for i in range(64)], LOGGED)
+    by = {b.name: br.engine.P[j] for j, b in enumerate(model.blocks)}
+    assert by["k"].shape == (64, 1) and by["plant"].shape[0] == 1 and by["pid"].shape[0] == 1
+    stored, unshared = br.engine.shared_bytes()
+    assert stored < unshared / 4
+
+
+def test_a_failing_copy_stops_alone() -> None:
+    model = compile_diagram(runaway(t_end=0.5))
+    res = BatchRunner(model, [{"g.k": -3.0}, {"g.k": 2000.0}], ["x.y"]).run()
+    assert res.status == ["ok", "failed"]
+    fail = Runner(compile_diagram(runaway(t_end=0.5)), engine="python").run()
+    assert res.failed_at[1] == pytest.approx(fail.t[-1] + 1e-3) and np.isnan(res.failed_at[0])
+    assert np.isnan(res.signals["x.y"][1, -1]).all() and np.isfinite(res.signals["x.y"][0]).all()
+    np.testing.assert_allclose(res.signals["x.y"][0, :, 0], np.exp(-3.0 * res.t), rtol=1e-9)
+
+
+def test_vectorised_refuses_blocks_without_kernels_and_run_batch_falls_back() -> None:
+    d = oscillator(t_end=0.2)
+    d.add("f", "Function", func=np.tanh)
+    d.connect("err.y", "f.u")
+    with pytest.raises(BlockError, match="cannot vectorise block"):
+        BatchRunner(compile_diagram(d), [{}], ["f.y"])
+    res, path = run_batch(oscillator(t_end=0.2), OVERRIDES[:2], ["mux.y"])
+    assert path == "vectorised" and res.status == ["ok", "ok"]
+
+
+def test_item_overrides_reach_their_copy() -> None:
+    """``"pid.kp[0]"`` sets one joint's gain of one copy, as ``Diagram.set_param`` does for a single run."""
+    d = oscillator(t_end=0.3)
+    d.set_param("pid.n", 1)
+    model = compile_diagram(d)
+    res = BatchRunner(model, [{"pid.kp[0]": 45.0}, {}], ["pid.u"]).run()
+    single = d.copy()
+    single.set_param("pid.kp[0]", 45.0)
+    ref = Runner(compile_diagram(single), logged=["pid.u"], engine="python").run()
+    np.testing.assert_allclose(res.signals["pid.u"][0, :, 0], ref["pid.u"], rtol=0, atol=1e-9)
+    assert np.abs(res.signals["pid.u"][0] - res.signals["pid.u"][1]).max() > 1e-3

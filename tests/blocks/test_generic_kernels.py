@@ -1,0 +1,86 @@
+"""The generic and control blocks' kernels compute what their Python callbacks compute (random
+inputs, states and parameters; scaled error <= 1e-12), and which blocks have no compiled form."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from blocks.core import Block
+from blocks.kernels import probe_kernels
+from blocks.library.control import PID, TorqueSwitch
+from blocks.library.generic import (
+    Constant,
+    Function,
+    Gain,
+    Integrator,
+    Mux,
+    Scope,
+    Selector,
+    StateSpace,
+    Step,
+    Sum,
+    UnitDelay,
+)
+
+TOL = 1e-12
+
+CASES: list[Block] = [
+    Constant("c", value=(1.5, -2.0, 3.0)),
+    Step("s", t_step=0.3, before=-1.0, after=2.0, n=3),
+    Gain("g", k=-2.5, n=3),
+    Sum("s2", signs="+-", n=3),
+    Sum("s3", signs="-+-", n=2),
+    Sum("s1", signs="-", n=4),
+    Mux("m", sizes=(2.0, 1.0, 3.0)),
+    Selector("sel", n=5, indices=(4.0, 0.0, 2.0)),
+    Selector("run", n=5, indices=(1.0, 2.0)),
+    UnitDelay("d", n=3, initial=0.5),
+    Integrator("i", n=2, x0=1.0),
+    StateSpace("ss", n=2, m=1, l=2, a=(0.0, 1.0, -4.0, -0.4), b=(0.0, 1.0), c=(1.0, 0.0, 0.0, 1.0),
+               d=(0.0, 0.0), x0=(0.1, 0.0)),
+    StateSpace("ssd", n=2, m=2, l=1, a=(-1.0, 0.5, 0.2, -3.0), b=(1.0, 0.0, 0.3, 2.0), c=(1.0, -1.0),
+               d=(0.7, -0.2), x0=(0.0, 0.0)),
+    PID("pid", n=2, kp=(400.0, 650.0), ki=120.0, kd=(20.0, 35.0), tf=0.01, u_max=30.0),
+    PID("pid1", n=3, ts=0.002),
+    TorqueSwitch("sw"),
+]
+
+
+@pytest.mark.parametrize("block", CASES, ids=lambda b: b.name)
+@pytest.mark.parametrize("t", [0.0, 0.5])
+def test_kernels_agree_with_callbacks(block: Block, t: float) -> None:
+    rng = np.random.default_rng(7)
+    ins, _ = block.port_specs()
+    p = block.make_params(__import__("blocks.core", fromlist=["CompileContext"]).CompileContext())
+    for trial in range(20):
+        u = {s.name: rng.normal(scale=2.0, size=int(s.size)) for s in ins}
+        if block.type_name in ("PID", "TorqueSwitch"):  # flags of 0/1 and both PID regimes
+            for key in ("enable", "stance"):
+                if key in u:
+                    u[key] = rng.integers(0, 2, size=u[key].size).astype(float)
+        x = rng.normal(size=block.state_size())
+        z = rng.normal(size=block.discrete_size())
+        if block.type_name == "PID":
+            z[-1] = float(trial % 2)  # started / not started
+        ref = block.probe(t, u, x=x, z=z, p=p)
+        got = probe_kernels(block, p, t, tuple(u[s.name] for s in ins), x, z)
+        for name in ref.y:
+            np.testing.assert_allclose(got.y[name], ref.y[name], rtol=0, atol=TOL * (1 + np.abs(ref.y[name]).max()))
+        np.testing.assert_allclose(got.dx, ref.dx, rtol=0, atol=TOL * (1 + np.abs(ref.dx).max(initial=0)))
+        np.testing.assert_allclose(got.z_next, ref.z_next, rtol=0, atol=TOL * (1 + np.abs(ref.z_next).max(initial=0)))
+
+
+def test_pid_saturates_and_clamps_in_the_kernel() -> None:
+    """A large error saturates the output at u_max and freezes the integrator (anti-windup)."""
+    blk = PID("pid", n=1, kp=1000.0, ki=100.0, u_max=5.0)
+    p = blk.make_params(__import__("blocks.core", fromlist=["CompileContext"]).CompileContext())
+    z = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
+    got = probe_kernels(blk, p, 0.0, (np.array([1.0]), np.array([0.0]), np.array([1.0]), np.array([0.0])),
+                        np.zeros(0), z)
+    assert got.y["u"][0] == 5.0 and got.z_next[0] == 1.0
+
+
+def test_scope_has_an_empty_compiled_form_and_function_none() -> None:
+    assert Scope("sc", n=2).kernels() == (None, None, None)
+    assert Function("f", func=np.sin).kernels() is None

@@ -1,0 +1,73 @@
+"""``--executor vectorized``: sweep rows from one compiled batch equal the rows of single runs."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pytest
+
+from app.runs import RunSpec
+from app.tuning.objective import Objective
+from app.tuning.vectorized import default_executor, run_many
+from app.tuning.worker import run_one
+from blocks.executors import make_executor
+from tests.blocks.engine_diagrams import oscillator, unregister
+
+TIMING = {"job_wall_s", "wall_s", "realtime_factor"}
+
+_types = pytest.fixture(scope="module", autouse=True)(unregister)
+
+
+def _specs() -> list[RunSpec]:
+    base = RunSpec(diagram=oscillator(t_end=0.6), preset=None, dataset="sneakers")
+    return [base.with_settings(("pid.kp", kp), ("k.k", k)) for kp, k in ((10.0, 0.5), (30.0, -0.2), (55.0, 0.1))]
+
+
+def _plant_metrics(results: Any, built: Any) -> dict[str, Any]:
+    if "mux.y" not in results.signals:
+        return {}
+    y = results["mux.y"]
+    return {"plant_rms": float(np.sqrt(np.mean(y[:, 0] ** 2))), "plant_final": float(y[-1, 0]),
+            "samples": int(y.shape[0])}
+
+
+@pytest.fixture
+def plant_metric() -> Iterator[None]:
+    from app.runs import METRICS, register_metric
+
+    register_metric(_plant_metrics)
+    yield
+    METRICS.remove(_plant_metrics)
+
+
+def test_vectorised_rows_equal_single_run_rows(plant_metric: None) -> None:
+    specs = _specs()
+    assert default_executor(specs[0]) == "vectorized"
+    with make_executor("vectorized") as ex:
+        got = ex.map(partial(run_one, objective=Objective()), specs)
+    for spec, row in zip(specs, got):
+        ref = run_one(spec)
+        assert row["status"] == ref["status"] == "ok"
+        assert set(row) == set(ref)
+        for key, value in ref.items():
+            if key in TIMING:
+                continue
+            if isinstance(value, float) and math.isfinite(value):
+                assert abs(row[key] - value) <= 1e-9 * (1 + abs(value)), key
+            else:
+                assert row[key] == value or (value != value and row[key] != row[key]), key
+    assert len({round(r["plant_rms"], 9) for r in got}) == 3 and all(r["samples"] == 601 for r in got)
+    assert all(r["n_events"] >= 1 for r in got)
+
+
+def test_a_diagram_without_kernels_runs_one_by_one() -> None:
+    from app.runs import default_diagram_path
+
+    spec = RunSpec(diagram=default_diagram_path(), dataset="sneakers", duration=0.2)
+    assert default_executor(spec) == "process"
+    rows = run_many([spec.with_settings(("pid_hip.kp", 600.0))])
+    assert rows[0]["status"] in ("ok", "fell") and rows[0]["pid_hip.kp"] == 600.0
