@@ -287,7 +287,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.scopes.follow = not full
         self.scopes.refresh(full=full, stats=True)
         if full:
-            self.scopes.scopes[0].plot.enableAutoRange(axis="x")
+            self.scopes.fit_x()
 
     def show_block(self, name: str) -> None:
         self.params.show_block(self.session, name)
