@@ -32,6 +32,7 @@ parameter-change markers (:meth:`ScopeStack.mark_changes`).
 from __future__ import annotations
 
 import math
+import re
 
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
@@ -46,6 +47,18 @@ from app.gui.scope_xy import XYScope, next_colour, xy_spec
 from app.gui.session import SimSession
 
 __all__ = ["Scope", "ScopeStack", "Trace", "XYScope", "default_scopes", "peak_decimate", "trace_stats"]
+
+
+def column_unit(unit: str, labels: tuple[str, ...], col: int) -> str:
+    """The unit of column ``col`` of a signal in ``unit``: one unit for all columns, one per column
+    (``"N, N, m"``), or, for generalised coordinates ``"m, rad"``, the first unit for the position
+    columns (``x0``, ``y0``, …) and the second for the others."""
+    parts = [p.strip() for p in unit.split(",")]
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) == len(labels):
+        return parts[col]
+    return parts[0] if re.fullmatch(r"[xy]\d*", labels[col]) else parts[-1]
 
 
 class ScopeStack(pg.GraphicsLayoutWidget):
@@ -181,9 +194,9 @@ class ScopeStack(pg.GraphicsLayoutWidget):
         """A trace of column ``col`` of logged signal ``name`` (radians shown in degrees) and its unit."""
         assert self.session is not None
         s = self.session
-        unit = s.unit(name)
-        scale = DEG if unit.strip() == "rad" else 1.0
-        unit = unit.replace("rad", "deg") if scale != 1.0 else (unit or "-")
+        unit = column_unit(s.unit(name), s.labels(name), col)
+        scale = DEG if unit.split("/")[0] == "rad" else 1.0
+        unit = unit.replace("rad", "deg", 1) if scale != 1.0 else (unit or "-")
         label = f"{name}[{s.labels(name)[col]}]"
         return Trace(label, name, col, scale, color or PALETTE[len(label) % len(PALETTE)]), unit
 
