@@ -108,8 +108,10 @@ class FileActions(QtCore.QObject):
 
         return self._replace(lambda: self.session.plan_preset(name), "Cannot apply preset", background, reset_list)
 
-    def open_path(self, path: str | Path) -> bool:
-        """Open a session, diagram or dataset file (judged by content); errors leave all as it was."""
+    def open_path(self, path: str | Path, background: bool = False) -> bool:
+        """Open a session, diagram or dataset file (judged by content); errors leave all as it was.
+        ``background``: diagrams and data files compile in the worker thread (what *Open*, recent
+        files and drops do; the session file's own compile still runs here)."""
         path = Path(path)
         try:
             kind = _json_format(path)
@@ -128,23 +130,23 @@ class FileActions(QtCore.QObject):
             self._add_recent(str(path))
             return True
         if kind == "gaitblocks-diagram":
-            ok = self._replace(lambda: self.session.plan_diagram(path), "Cannot open diagram")
+            ok = self._replace(lambda: self.session.plan_diagram(path), "Cannot open diagram", background)
             if ok:
                 self._add_recent(str(path))
             return ok
-        return self.open_dataset(str(path))
+        return self.open_dataset(str(path), background)
 
     def ask_open(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self._parent, "Open", "", DATA_FILTER)
         if path:
-            self.open_path(path)
+            self.open_path(path, background=True)
         else:
             self.controls.set_datasets(available_datasets(), self.session.dataset)
 
     def ask_open_diagram(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self._parent, "Open diagram", "", "Diagrams (*.json)")
         if path:
-            self.open_path(path)
+            self.open_path(path, background=True)
 
     def save_session(self, path: str | Path) -> None:
         self.session.save(path, self.view_state())
@@ -184,7 +186,7 @@ class FileActions(QtCore.QObject):
     def _refresh_recent(self) -> None:
         self.recent_menu.clear()
         for p in self.recent_files():
-            self.recent_menu.addAction(str(p)).triggered.connect(lambda _=False, pp=str(p): self.open_path(pp))
+            self.recent_menu.addAction(str(p)).triggered.connect(lambda _=False, pp=str(p): self.open_path(pp, True))
 
     def ask_export(self, kind: str) -> None:
         """Ask for a file name, then :meth:`export` ``kind`` to it."""

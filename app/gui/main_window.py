@@ -312,7 +312,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def dropEvent(self, event: QtGui.QDropEvent) -> None:
         for url in event.mimeData().urls():
             if url.isLocalFile():
-                self.files.open_path(url.toLocalFile())
+                self.files.open_path(url.toLocalFile(), background=True)
                 break
         event.acceptProposedAction()
 

@@ -31,10 +31,11 @@ from app.gui.session import SimSession
 from app.gui.stick_figure import StickFigure, draw_mechanism
 from app.gui.validity_panel import ValidityPanel, status_text
 
-__all__ = ["BUDGET_S", "FRAME_MS", "STATUS_S", "RunController", "RunViews"]
+__all__ = ["BUDGET_S", "FRAME_MS", "MAX_BUDGET_S", "STATUS_S", "RunController", "RunViews"]
 
 FRAME_MS = 16
 BUDGET_S = 0.010
+MAX_BUDGET_S = 0.016   # solver time per frame at most: at 10x real time the frame rate stays >= ~30/s
 STATUS_S = 0.1      # while running, the status bar and timeline are rewritten at most every STATUS_S
 
 
@@ -112,8 +113,10 @@ class RunController(QtCore.QObject):
         s = self.session
         if self.running:
             # half of the measured frame interval goes to the solver (at least BUDGET_S), so a slow
-            # display still keeps up with real time when the engine can
-            s.advance_frame(max(BUDGET_S, 0.5 * wall_dt), self.views.controls.speed_value(), wall_dt)
+            # display still keeps up with real time when the engine can; at most MAX_BUDGET_S, or a
+            # speed the engine cannot reach (10x) would lengthen every frame, and so the budget, in turn
+            budget = min(MAX_BUDGET_S, max(BUDGET_S, 0.5 * wall_dt))
+            s.advance_frame(budget, self.views.controls.speed_value(), wall_dt)
         self.update_views(now=now)
         # let pyqtgraph's deferred range/matrix updates run now, not inside the paint event, where
         # they would dirty the views again and make Qt paint them twice per frame

@@ -137,7 +137,8 @@ class XYScope(Scope):
         x = float(self.x_data(s, tick, tick + 1)[0])
         ys = [float(self.trace_data(s, tr, tick, tick + 1)[0]) for tr in self.spec.traces]
         self.cursor.setData([x] * len(ys), ys)
-        self.cursor_text.setText(f"t={t:.3f} s  " + self.read_cursor(s, tick))
+        self.cursor_text.setText(f"t={t:.3f} s ({x:.3g}, {ys[0]:.3g})" if ys else f"t={t:.3f} s")
+        self.cursor_text.setToolTip(self.read_cursor(s, tick))
         self.cursor_text.setPos(x, ys[0] if ys else 0.0)
 
 

@@ -139,3 +139,14 @@ def test_a_recompile_reuses_the_plots_and_shows_the_new_run(qtbot, window: MainW
     np.testing.assert_allclose(hip.curves[0].getData()[1], s.recorded(hip.spec.traces[0].signal)[:, 3] * DEG)
     stack.remove_scope(len(stack.scopes) - 1)          # a different layout builds only what changed
     assert stack.built == built and [sc.plot for sc in stack.scopes] == plots[:-1]
+
+
+def test_opening_a_file_from_the_menu_compiles_in_the_background(qtbot, window: MainWindow) -> None:
+    from app.gui.session import DEFAULT_DIAGRAM
+
+    s, gen = window.session, window.session.generation
+    assert window.files.open_path(DEFAULT_DIAGRAM, background=True)
+    assert window.compiler.busy and s.generation == gen          # returned before compiling
+    assert not window.controls.run_action.isEnabled()            # busy: the controls are disabled
+    qtbot.waitUntil(lambda: not window.compiler.busy, timeout=30000)
+    assert s.generation == gen + 1 and window.controls.run_action.isEnabled()
