@@ -64,32 +64,30 @@ class FileActions(QtCore.QObject):
 
     def _replace(self, plan: Callable[[], Plan], title: str, background: bool = False,
                  on_fail: Callable[[], None] = lambda: None) -> bool:
-        """Plan a recompile (a user error is reported, the session left as it was), then compile
-        it here or, with ``background`` and a compiler, in its worker thread (returns True once
-        submitted; the window redraws when it arrives)."""
+        """Plan a recompile and compile it here (a user error is reported, the session left as it
+        was), or, with ``background`` and a compiler, plan and compile it in its worker thread
+        (returns True once submitted; the window redraws when it arrives, an error is reported then)."""
         self.pause()
         session = self.session
-        try:
-            p = plan()
-            if not (background and self.compiler is not None):
-                session.apply(p)
-        except UserError as exc:
-            self.errors.report(title, exc)
-            on_fail()
-            return False
         if background and self.compiler is not None:
-            def done(built: Any) -> None:
+            def done(result: tuple[Plan, Any]) -> None:
                 if self.session is session:   # not replaced by a session file meanwhile
-                    session.adopt(p, built)
+                    session.adopt(*result)
                     self.changed.emit()
 
             def failed(exc: Exception) -> None:
                 self.errors.report(title, exc)
                 on_fail()
 
-            self.compiler.submit(p, f"{title.replace('Cannot ', '').capitalize()}: loading and compiling…",
+            self.compiler.submit(plan, f"{title.replace('Cannot ', '').capitalize()}: loading and compiling…",
                                  done, failed)
             return True
+        try:
+            session.apply(plan())
+        except UserError as exc:
+            self.errors.report(title, exc)
+            on_fail()
+            return False
         self.changed.emit()
         return True
 

@@ -130,6 +130,20 @@ class Scope:
         curve = self.plot.plot(pen=trace_pen(tr), name=tr.label)
         self.curves.append(curve)
 
+    def thin_pens(self, on: bool) -> None:
+        """Draw the curves (and the overlaid runs) 1 px wide (``on``, while running) or at their
+        traces' widths. Qt's raster engine strokes the 1.6-2 px lines about 2.7 times slower than
+        1 px ones: a full repaint of the default scopes took 55-59 ms against 21 ms."""
+        for tr, curve in zip(self.spec.traces, self.curves):
+            pen = trace_pen(tr)
+            if on:
+                pen.setWidthF(1.0)
+            curve.setPen(pen)
+        for c in self.overlay.curves.values():
+            pen = pg.mkPen(c.opts["pen"])
+            pen.setWidthF(1.0 if on else 1.3)
+            c.setPen(pen)
+
     def add_trace(self, tr: Trace) -> None:
         self.spec.traces.append(tr)
         self._add_curve(tr)

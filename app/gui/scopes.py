@@ -269,7 +269,8 @@ class ScopeStack(pg.GraphicsLayoutWidget):
         """Enter (``on``, the run starts) or leave (the run stops) live refreshing.
 
         Live: the time axes are unlinked so that refreshing one scope repaints only that plot,
-        and y auto-ranging is off (:meth:`Scope.sticky_y_range`). Leaving relinks the time axes
+        the curves are drawn 1 px wide (:meth:`Scope.thin_pens`) and y auto-ranging is off
+        (:meth:`Scope.sticky_y_range`). Leaving relinks the time axes
         to the first time scope, turns y auto-ranging back on and refreshes every scope in full.
         """
         if on == self.live:
@@ -277,6 +278,7 @@ class ScopeStack(pg.GraphicsLayoutWidget):
         self.live = on
         master = self.master()
         for sc in self.scopes:
+            sc.thin_pens(on)
             if sc.is_xy:
                 continue
             if on:
