@@ -150,3 +150,28 @@ def test_opening_a_file_from_the_menu_compiles_in_the_background(qtbot, window: 
     assert not window.controls.run_action.isEnabled()            # busy: the controls are disabled
     qtbot.waitUntil(lambda: not window.compiler.busy, timeout=30000)
     assert s.generation == gen + 1 and window.controls.run_action.isEnabled()
+
+
+def test_run_on_a_finished_run_plays_it_back_at_the_chosen_speed(qtbot, window: MainWindow) -> None:
+    from app.gui.controls import SPEEDS
+
+    run_until(qtbot, window, 1.0)
+    s, rc = window.session, window.run_control
+    assert s.finished and window.timeline.at_end()
+    n, t_end = s.runner.recorder.length, s.time
+    window.controls.speed.setCurrentIndex([lab for lab, _ in SPEEDS].index("2×"))
+    window.controls.run_action.trigger()                  # the user presses Run
+    assert rc.playing and not rc.running and window.controls.run_action.isChecked()
+    qtbot.waitUntil(lambda: 0.2 < window.timeline.position() < 0.9, timeout=10000)
+    t_shown = float(window.figure.state_text.split("t = ")[1].split(" s")[0])
+    assert t_shown == pytest.approx(window.timeline.position() + s.runner.t0, abs=0.03)
+    assert s.runner.recorder.length == n and s.time == t_end     # nothing simulated
+    qtbot.waitUntil(lambda: not rc.playing, timeout=10000)
+    assert window.timeline.at_end() and not window.controls.run_action.isChecked()
+    # pausing stops playback where it is
+    window.controls.run_action.trigger()
+    qtbot.waitUntil(lambda: window.timeline.position() > 0.1, timeout=10000)
+    window.controls.run_action.trigger()
+    pos = window.timeline.position()
+    qtbot.wait(100)
+    assert not rc.playing and window.timeline.position() == pos
