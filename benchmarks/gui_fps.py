@@ -55,10 +55,36 @@ class PaintCounter(QtCore.QObject):
         return False
 
 
+def playback(app: QtWidgets.QApplication, win: MainWindow, painted: PaintCounter, speed: float) -> None:
+    """Finish the run, then play it back from the start at ``speed`` (Run on a finished run)."""
+    s = win.session
+    s.t_end = s.time
+    win.run_control.update_views()
+    win.timeline.set_end(s.time - s.runner.t0, True)
+    frames0, shown0 = win.run_control.frames, set(painted.frames["figure"])
+    start = time.perf_counter()
+    plays = 0
+    while time.perf_counter() - start < 3.0:          # play it again until 3 s of wall time are measured
+        win.run_control.set_running(True)
+        assert win.run_control.playing, "Run on a finished run should play it back"
+        plays += 1
+        while win.run_control.playing:
+            app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    wall = time.perf_counter() - start
+    shown = len(painted.frames["figure"] - shown0)
+    played = s.time - s.runner.t0
+    print(f"playback of the {played:.2f} s run at {speed:g}x, {plays} times: {wall:.2f} s wall "
+          f"(ideal {plays * played / speed:.2f}); "
+          f"{win.run_control.frames - frames0} frames, {shown} painted -> {shown / wall:.1f} frames/s "
+          f"(goal at 10x >= 30)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seconds", type=float, default=5.0, help="simulated seconds at the chosen speed")
     ap.add_argument("--speed", type=float, default=1.0, help="x real time (default 1)")
+    ap.add_argument("--playback", action="store_true",
+                    help="also play the finished run back at --speed (no simulation) and print its frame rate")
     args = ap.parse_args()
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     settings = QtCore.QSettings(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope, "gaitblocks",
@@ -122,6 +148,8 @@ def main() -> None:
     change = s.param_log()[-1] if len(s.param_log()) > n_log else None
     print(f"slider -> engine delay: {frames} frame(s); {ref} applied at t = "
           f"{change['t'] if change else float('nan'):.3f} s (goal <= 1 frame)")
+    if args.playback:
+        playback(app, win, painted, args.speed)
     win.close()
 
 

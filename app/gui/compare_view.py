@@ -117,6 +117,9 @@ class CompareView(QtWidgets.QWidget):
         self.progress = QtWidgets.QProgressBar()
         self.progress.setFormat("%v / %m  %p%")
         self.status = QtWidgets.QLabel("")
+        # a new status text must not re-lay out the view: that repainted the four plots (0.1-0.3 s)
+        self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
+        self.status.setFixedHeight(self.status.fontMetrics().height() + 4)
         self.cancel_btn = QtWidgets.QPushButton("Cancel")
         self.cancel_btn.setEnabled(False)
         self.cancel_btn.clicked.connect(self.cancel)
@@ -127,6 +130,7 @@ class CompareView(QtWidgets.QWidget):
         self.plots = pg.GraphicsLayoutWidget()
         self.plots.setBackground("w")
         self.plot_items: dict[str, pg.PlotItem] = {}
+        self._curves: dict[str, list[pg.PlotDataItem]] = {}
         for i, (title, key, unit) in enumerate(PLOTS):
             p = self.plots.addPlot(row=i // 2, col=i % 2)
             p.setTitle(f"<b>{title}</b> [{unit}]", size="9pt")
@@ -196,15 +200,18 @@ class CompareView(QtWidgets.QWidget):
         """Overlay each condition's mean cycle and fill the metrics table."""
         self.results = list(results)
         for key, plot in self.plot_items.items():
+            data = [(str(r.name), np.asarray(r.cycle["pct"], dtype=float), np.asarray(r.cycle[key], dtype=float))
+                    for r in self.results if key in r.cycle and "pct" in r.cycle]
+            old = self._curves.get(key, [])
+            if [c.name() for c in old] == [name for name, _, _ in data]:
+                for c, (_, x, y) in zip(old, data):      # the same conditions: new data, same items
+                    c.setData(x, y)
+                continue
             plot.clear()
             if plot.legend is not None:
                 plot.legend.clear()
-            for i, r in enumerate(self.results):
-                cyc = r.cycle
-                if key in cyc and "pct" in cyc:
-                    y = np.asarray(cyc[key], dtype=float)
-                    plot.plot(np.asarray(cyc["pct"], dtype=float), y, pen=pg.mkPen(PALETTE[i % len(PALETTE)], width=2),
-                              name=str(r.name))
+            self._curves[key] = [plot.plot(x, y, pen=pg.mkPen(PALETTE[i % len(PALETTE)], width=2), name=name)
+                                 for i, (name, x, y) in enumerate(data)]
         rows = self.table_fn(self.results) if self.table_fn is not None else [["condition"]] + [
             [str(r.name)] for r in self.results]
         header, body = rows[0], rows[1:]

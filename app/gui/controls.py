@@ -141,6 +141,12 @@ class Timeline(QtWidgets.QWidget):
         self._quiet = False
         self.label.setText(f"{self.slider.value() * self.resolution:.3f} / {t_end:.3f} s")
 
+    def show_position(self, t: float) -> None:
+        """Move the handle to ``t`` [s] without emitting ``scrubbed`` (playback)."""
+        self._quiet = True
+        self.slider.setValue(int(round(t / self.resolution)))
+        self._quiet = False
+
     def position(self) -> float:
         return self.slider.value() * self.resolution
 

@@ -64,32 +64,30 @@ class FileActions(QtCore.QObject):
 
     def _replace(self, plan: Callable[[], Plan], title: str, background: bool = False,
                  on_fail: Callable[[], None] = lambda: None) -> bool:
-        """Plan a recompile (a user error is reported, the session left as it was), then compile
-        it here or, with ``background`` and a compiler, in its worker thread (returns True once
-        submitted; the window redraws when it arrives)."""
+        """Plan a recompile and compile it here (a user error is reported, the session left as it
+        was), or, with ``background`` and a compiler, plan and compile it in its worker thread
+        (returns True once submitted; the window redraws when it arrives, an error is reported then)."""
         self.pause()
         session = self.session
-        try:
-            p = plan()
-            if not (background and self.compiler is not None):
-                session.apply(p)
-        except UserError as exc:
-            self.errors.report(title, exc)
-            on_fail()
-            return False
         if background and self.compiler is not None:
-            def done(built: Any) -> None:
+            def done(result: tuple[Plan, Any]) -> None:
                 if self.session is session:   # not replaced by a session file meanwhile
-                    session.adopt(p, built)
+                    session.adopt(*result)
                     self.changed.emit()
 
             def failed(exc: Exception) -> None:
                 self.errors.report(title, exc)
                 on_fail()
 
-            self.compiler.submit(p, f"{title.replace('Cannot ', '').capitalize()}: loading and compiling…",
+            self.compiler.submit(plan, f"{title.replace('Cannot ', '').capitalize()}: loading and compiling…",
                                  done, failed)
             return True
+        try:
+            session.apply(plan())
+        except UserError as exc:
+            self.errors.report(title, exc)
+            on_fail()
+            return False
         self.changed.emit()
         return True
 
@@ -108,8 +106,10 @@ class FileActions(QtCore.QObject):
 
         return self._replace(lambda: self.session.plan_preset(name), "Cannot apply preset", background, reset_list)
 
-    def open_path(self, path: str | Path) -> bool:
-        """Open a session, diagram or dataset file (judged by content); errors leave all as it was."""
+    def open_path(self, path: str | Path, background: bool = False) -> bool:
+        """Open a session, diagram or dataset file (judged by content); errors leave all as it was.
+        ``background``: diagrams and data files compile in the worker thread (what *Open*, recent
+        files and drops do; the session file's own compile still runs here)."""
         path = Path(path)
         try:
             kind = _json_format(path)
@@ -128,23 +128,23 @@ class FileActions(QtCore.QObject):
             self._add_recent(str(path))
             return True
         if kind == "gaitblocks-diagram":
-            ok = self._replace(lambda: self.session.plan_diagram(path), "Cannot open diagram")
+            ok = self._replace(lambda: self.session.plan_diagram(path), "Cannot open diagram", background)
             if ok:
                 self._add_recent(str(path))
             return ok
-        return self.open_dataset(str(path))
+        return self.open_dataset(str(path), background)
 
     def ask_open(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self._parent, "Open", "", DATA_FILTER)
         if path:
-            self.open_path(path)
+            self.open_path(path, background=True)
         else:
             self.controls.set_datasets(available_datasets(), self.session.dataset)
 
     def ask_open_diagram(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self._parent, "Open diagram", "", "Diagrams (*.json)")
         if path:
-            self.open_path(path)
+            self.open_path(path, background=True)
 
     def save_session(self, path: str | Path) -> None:
         self.session.save(path, self.view_state())
@@ -184,7 +184,7 @@ class FileActions(QtCore.QObject):
     def _refresh_recent(self) -> None:
         self.recent_menu.clear()
         for p in self.recent_files():
-            self.recent_menu.addAction(str(p)).triggered.connect(lambda _=False, pp=str(p): self.open_path(pp))
+            self.recent_menu.addAction(str(p)).triggered.connect(lambda _=False, pp=str(p): self.open_path(pp, True))
 
     def ask_export(self, kind: str) -> None:
         """Ask for a file name, then :meth:`export` ``kind`` to it."""

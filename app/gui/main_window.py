@@ -241,10 +241,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self.apply_view(view)
 
     def view_state(self) -> dict[str, Any]:
-        """The layout saved in session files: speed, scope window [s], tabs, selected block, splitter."""
+        """The layout saved in session files: speed, scope window [s], tabs, selected block, splitter,
+        scopes (:meth:`ScopePanel.layout_state`)."""
         return {"speed": self.controls.speed.currentText(), "window_s": self.scopes.window_s,
                 "tab": self.tabs.currentIndex(), "side_tab": self.side.currentIndex(),
-                "selected_block": self.params.block, "splitter": self.main_split.sizes()}
+                "selected_block": self.params.block, "splitter": self.main_split.sizes(),
+                "scopes": self.scope_panel.layout_state()}
 
     def apply_view(self, view: dict[str, Any]) -> None:
         """Restore a :meth:`view_state` (unknown or missing entries keep the current layout)."""
@@ -259,6 +261,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.side.setCurrentIndex(int(view.get("side_tab", 0)))
         if isinstance(view.get("splitter"), list):
             self.main_split.setSizes([int(v) for v in view["splitter"]])
+        self.scope_panel.apply_layout(view.get("scopes"))
 
     def bind_session(self) -> None:
         """(Re)draw everything for the current session (after a compile, never per frame)."""
@@ -288,7 +291,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.scopes.follow = not full
         self.scopes.refresh(full=full, stats=True)
         if full:
-            self.scopes.scopes[0].plot.enableAutoRange(axis="x")
+            self.scopes.fit_x()
 
     def show_block(self, name: str) -> None:
         self.params.show_block(self.session, name)
@@ -310,7 +313,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def dropEvent(self, event: QtGui.QDropEvent) -> None:
         for url in event.mimeData().urls():
             if url.isLocalFile():
-                self.files.open_path(url.toLocalFile())
+                self.files.open_path(url.toLocalFile(), background=True)
                 break
         event.acceptProposedAction()
 

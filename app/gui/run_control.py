@@ -7,6 +7,10 @@ which steps the session within a frame budget at the chosen speed and then updat
 figure, the scopes (``setData``) and the status bar; the run is paused on a blow-up (the
 message names block, port, time, value) and the recorded results are kept.
 
+**Playback**: Run on a finished (or failed) run, with the timeline at its end, plays the recorded
+run back from the start at the toolbar's speed (0.1x-10x) without simulating (:meth:`RunController.play`);
+Pause stops it where it is (Run from there then re-simulates from that time, as after scrubbing).
+
 Frame cost (``benchmarks/gui_fps.py``): the stick figure is redrawn every frame; the scopes
 are refreshed round-robin, one or two plots per frame at about 12 Hz each
 (:meth:`~app.gui.scopes.ScopeStack.refresh_live`); the timeline and status bar at 10 Hz;
@@ -31,10 +35,12 @@ from app.gui.session import SimSession
 from app.gui.stick_figure import StickFigure, draw_mechanism
 from app.gui.validity_panel import ValidityPanel, status_text
 
-__all__ = ["BUDGET_S", "FRAME_MS", "STATUS_S", "RunController", "RunViews"]
+__all__ = ["BUDGET_S", "FRAME_MS", "MAX_BUDGET_S", "PLAYBACK_MAX", "STATUS_S", "RunController", "RunViews"]
 
 FRAME_MS = 16
 BUDGET_S = 0.010
+MAX_BUDGET_S = 0.016   # solver time per frame at most: at 10x real time the frame rate stays >= ~30/s
+PLAYBACK_MAX = 10.0  # playback speed [x real time] for "as fast as possible"
 STATUS_S = 0.1      # while running, the status bar and timeline are rewritten at most every STATUS_S
 
 
@@ -77,6 +83,9 @@ class RunController(QtCore.QObject):
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self.frame)
         self.running = False
+        self.playing = False       # playing the recorded run back (:meth:`play`)
+        self._play_t = 0.0
+        self._cursor_at = -1.0
         self._last = time.perf_counter()
         self._fps_frames: list[float] = []
         self._rtf = (time.perf_counter(), 0.0)
@@ -84,6 +93,16 @@ class RunController(QtCore.QObject):
         self.frames = 0
 
     def set_running(self, on: bool) -> None:
+        """Run or pause. Pausing a paused run changes nothing (no redraw: every recompile and file
+        action pauses first, and a full redraw of the scopes there cost 12-20 ms plus its paint)."""
+        if not on and self.playing:
+            self.stop_playback()
+        if not on and not self.running:
+            return
+        if on and (self.session.finished or self.session.failed) and self.views.timeline.at_end() \
+                and self.session.runner.recorder.length > 1:
+            self.play()
+            return
         if on and not self.views.timeline.at_end():
             self.session.rewind(self.views.timeline.position())
             self.views.gains.sync()
@@ -104,16 +123,66 @@ class RunController(QtCore.QObject):
             self.views.scopes.refresh(full=True, stats=True)
             self._update_status(follow=self.views.timeline.at_end())   # catch up unless the user scrubbed
 
+    # ----------------------------------------------------------------- playback
+    def play(self, start: float = 0.0) -> None:
+        """Play the recorded run back from ``start`` [s after t0] at the toolbar's speed (0.1x-10x;
+        *as fast as possible* plays at :data:`PLAYBACK_MAX`x), without simulating: the figure, the
+        scopes' cursor and the timeline follow. Run on a finished run does this; Pause stops it."""
+        self.playing, self._play_t = True, start
+        self._cursor_at = -1.0
+        for sc in self.views.scopes.scopes:
+            sc.thin_pens(True)      # every plot repaints when its cursor moves: 1 px pens paint 2.7x faster
+        self._set_run_action(True)
+        self._last = time.perf_counter()
+        self.timer.start()
+
+    def stop_playback(self) -> None:
+        self.playing = False
+        self.timer.stop()
+        for sc in self.views.scopes.scopes:
+            sc.thin_pens(False)
+        self.views.scopes.set_cursor(self.session.runner.t0 + self._play_t)
+        self.views.timeline.show_position(self._play_t)
+        self._set_run_action(False)
+
+    def _set_run_action(self, on: bool) -> None:
+        self.views.controls.run_action.blockSignals(True)
+        self.views.controls.run_action.setChecked(on)
+        self.views.controls.run_action.blockSignals(False)
+        self.views.controls._run_toggled(on)
+
+    def _playback_frame(self, now: float, wall_dt: float) -> None:
+        s = self.session
+        speed = self.views.controls.speed_value() or PLAYBACK_MAX
+        end = (s.runner.recorder.length - 1) * s.dt
+        self._play_t = min(self._play_t + speed * wall_dt, end)
+        k = int(round(self._play_t / s.dt))
+        self.update_views(tick=k, now=now)
+        if now - self._cursor_at >= STATUS_S:       # the scopes' cursors and the timeline at 10 Hz
+            self._cursor_at = now
+            self.views.scopes.set_cursor(s.runner.t0 + k * s.dt)
+            self.views.timeline.show_position(self._play_t)
+        self.views.scopes.scene().prepareForPaint()
+        self.views.figure.plot.scene().prepareForPaint()
+        self._count_frame(now)
+        if self._play_t >= end:
+            self.stop_playback()
+
     def frame(self) -> None:
-        """One GUI frame: step within the budget, then redraw."""
+        """One GUI frame: step within the budget, then redraw (or one frame of playback)."""
         now = time.perf_counter()
         wall_dt = min(now - self._last, 0.1)
         self._last = now
+        if self.playing:
+            self._playback_frame(now, wall_dt)
+            return
         s = self.session
         if self.running:
             # half of the measured frame interval goes to the solver (at least BUDGET_S), so a slow
-            # display still keeps up with real time when the engine can
-            s.advance_frame(max(BUDGET_S, 0.5 * wall_dt), self.views.controls.speed_value(), wall_dt)
+            # display still keeps up with real time when the engine can; at most MAX_BUDGET_S, or a
+            # speed the engine cannot reach (10x) would lengthen every frame, and so the budget, in turn
+            budget = min(MAX_BUDGET_S, max(BUDGET_S, 0.5 * wall_dt))
+            s.advance_frame(budget, self.views.controls.speed_value(), wall_dt)
         self.update_views(now=now)
         # let pyqtgraph's deferred range/matrix updates run now, not inside the paint event, where
         # they would dirty the views again and make Qt paint them twice per frame
@@ -222,6 +291,8 @@ class RunController(QtCore.QObject):
         """Show the recorded state at time ``t`` without changing the run (Run resumes from ``t``)."""
         if self.running:
             self.set_running(False)
+        if self.playing:
+            self.stop_playback()
         s = self.session
         k = int(round(t / s.dt))
         self.update_views(tick=k)

@@ -107,7 +107,7 @@ class RunInspector(QtWidgets.QWidget):
             return None
         live.kept_at = n
         key = self.store.next_key()
-        names = [tr.signal for sc in self.scopes.scopes for tr in sc.spec.traces]
+        names = [tr.signal for sc in self.scopes.scopes for tr in sc.spec.all_traces()]
         run = keep_runner(live.runner, names, key, f"run {key}", self._status(live), live.stance)
         changes = "".join(f"\n  t = {c['t']:.3f} s: {c['name']} = {c['new']}" for c in run.changes)
         run.detail = live.label + (f"\nchanged while running:{changes}" if changes else "")

@@ -2,7 +2,10 @@
 
 :class:`SignalBrowser` lists every logged signal as a tree (``block.port`` -> its columns, with
 unit and description), filtered as you type (every word must appear in the signal, column or
-unit, case-insensitive), and adds the chosen column to a scope or to a new one. The plot's
+unit, case-insensitive), and adds the chosen column to a scope or to a new one. **XY plots**:
+select a column and press *Use as X*; the target list then offers *a new XY plot against* it,
+and *Add* plots the selected column (y) against that x (e.g. a phase portrait: ``q[gamma_l]``
+against ``qd[gamma_l]``); adding to an existing XY plot adds another y. The plot's
 right-click menu (:func:`extend_menu`) opens it and removes a signal or the whole scope.
 """
 
@@ -19,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["SignalBrowser", "extend_menu"]
 
 NEW_SCOPE = "a new scope"
+NEW_XY = "a new XY plot against {}"
 _ROLE = QtCore.Qt.ItemDataRole.UserRole
 
 
@@ -45,6 +49,9 @@ class SignalBrowser(QtWidgets.QDialog):
         self.count = QtWidgets.QLabel()
         buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)
         self.add_button = buttons.addButton("Add", QtWidgets.QDialogButtonBox.ButtonRole.ActionRole)
+        self.x_button = buttons.addButton("Use as X", QtWidgets.QDialogButtonBox.ButtonRole.ActionRole)
+        self.x_button.setToolTip("the selected column becomes the x axis of a new XY plot (choose it under 'add to')")
+        self.x_ref: tuple[str, int] | None = None
         lay.addWidget(self.search)
         lay.addWidget(self.tree, 1)
         lay.addWidget(self.count)
@@ -53,6 +60,7 @@ class SignalBrowser(QtWidgets.QDialog):
         self._fill()
         self.search.textChanged.connect(self.set_filter)
         self.add_button.clicked.connect(self.add_selected)
+        self.x_button.clicked.connect(lambda: self.set_x(self.selected()))
         self.tree.itemDoubleClicked.connect(lambda *_: self.add_selected())
         buttons.rejected.connect(self.reject)
         self.search.setFocus()
@@ -95,21 +103,44 @@ class SignalBrowser(QtWidgets.QDialog):
         if self.search.text() != text:
             self.search.setText(text)
 
-    def add_selected(self) -> tuple[str, int] | None:
-        """Add the selected column (or, with one match, the only one) to the chosen scope."""
+    def selected(self) -> tuple[str, int] | None:
+        """The selected column (or, with one match, the only one)."""
         item = self.tree.currentItem()
         ref = item.data(0, _ROLE) if item is not None and not item.isHidden() else None
         if ref is None:
             vis = self.visible_columns()
             ref = vis[0] if len(vis) == 1 else None
+        return None if ref is None else (str(ref[0]), int(ref[1]))
+
+    def set_x(self, ref: tuple[str, int] | None) -> None:
+        """Make column ``ref`` the x of a new XY plot and choose that plot as the target."""
         if ref is None:
-            return None
-        idx = self.scope.currentIndex()
-        self.stack.add_signal(idx if idx < len(self.stack.scopes) else -1, ref[0], ref[1])
+            return
+        self.x_ref = ref
+        self._targets(len(self.stack.scopes) + 1)
+
+    def _targets(self, index: int) -> None:
+        s = self.stack.session
         titles = [sc.spec.title for sc in self.stack.scopes] + [NEW_SCOPE]
+        if self.x_ref is not None and s is not None:
+            titles.append(NEW_XY.format(f"{self.x_ref[0]}[{s.labels(self.x_ref[0])[self.x_ref[1]]}]"))
         self.scope.clear()
         self.scope.addItems(titles)
-        self.scope.setCurrentIndex(min(idx, len(titles) - 1))
+        self.scope.setCurrentIndex(min(index, len(titles) - 1))
+
+    def add_selected(self) -> tuple[str, int] | None:
+        """Add the selected column (or, with one match, the only one) to the chosen scope, or
+        plot it against the X column (*Use as X*) in a new XY plot."""
+        ref = self.selected()
+        if ref is None:
+            return None
+        idx, n = self.scope.currentIndex(), len(self.stack.scopes)
+        if idx == n + 1 and self.x_ref is not None:
+            self.stack.add_xy(self.x_ref, ref)
+            idx = len(self.stack.scopes) - 1      # more y traces go to that plot
+        else:
+            self.stack.add_signal(idx if idx < n else -1, ref[0], ref[1])
+        self._targets(idx)
         return ref
 
 

@@ -6,7 +6,8 @@
   pyqtgraph issue #3485). Both show the whole stack after every scope was given the whole run
   and its x range fitted to it; the follow/window state is restored afterwards.
 * CSV: one row per recorded tick, ``time [s]`` then one column per trace of every scope, in the
-  units shown (the header names scope, trace and unit, e.g. ``Vertical GRF: L [BW]``).
+  units shown (the header names scope, trace and unit, e.g. ``Vertical GRF: L [BW]``); an XY
+  scope gives its x column first (``knee vs rate: q[gamma_l] (x) [deg]``), then its y traces.
 """
 
 from __future__ import annotations
@@ -34,10 +35,9 @@ def csv_columns(stack: ScopeStack) -> tuple[list[str], list[np.ndarray]]:
     t = s.recorded_time()
     heads, cols = ["time [s]"], [np.asarray(t)]
     for sc in stack.scopes:
-        unit = sc.unit.replace("*", "·")
-        for tr in sc.spec.traces:
-            heads.append(f"{sc.spec.title}: {tr.label} [{unit}]")
-            cols.append(sc.trace_data(s, tr, 0, t.size))
+        for head, col in sc.export_columns(s, t.size):
+            heads.append(head)
+            cols.append(col)
     return heads, cols
 
 
@@ -66,7 +66,7 @@ def export_scopes_image(stack: ScopeStack, path: str | Path, width: int = DEFAUL
     stack.follow = False
     try:
         stack.refresh(full=True, stats=True)
-        stack.scopes[0].plot.enableAutoRange(axis="x")
+        stack.fit_x()
         for sc in stack.scopes:
             sc.plot.getViewBox().updateAutoRange()
         stack.scene().prepareForPaint()

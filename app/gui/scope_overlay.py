@@ -23,7 +23,7 @@ from PySide6 import QtCore
 from app.gui.run_store import KeptRun
 from app.gui.scope_specs import Trace
 
-__all__ = ["ChangeMarkers", "RunOverlay", "fall_line", "filled_bands", "time_xy", "trace_style"]
+__all__ = ["FILLED_LABEL", "ChangeMarkers", "RunOverlay", "fall_line", "filled_bands", "time_xy", "trace_style"]
 
 _STYLES = (QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
            QtCore.Qt.PenStyle.DashDotLine, QtCore.Qt.PenStyle.DashDotDotLine)
@@ -111,18 +111,25 @@ class ChangeMarkers:
             self.lines.append(ln)
 
 
-def filled_bands(plot: pg.PlotItem, legend: pg.LegendItem, spans: Sequence[tuple[float, float, str]]) -> None:
+FILLED_LABEL = "no plate: filled"
+
+
+def filled_bands(plot: pg.PlotItem, legend: pg.LegendItem,
+                 spans: Sequence[tuple[float, float, str]]) -> list[pg.LinearRegionItem]:
     """Grey bands over ``(t_start, t_end, foot)`` [s]: force the loader filled because no
-    plate measured that contact (legend entry "no plate: filled")."""
+    plate measured that contact (legend entry :data:`FILLED_LABEL`); returns the bands."""
     brush = pg.mkBrush(110, 110, 110, 45)
+    bands = []
     for a, b, foot in spans:
         band = pg.LinearRegionItem(values=(a, b), movable=False, brush=brush, pen=pg.mkPen(None))
         band.setToolTip(f"{'left' if foot == 'l' else 'right'} foot on no force plate: "
                         "its force is a copy of a measured contact (see the dataset warnings)")
         band.setZValue(-20)
         plot.addItem(band, ignoreBounds=True)
+        bands.append(band)
     if spans:
-        legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=brush, pen=None), "no plate: filled")
+        legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=brush, pen=None), FILLED_LABEL)
+    return bands
 
 
 def fall_line(plot: pg.PlotItem, t_fall: float) -> pg.InfiniteLine:

@@ -10,12 +10,14 @@ Tool row: **Add signal…** (the searchable :class:`~app.gui.scope_browser.Signa
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6 import QtWidgets
 
 from app.gui.errors import show_error
 from app.gui.scope_browser import SignalBrowser, open_browser
 from app.gui.scope_export import DEFAULT_PNG_WIDTH, export_scopes_csv, export_scopes_image
+from app.gui.scope_layout import layout_dict, specs_from_state, units_of
 from app.gui.scope_units import UNIT_MODES
 from app.gui.scopes import ScopeStack
 from models.errors import UserError
@@ -65,6 +67,30 @@ class ScopePanel(QtWidgets.QWidget):
         self.add_button.clicked.connect(self.open_browser)
         self.units.currentIndexChanged.connect(lambda i: scopes.set_units(UNIT_MODES[i]))
         self.xaxis.currentIndexChanged.connect(lambda i: scopes.set_cycle(i == 1))
+
+    def layout_state(self) -> dict[str, Any]:
+        """The scope layout for session files (:mod:`app.gui.scope_layout`)."""
+        st = self.scopes
+        return layout_dict(st.specs(), st.units, st.cycle, st.custom)
+
+    def apply_layout(self, state: Any) -> None:
+        """Restore a :meth:`layout_state`: units, x axis and, if custom and every signal is logged,
+        the scopes (else the default scopes)."""
+        st = self.scopes
+        if not isinstance(state, dict) or st.session is None:
+            return
+        st.units = units_of(state) or st.units
+        st.cycle = bool(state.get("cycle", st.cycle))
+        st.follow = not st.cycle
+        for box, i in ((self.units, UNIT_MODES.index(st.units)), (self.xaxis, int(st.cycle))):
+            box.blockSignals(True)
+            box.setCurrentIndex(i)
+            box.blockSignals(False)
+        specs = specs_from_state(state, set(st.session.signal_names()))
+        st.custom = specs is not None
+        st.bind(st.session, specs)
+        st.refresh(full=True, stats=True)
+        st.fit_x()
 
     def open_browser(self) -> SignalBrowser:
         return open_browser(self.scopes, -1)

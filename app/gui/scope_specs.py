@@ -34,12 +34,28 @@ class Trace:
 
 @dataclass
 class ScopeSpec:
+    """One plot: ``traces`` against time (``unit`` on y), or, with ``x`` set, an XY plot of
+    every trace (y, in ``unit``) against the trace ``x`` (in ``x_unit``), e.g. a phase portrait."""
+
     title: str
     unit: str
     traces: list[Trace]
     shade_stance: bool = False
     mark_filled: bool = False     # grey bands where the loader filled a contact no force plate saw
     extra: dict[str, float] = field(default_factory=dict)
+    x: Trace | None = None
+    x_unit: str = ""
+
+    def all_traces(self) -> list[Trace]:
+        """The y traces, and the x trace of an XY plot."""
+        return [*self.traces, *([self.x] if self.x is not None else [])]
+
+    def shape(self) -> tuple[object, ...]:
+        """What the plot items depend on (titles, pens, options), not which signals feed them:
+        a scope of the same shape is reused on a recompile instead of rebuilt."""
+        pens = tuple((tr.label, tr.color, tr.dashed, tr.width) for tr in self.traces)
+        return (self.title, self.unit, pens, self.shade_stance, self.mark_filled, self.x is not None,
+                self.x_unit, self.x.label if self.x is not None else "")
 
 
 def default_scopes(s: SimSession) -> list[ScopeSpec]:

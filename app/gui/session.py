@@ -1,8 +1,9 @@
 """The one adapter between the GUI and the block-diagram engine (no Qt in this module).
 
 Every call the GUI makes into ``blocks`` goes through :class:`SimSession`, so only this
-module and its two helpers follow engine changes: :mod:`app.gui.session_catalog` (bundled
-datasets, presets, diagram parameter values) and :mod:`app.gui.session_files` (session files,
+module and its three helpers follow engine changes: :mod:`app.gui.session_catalog` (bundled
+datasets, presets, diagram parameter values), :mod:`app.gui.session_reading` (recorded signals,
+units, block lookup: the read-only half, a mixin) and :mod:`app.gui.session_files` (session files,
 ``*.gbsession.json``, behind :meth:`SimSession.save` and :meth:`SimSession.load`). A session
 holds:
 
@@ -25,8 +26,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from app.gui.session_catalog import (
     GAIN_NAMES,
     apply_preset,
@@ -36,11 +35,9 @@ from app.gui.session_catalog import (
     diagram_value,
 )
 from app.gui.session_files import SESSION_FORMAT, load_session, save_session, session_dict
-from app.runs import Built, RunSpec, build, summarise
-from app.signals import find_signal
+from app.gui.session_reading import SessionReading
+from app.runs import Built, RunSpec, build
 from blocks import Diagram, ParamSpec, SimulationError, Snapshot
-from blocks.library.context import biped_of, dataset_of
-from models.params import G_EARTH
 
 __all__ = ["DEFAULT_DIAGRAM", "GAIN_NAMES", "Plan", "SESSION_FORMAT", "SimSession", "available_datasets",
            "available_presets", "default_dataset"]
@@ -85,7 +82,7 @@ class FrameStats:
     history: list[tuple[float, float]] = field(default_factory=list)  # (wall, sim time) pairs
 
 
-class SimSession:
+class SimSession(SessionReading):
     """A diagram + dataset + preset, compiled and stepped for the GUI.
 
     Parameters
@@ -323,75 +320,6 @@ class SimSession:
             if self.runner.registry.spec(ref).tunable and diagram_value(self.diagram, ref) != value:
                 self.diagram.set_param(ref, value)
                 self._spec = self._spec.with_settings((ref, value))
-
-    # ----------------------------------------------------------- reading
-    def signal_names(self) -> list[str]:
-        return list(self.runner.recorder.names)
-
-    def recorded_time(self) -> np.ndarray:
-        return self.runner.recorder.time()
-
-    def recorded(self, name: str) -> np.ndarray:
-        """Samples of a logged signal so far: (n,) or (n, size) read-only view."""
-        return self.runner.recorder.view(name)
-
-    def labels(self, name: str) -> tuple[str, ...]:
-        return self.runner.recorder.labels[name]
-
-    def unit(self, name: str) -> str:
-        return self.runner.recorder.units[name]
-
-    def latest(self, ref: str) -> np.ndarray:
-        """Current value of an output ``block.port`` or input (the output driving it)."""
-        m = self.model
-        src = ref if ref in m.out_slot else m.in_source.get(ref, ref)
-        if src not in m.out_slot:
-            raise KeyError(ref)
-        off, size = m.out_slot[src]
-        return self.runner.sig[off: off + size].copy()
-
-    def find(self, type_name: str, port: str) -> str | None:
-        """First logged ``block.port`` whose block has type ``type_name`` (:func:`app.signals.find_signal`)."""
-        return find_signal(self.diagram, type_name, port, self.runner.recorder.columns)
-
-    def summary(self) -> dict[str, Any]:
-        """The ``summary.json`` dict of the run so far (:func:`app.runs.summarise`)."""
-        return summarise(self.runner.results(), self.built)
-
-    def blocks_of_type(self, type_name: str) -> list[str]:
-        return [n for n, e in self.diagram.blocks.items() if e.type == type_name]
-
-    def block_ports(self, name: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        """Resolved (inputs, outputs) ``PortSpec`` tuples of a block."""
-        return self.model.inputs[name], self.model.outputs[name]
-
-    def block_type(self, name: str) -> str:
-        return self.diagram.blocks[name].type
-
-    def filled_spans(self) -> list[tuple[float, float, str]]:
-        """``(t_start, t_end, foot)`` in run seconds of the GRF the loader filled because no force
-        plate measured that contact (:mod:`models.gaitdata.offplate`); empty for measured data."""
-        grf = self.find("GrfSource", "F")
-        if grf is None:
-            return []
-        block = grf.split(".")[0]
-        spec = self.diagram.blocks[block].params.get("dataset") or self.dataset
-        ds = dataset_of(self.model.ctx, spec)
-        shift = self.model.ctx.t0 - ds.t[0] - self.diagram.data.t_offset_s
-        return [(f["start_s"] + shift, f["end_s"] + shift, f["foot"])
-                for f in ds.meta.extra.get("filled_contacts", [])]
-
-    def body_weight_n(self) -> float:
-        return float(biped_of(self.model.ctx).total_mass) * G_EARTH
-
-    def biped_params(self) -> Any:
-        return biped_of(self.model.ctx)
-
-    def events(self) -> list[dict[str, Any]]:
-        return list(self.runner.events)
-
-    def results(self) -> Any:
-        return self.runner.results()
 
     # ----------------------------------------------------------- parameters
     def param_specs(self, block: str) -> dict[str, ParamSpec]:
