@@ -276,7 +276,7 @@ class RunController(QtCore.QObject):
         self.frames += 1
         self._fps_frames = [t for t in self._fps_frames if now - t < 1.0] + [now]
         t0, sim0 = self._rtf
-        if now - t0 >= 0.5:
+        if now - t0 >= 0.5 or (self.session.finished and now > t0):  # a short run ends within 0.5 s
             self.views.status_fps.setText(f"{self.fps():.0f} frames/s")
             rtf = (self.session.time - sim0) / (now - t0)
             self.views.status_rtf.setText(f"real-time factor {rtf:.2f}×")
