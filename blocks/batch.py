@@ -195,11 +195,11 @@ def run_batch(diagram: Diagram, overrides: Sequence[Mapping[str, Any]], logged: 
         outs = ex.map(_single, jobs)
     n_t = max(o[0].size for o in outs)
     signals = {}
-    for name in logged:
-        size = outs[0][1][name].shape[1]
-        arr = np.full((len(outs), n_t, size), np.nan)
-        for i, o in enumerate(outs):
-            arr[i, : o[1][name].shape[0]] = o[1][name]
+    for name in logged:  # a one-element signal is recorded as a column: (ticks,) -> (ticks, 1)
+        cols = [o[1][name].reshape(o[1][name].shape[0], -1) for o in outs]
+        arr = np.full((len(outs), n_t, cols[0].shape[1]), np.nan)
+        for i, c in enumerate(cols):
+            arr[i, : c.shape[0]] = c
         signals[name] = arr
     t = next(o[0] for o in outs if o[0].size == n_t)
     return (BatchResult(t, signals, [o[2] for o in outs], np.array([o[3] for o in outs]), [o[4] for o in outs]),

@@ -67,7 +67,8 @@ def test_vectorised_rows_equal_single_run_rows(plant_metric: None) -> None:
 def test_a_diagram_without_kernels_runs_one_by_one() -> None:
     from app.runs import default_diagram_path
 
-    spec = RunSpec(diagram=default_diagram_path(), dataset="sneakers", duration=0.2)
+    spec = RunSpec(diagram=default_diagram_path().with_name("four_bar.json"), preset=None, duration=3.5)
     assert default_executor(spec) == "process"
-    rows = run_many([spec.with_settings(("pid_hip.kp", 600.0))])
-    assert rows[0]["status"] in ("ok", "fell") and rows[0]["pid_hip.kp"] == 600.0
+    assert default_executor(RunSpec(dataset="sneakers", duration=0.2)) == "vectorized"  # the walking diagram
+    rows = run_many([spec.with_settings(("torque.after", 90.0))])
+    assert rows[0]["status"] == "ok" and rows[0]["torque.after"] == 90.0
