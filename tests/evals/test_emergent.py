@@ -50,7 +50,7 @@ def test_emergent_trunk_is_not_a_copy_of_the_recording(runs: dict, ds: str) -> N
     corr = float(np.corrcoef(alpha, ref)[0, 1])
     rms = float(np.sqrt(np.mean((alpha - ref) ** 2)))
     assert corr < 0.999 or rms > 0.3
-    assert rms > 0.3  # measured 1.2-2.0 deg
+    assert rms > 0.3  # measured 2.2-2.5 deg (correlation -0.26 to -0.63)
 
 
 def test_emergent_reads_no_stance_posture_of_the_recording(runs: dict) -> None:
@@ -70,13 +70,14 @@ def test_emergent_reads_no_stance_posture_of_the_recording(runs: dict) -> None:
 def test_emergent_stride_within_10_percent(runs: dict, ds: str, rec: float) -> None:
     s, _ = runs[ds]
     assert s["recording"]["stride_length_m"] == pytest.approx(rec, abs=0.01)  # the recording's own stride
-    # measured 0.763 m sneakers (+2 %), 0.769 m barefoot (+5 %), 0.756 m high heels (+5 %)
+    # measured 0.781 m sneakers (+4.1 %), 0.784 m barefoot (+7.4 %), 0.737 m high heels (+2.3 %)
     assert s["stride_length_m"] == pytest.approx(rec, rel=0.10)
 
 
-@pytest.mark.xfail(strict=True, reason="residual measured poor on every bundled set: vertical 41-49 % of the peak GRF "
-                   "(RMS), at harmonics of the step frequency, with peaks of 2-4 x the peak GRF in the first steps; "
-                   "its mean over the run is under 3 N")
+@pytest.mark.xfail(strict=True, reason="residual measured poor on every bundled set: vertical 51-55 %, fore-aft 15 % "
+                   "of the peak GRF (RMS); the best shared setting of the study (benchmarks/emergent_study.py) that "
+                   "keeps the met targets leaves the vertical one at 31 % (a softer floor, which turns the "
+                   "propulsion response negative)")
 @pytest.mark.parametrize("ds", BUNDLED)
 def test_emergent_residual_good(runs: dict, ds: str) -> None:
     assert runs[ds][0]["residual"]["verdict"] == "good"
@@ -110,10 +111,11 @@ def propulsion(tmp_path_factory: pytest.TempPathFactory, runs: dict) -> dict[flo
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="measured on sneakers: speed 0.6909 / 0.6918 / 0.6926 m/s and stride 0.7617 / "
-                   "0.7628 / 0.7638 m for propulsion x0.9 / 1.0 / 1.1 (the right sign, a hundredth of the size): the "
-                   "planted floor supplies whatever fore-aft force the legs' geometry needs, so the GRF's propulsion "
-                   "does not reach the speed")
+@pytest.mark.xfail(strict=True, reason="measured on sneakers: speed 0.7013 / 0.7018 / 0.7022 m/s and stride 0.7798 / "
+                   "0.7805 / 0.7810 m for propulsion x0.9 / 1.0 / 1.1 (the right sign, under a tenth of the size): "
+                   "the planted floor supplies whatever fore-aft force the legs' geometry needs, so the GRF's "
+                   "propulsion does not reach the speed; no shared setting of the study that keeps the met targets "
+                   "passes (the largest spread 7.4 mm/s)")
 def test_perturbation_speed_and_stride_rise_with_propulsion(propulsion: dict[float, tuple[float, float]]) -> None:
     speeds = [propulsion[g][0] for g in (0.9, 1.0, 1.1)]
     strides = [propulsion[g][1] for g in (0.9, 1.0, 1.1)]
@@ -148,16 +150,17 @@ def _recorded_shift(runs: dict, *path: str) -> float:
 def test_swap_high_heels_grf_leans_the_trunk_back(swap: dict[str, Any], runs: dict) -> None:
     """Same (sneakers) swing reference, high-heels GRF: the trunk's minimum moves back, the way the
     high-heels recording differs from the sneakers one, by at least a tenth of the recorded shift
-    (measured: 0.7 deg back against the recordings' 2.76 deg)."""
+    (measured: 0.48 deg back, -1.26 against -0.78 deg, against the recordings' 2.79 deg)."""
     rec_shift = _recorded_shift(runs, "trunk_deg", "min")
     shift = swap["trunk_deg"]["min"] - runs["sneakers"][0]["trunk_deg"]["min"]
     assert rec_shift < 0
     assert shift <= 0.1 * rec_shift
 
 
-@pytest.mark.xfail(strict=True, reason="measured: the swap's stride is 0.2 mm shorter than the sneakers run's "
-                   "(0.7626 against 0.7628 m), the recordings differ by 30 mm: the right sign, under 1 % of the size")
 def test_swap_high_heels_grf_shortens_the_stride(swap: dict[str, Any], runs: dict) -> None:
+    """Same swing reference, high-heels GRF: the stride shortens by at least a tenth of the recordings'
+    30 mm difference (measured: 0.7760 against 0.7805 m, 4.5 mm; a thin margin: with every other shared
+    parameter jittered by 5 %, 34 of 40 runs pass, docs/presets.md)."""
     rec_shift = _recorded_shift(runs, "stride_length_m")
     shift = swap["stride_length_m"] - runs["sneakers"][0]["stride_length_m"]
     assert rec_shift < 0
@@ -194,12 +197,9 @@ def test_emergent_walks_the_real_trials_whole(trials: dict[str, dict[str, Any]],
     assert s["actuation"]["stance_joint_impulse_share"]["joint_feedback"] < 0.01
 
 
-_SHORT = pytest.mark.xfail(strict=True, reason="measured: subject01's emergent stride is 1.277 m against its recorded "
-                           "1.432 m (-10.8 %)")
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [pytest.param("subject01", marks=_SHORT), "walk1", "walk2"])
+@pytest.mark.parametrize("name", ["subject01", "walk1", "walk2"])
 def test_emergent_real_trial_stride_within_10_percent(trials: dict[str, dict[str, Any]], name: str) -> None:
+    """Measured: subject01 1.324 m against its recorded 1.432 m (-7.5 %), walk1 -5.5 %, walk2 +6.0 %."""
     s = trials[name]
     assert s["stride_length_m"] == pytest.approx(s["recording"]["stride_length_m"], rel=0.10)
