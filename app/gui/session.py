@@ -191,6 +191,10 @@ class SimSession(SessionReading):
         """Recompile after a structural change (the run restarts from t0)."""
         self._build()
 
+    def plan_engine(self, engine: str | None) -> Plan:
+        """The same run on another stepping engine (``None``: compiled where it can; :class:`RunSpec`)."""
+        return self._plan(_spec=replace(self._spec, engine=engine))
+
     def plan_dataset(self, spec: str) -> Plan:
         return self._plan(dataset=spec)
 
