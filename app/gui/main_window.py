@@ -162,6 +162,7 @@ class MainWindow(QtWidgets.QMainWindow):
         editor.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.params.rebuilt.connect(self.bind_session)
         self.params.background = self._compile_param
+        editor.background = self._compile_edit
         self.params.changed.connect(lambda ref, v: self.gains.sync())
         self.tuning.applied.connect(lambda values: self.gains.sync())
         self.compare.error.connect(lambda exc: self.errors.report("Comparison failed", exc))
@@ -240,6 +241,11 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.params.show_block(session, self.params.block)   # back to the values in force
 
         self.compiler.submit(plan, f"{ref}: compiling…", done, failed)
+
+    def _compile_edit(self, plan: Plan, done: Any, failed: Any) -> None:
+        """A structural diagram edit, compiled in the background (the run restarts on it)."""
+        self.run_control.set_running(False)
+        self.compiler.submit(plan, "Diagram edited: compiling…", done, failed)
 
     def _session_opened(self, session: SimSession, view: dict[str, Any]) -> None:
         self.set_session(session)

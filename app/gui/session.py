@@ -224,6 +224,11 @@ class SimSession(SessionReading):
         """Load a diagram file (:meth:`plan_diagram`) and recompile."""
         self.apply(self.plan_diagram(path))
 
+    def plan_edit(self, diagram: Diagram) -> Plan:
+        """An edited diagram, run as it is (:meth:`apply_diagram`, compiled elsewhere)."""
+        return self._plan(_spec=replace(self._spec, diagram=diagram.copy(), preset=None, settings=()),
+                          source=diagram.copy(), diagram=diagram.copy())
+
     def apply_diagram(self, diagram: Diagram) -> None:
         """Run an edited diagram as it is (no preset, the changes made since dropped; the run restarts).
         A diagram that does not compile raises and leaves the current run as it was."""

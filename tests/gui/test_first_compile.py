@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,8 @@ class HeldCompile:
     """Replaces ``SimSession.compile``: records the thread, announces a first compile through every
     NOTIFY hook (as the engine does), waits for :meth:`release`, then compiles for real."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, when: Callable[[Plan], bool] = lambda plan: True) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, when: Callable[[Plan], bool] = lambda plan: True,
+                 engine: str | None = None) -> None:
         self.threads: list[QtCore.QThread] = []
         self.go = threading.Event()
         self.when = when
@@ -47,6 +49,8 @@ class HeldCompile:
                 for cb in list(compiled.NOTIFY):
                     cb(NOTICE)
                 assert self.go.wait(30.0), "the test never released the compile"
+            if engine is not None:   # a new structure: the Python engine spares the test a real first compile
+                plan = replace(plan, spec=replace(plan.spec, engine=engine))
             return original(plan)
 
         monkeypatch.setattr(SimSession, "compile", staticmethod(compile_))
@@ -148,3 +152,19 @@ def test_window_opens_before_the_first_compile(qtbot, monkeypatch, settings) -> 
     finally:
         win.errors.close_all()
         win.close()
+
+
+def test_diagram_edit_compiles_in_the_worker(window: MainWindow, qtbot, monkeypatch) -> None:
+    """A structural edit makes a new structure (its first compile ever): the worker compiles it,
+    the old run stays until it arrives, then the edited diagram runs."""
+    held = HeldCompile(monkeypatch, engine="python")
+    editor, old = window.canvas.editor, window.session.generation
+    blocks = list(window.session.diagram.blocks)
+    name = editor.add_block("Constant", 0.0, 900.0)   # a block with no input: compiles
+    qtbot.waitUntil(lambda: window.busy.label.text() == SHOWN, timeout=10000)
+    assert editor.pending and window.session.generation == old and name not in window.session.diagram.blocks
+    held.release()
+    qtbot.waitUntil(lambda: not window.compiler.busy, timeout=60000)
+    assert held.threads and all(t is not _main_thread() for t in held.threads)
+    assert not editor.pending and editor.error is None, editor.error
+    assert list(window.session.diagram.blocks) == [*blocks, name] and window.session.generation == old + 1
