@@ -163,6 +163,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.params.rebuilt.connect(self.bind_session)
         self.params.background = self._compile_param
         editor.background = self._compile_edit
+        run.background = self._compile_reset
         self.params.changed.connect(lambda ref, v: self.gains.sync())
         self.tuning.applied.connect(lambda values: self.gains.sync())
         self.compare.error.connect(lambda exc: self.errors.report("Comparison failed", exc))
@@ -246,6 +247,13 @@ class MainWindow(QtWidgets.QMainWindow):
         """A structural diagram edit, compiled in the background (the run restarts on it)."""
         self.run_control.set_running(False)
         self.compiler.submit(plan, "Diagram edited: compiling…", done, failed)
+
+    def _compile_reset(self, plan: Plan, done: Any) -> None:
+        """Reset (a recompile of the same run), in the background."""
+        def failed(exc: Exception) -> None:
+            self.errors.report("Cannot reset", exc)
+
+        self.compiler.submit(plan, "Reset: compiling…", done, failed)
 
     def _session_opened(self, session: SimSession, view: dict[str, Any]) -> None:
         self.set_session(session)

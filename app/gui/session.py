@@ -313,6 +313,10 @@ class SimSession(SessionReading):
         self.frame.ticks, self.frame.wall_s = done, time.perf_counter() - start
         return done
 
+    def plan_reset(self) -> Plan:
+        """:meth:`reset`, compiled elsewhere."""
+        return self._plan()
+
     def reset(self) -> None:
         """Start again from t0 with the current parameter values (recompiles)."""
         self._build()

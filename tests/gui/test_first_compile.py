@@ -168,3 +168,18 @@ def test_diagram_edit_compiles_in_the_worker(window: MainWindow, qtbot, monkeypa
     assert held.threads and all(t is not _main_thread() for t in held.threads)
     assert not editor.pending and editor.error is None, editor.error
     assert list(window.session.diagram.blocks) == [*blocks, name] and window.session.generation == old + 1
+
+
+def test_reset_compiles_in_the_worker(window: MainWindow, qtbot, monkeypatch) -> None:
+    from tests.gui.conftest import run_until
+
+    run_until(qtbot, window, 0.3)
+    held = HeldCompile(monkeypatch)
+    kept = len(window.inspector.store.runs)
+    window.run_control.reset()
+    assert window.compiler.busy and window.session.time >= 0.3 - 1e-9     # the old run stays meanwhile
+    held.release()
+    qtbot.waitUntil(lambda: not window.compiler.busy, timeout=30000)
+    assert held.threads and all(t is not _main_thread() for t in held.threads)
+    assert window.session.time == window.session.runner.t0 and window.session.runner.recorder.length == 1
+    assert len(window.inspector.store.runs) == kept == 1         # the ended run was kept once, not again
