@@ -121,7 +121,8 @@ class RunController(QtCore.QObject):
         self.views.scopes.follow = True
         self._last = time.perf_counter()
         self.views.scopes.set_live(on)
-        if on:
+        if on:   # the real-time factor and frame rate count from now, not from the last run or idle time
+            self._rtf, self._fps_frames = (self._last, self.session.time), []
             self.timer.start()
         else:
             self.timer.stop()

@@ -183,3 +183,16 @@ def test_reset_compiles_in_the_worker(window: MainWindow, qtbot, monkeypatch) ->
     assert held.threads and all(t is not _main_thread() for t in held.threads)
     assert window.session.time == window.session.runner.t0 and window.session.runner.recorder.length == 1
     assert len(window.inspector.store.runs) == kept == 1         # the ended run was kept once, not again
+
+
+def test_rate_counters_start_when_run_is_pressed(window: MainWindow, qtbot) -> None:
+    """The real-time factor and frame rate count from Run, not from the window's start or idle time
+    (the first reading divided the simulated time by the idle time too)."""
+    import time
+
+    qtbot.wait(300)
+    pressed = time.perf_counter()
+    window.run_control.set_running(True)
+    t0, sim0 = window.run_control._rtf
+    assert t0 >= pressed and sim0 == window.session.time and window.run_control._fps_frames == []
+    window.run_control.set_running(False)
