@@ -1,5 +1,5 @@
 """Longest event-loop gap of the GUI for the changes that recompile or run in the background:
-preset change, dataset change, opening a file (a diagram, a data file and a session file, through
+preset change, dataset change, Reset, opening a file (a diagram, a data file and a session file, through
 ``FileActions.open_path`` as the File menu and drops do) and a Compare run.
 
 Run: ``QT_QPA_PLATFORM=offscreen python benchmarks/gui_compile_gap.py``. Prints figures;
@@ -71,6 +71,10 @@ def gap(app: QtWidgets.QApplication, win: MainWindow, change: str, value: str, b
             win.files.open_dataset(value, background=background)
         elif change == "preset":
             win.files.set_preset(value, background=background)
+        elif change == "reset":            # Reset (a recompile); ``background`` as the window sets it
+            win.run_control.background = win._compile_reset if background else None
+            win.run_control.reset()
+            win.run_control.background = win._compile_reset
         elif "background" in inspect.signature(win.files.open_path).parameters:
             win.files.open_path(value, background=background)
         else:                           # before the File menu compiled in the background
@@ -113,6 +117,13 @@ def main() -> None:
                                                                                    else datasets[0])
             gap(app, win, change, other if value != other else datasets[-1], False)
         print(f"{change + ' ' + value:28s} {row[0]:>26s} {row[1]:>24s}  (on arrival, GUI thread: {adopt:.3f})")
+    if hasattr(win, "_compile_reset"):
+        row = []
+        for background in (False, True):
+            win.session.step(500)
+            row.append(fmt(*gap(app, win, "reset", "", background)))
+        print(f"{'reset (after 0.5 s of run)':28s} {row[0]:>26s} {row[1]:>24s}  "
+              f"(on arrival, GUI thread: {ADOPT[-1]:.3f})")
     data = Path(os.environ.get("GAITBLOCKS_DATA", ""))
     bundled = next(str(d["path"]) for d in list_datasets() if d["name"] == datasets[1])
     session_file = Path(tempfile.mkdtemp()) / "bench.gbsession.json"
