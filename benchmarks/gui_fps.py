@@ -55,6 +55,53 @@ class PaintCounter(QtCore.QObject):
         return False
 
 
+class PartTimer:
+    """Wall time spent in named methods (wrapped on their instances) and in Qt's paint events of
+    watched widgets (from the Paint event to the widget's next event-filter pass is not measurable
+    from outside, so painting is timed by ``QWidget.paintEvent`` of the viewports' views)."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, list[float]] = {}
+
+    def wrap(self, obj: object, name: str, label: str) -> None:
+        fn = getattr(obj, name)
+        spent = self.spent.setdefault(label, [])
+
+        def timed(*a: object, **k: object) -> object:
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent.append(time.perf_counter() - t0)
+
+        setattr(obj, name, timed)
+
+    def report(self, frames: int, wall: float) -> None:
+        print(f"per-frame cost of the parts ({frames} frames in {wall:.2f} s wall; ms per frame = total / frames):")
+        for label, xs in self.spent.items():
+            print(f"  {label:<34s} {1e3 * sum(xs) / max(frames, 1):6.2f} ms/frame  ({len(xs)} calls, "
+                  f"median {1e3 * sorted(xs)[len(xs) // 2] if xs else 0.0:.2f} ms)")
+        busy = sum(sum(xs) for xs in self.spent.values())
+        print(f"  {'sum of the parts':<34s} {1e3 * busy / max(frames, 1):6.2f} ms/frame")
+
+
+def profile_parts(win: MainWindow) -> PartTimer:
+    """Wrap the parts of a frame: stepping, the stick figure, scope updates, pyqtgraph's deferred
+    updates and the paints of the figure, the scopes and the whole window."""
+    parts = PartTimer()
+    rc = win.run_control
+    parts.wrap(rc.session, "advance_frame", "stepping (advance_frame)")
+    parts.wrap(rc, "_draw_figure", "stick figure (setData)")
+    parts.wrap(win.scopes, "refresh_live", "scope updates (refresh_live)")
+    parts.wrap(rc, "_update_status", "status bar + timeline")
+    parts.wrap(win.scopes.scene(), "prepareForPaint", "scopes prepareForPaint")
+    parts.wrap(win.figure.plot.scene(), "prepareForPaint", "figure prepareForPaint")
+    parts.wrap(win.figure.plot, "paintEvent", "paint: figure view")
+    parts.wrap(win.scopes, "paintEvent", "paint: scopes view")
+    parts.wrap(win.figure.header, "paintEvent", "paint: figure header")
+    return parts
+
+
 def playback(app: QtWidgets.QApplication, win: MainWindow, painted: PaintCounter, speed: float) -> None:
     """Finish the run, then play it back from the start at ``speed`` (Run on a finished run)."""
     s = win.session
@@ -83,6 +130,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seconds", type=float, default=5.0, help="simulated seconds at the chosen speed")
     ap.add_argument("--speed", type=float, default=1.0, help="x real time (default 1)")
+    ap.add_argument("--profile", action="store_true", help="print the per-frame cost of the parts of a frame")
     ap.add_argument("--playback", action="store_true",
                     help="also play the finished run back at --speed (no simulation) and print its frame rate")
     args = ap.parse_args()
@@ -109,6 +157,7 @@ def main() -> None:
 
     win.run_control.timer.timeout.disconnect(win.run_control.frame)
     win.run_control.timer.timeout.connect(timed)
+    parts = profile_parts(win) if args.profile else None
     refreshes0 = win.scopes.live_refreshes
     start = time.perf_counter()
     win.run_control.set_running(True)
@@ -133,6 +182,8 @@ def main() -> None:
     fw = sorted(frame_wall)
     print(f"frame work (stepping + setData, without painting): median {1e3 * fw[len(fw) // 2]:.1f} ms, "
           f"95th percentile {1e3 * fw[int(0.95 * len(fw))]:.1f} ms")
+    if parts is not None:
+        parts.report(len(frame_wall), wall)
     # slider -> effect: move Kp, count frames until the registry applied it in the engine
     row = next(iter(win.gains.rows.values()))
     ref = f"{row.block}.{row.gain}"

@@ -45,14 +45,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from PySide6 import QtWidgets
 
-    from app.gui.main_window import MainWindow
-    from app.gui.session import SimSession
+    from app.gui.startup import open_window
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setOrganizationName("gaitblocks")
     app.setApplicationName("gaitblocks")
-    win = MainWindow(SimSession(args.diagram, dataset=args.grf, preset=args.preset))
-    win.show()
+    win = open_window(args.diagram, dataset=args.grf, preset=args.preset)   # shown before a first compile
     if args.compare:
         win.tabs.setCurrentWidget(win.compare)
         win.compare.start(list(args.compare))

@@ -14,41 +14,72 @@ A plan may also be submitted as a function that makes it (``submit(lambda: sessi
 …)``): then planning runs in the worker too, and ``on_done`` gets ``(plan, built)``. The toolbar
 and File menu do so, since a plan that copies the diagram (a preset, a diagram file) took
 20-60 ms of the GUI thread; a planning error arrives in ``on_error`` like a compile error.
+:meth:`BackgroundCompile.call` runs any other slow function there the same way (opening a
+session file builds a new session: :meth:`SimSession.load`).
+
+**First compile.** The compiled engine (:mod:`blocks.compiled`) compiles a diagram structure's
+step with numba the first time it ever meets it (10-25 s; cached afterwards) and says so
+beforehand through its ``NOTIFY`` hooks, on the thread that compiles. :class:`BackgroundCompile`
+adds a hook that forwards the line to the GUI thread through a queued signal: while a job runs
+the busy indicator then reads "compiling the diagram for the first time (about N s; cached
+afterwards)…" (:func:`first_compile_message`), and :attr:`BackgroundCompile.noticed` carries the
+text (the window shows it in the status bar when the compile runs elsewhere: Compare, Tuning).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.session import Plan, SimSession
+from blocks import compiled as compiled_engine
 
-__all__ = ["BackgroundCompile", "BusyIndicator"]
+__all__ = ["FIRST_COMPILE", "BackgroundCompile", "BusyIndicator", "first_compile_message"]
+
+FIRST_COMPILE = "compiling the diagram for the first time (about {s} s; cached afterwards)…"
+
+
+def first_compile_message(notice: str) -> str:
+    """The busy indicator's text for a compiled engine's first-compile ``notice`` (its estimate
+    ``about N s`` kept; a line without one is shown as it is)."""
+    m = re.search(r"about (\d+(?:\.\d+)?) s", notice)
+    return FIRST_COMPILE.format(s=m.group(1)) if m else notice
 
 
 class _Signals(QtCore.QObject):
     done = QtCore.Signal(int, object)      # (job id, Built)
     failed = QtCore.Signal(int, object)    # (job id, exception)
+    notice = QtCore.Signal(str)            # a first-ever compile begins (any thread)
 
 
 class _Job(QtCore.QRunnable):
-    """Runs :meth:`SimSession.compile` on a plan, made first if a function was given (worker
-    thread; touches no widget). Emits ``built``, or ``(plan, built)`` for a function."""
+    """Runs ``work()`` (worker thread; touches no widget) and emits its result or its exception."""
 
-    def __init__(self, job_id: int, plan: Plan | Callable[[], Plan], signals: _Signals) -> None:
+    def __init__(self, job_id: int, work: Callable[[], Any], signals: _Signals) -> None:
         super().__init__()
-        self.job_id, self.plan, self.signals = job_id, plan, signals
+        self.job_id, self.work, self.signals = job_id, work, signals
 
     def run(self) -> None:
         try:
-            plan = self.plan() if callable(self.plan) else self.plan
-            built = SimSession.compile(plan)
+            result = self.work()
         except Exception as exc:  # noqa: BLE001 - every failure goes to the error dialog
             self.signals.failed.emit(self.job_id, exc)
             return
-        self.signals.done.emit(self.job_id, (plan, built) if callable(self.plan) else built)
+        self.signals.done.emit(self.job_id, result)
+
+
+def _compile_work(plan: Plan | Callable[[], Plan]) -> Callable[[], Any]:
+    """:meth:`SimSession.compile` of ``plan``, made first if a function was given: returns
+    ``built``, or ``(plan, built)`` for a function."""
+    def work() -> Any:
+        if callable(plan):
+            made = plan()
+            return made, SimSession.compile(made)
+        return SimSession.compile(plan)
+    return work
 
 
 class BusyIndicator(QtWidgets.QWidget):
@@ -103,6 +134,7 @@ class BackgroundCompile(QtCore.QObject):
 
     arrived = QtCore.Signal()    # the last submitted job's result reached the GUI thread (before it is adopted)
     finished = QtCore.Signal()   # ... and was adopted or reported
+    noticed = QtCore.Signal(str)  # a first-ever compile began (:func:`first_compile_message`), here or elsewhere
 
     def __init__(self, indicator: BusyIndicator, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -112,6 +144,8 @@ class BackgroundCompile(QtCore.QObject):
         self._signals = _Signals(self)
         self._signals.done.connect(self._done)
         self._signals.failed.connect(self._failed)
+        self._signals.notice.connect(self._notice)
+        compiled_engine.NOTIFY.append(self._hook)
         self._last = 0
         self._callbacks: dict[int, tuple[Callable[[Any], None], Callable[[Exception], None]]] = {}
 
@@ -121,10 +155,35 @@ class BackgroundCompile(QtCore.QObject):
 
     def submit(self, plan: Plan | Callable[[], Plan], message: str, on_done: Callable[[Any], None],
                on_error: Callable[[Exception], None]) -> None:
+        """Compile ``plan`` (or the plan a function makes) in the worker (class doc)."""
+        self.call(_compile_work(plan), message, on_done, on_error)
+
+    def call(self, work: Callable[[], Any], message: str, on_done: Callable[[Any], None],
+             on_error: Callable[[Exception], None]) -> None:
+        """Run ``work()`` in the worker with the busy indicator showing ``message``; ``on_done(result)``
+        or ``on_error(exc)`` on the GUI thread, unless a later job superseded it."""
         self._last += 1
         self._callbacks[self._last] = (on_done, on_error)
         self.indicator.start(message)
-        self.pool.start(_Job(self._last, plan, self._signals))
+        self.pool.start(_Job(self._last, work, self._signals))
+
+    def _hook(self, notice: str) -> None:
+        """``NOTIFY`` hook: may run on any thread; the queued signal takes it to the GUI thread."""
+        try:
+            self._signals.notice.emit(notice)
+        except RuntimeError:   # the window is gone (its C++ objects deleted)
+            self.detach()
+
+    def detach(self) -> None:
+        """Remove the ``NOTIFY`` hook (the window closes)."""
+        if self._hook in compiled_engine.NOTIFY:
+            compiled_engine.NOTIFY.remove(self._hook)
+
+    def _notice(self, notice: str) -> None:
+        text = first_compile_message(notice)
+        if self.busy:
+            self.indicator.start(text)
+        self.noticed.emit(text)
 
     def _take(self, job_id: int) -> tuple[Callable[[Any], None], Callable[[Exception], None]] | None:
         callbacks = self._callbacks.pop(job_id, None)

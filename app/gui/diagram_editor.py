@@ -3,6 +3,8 @@
 The canvas draws :attr:`DiagramEditor.diagram`, the diagram being edited. After every
 structural edit the editor hands a copy to the session (:meth:`SimSession.apply_diagram`):
 
+(the window has it compiled in its background worker: :attr:`DiagramEditor.background`)
+
 * it compiles: the run restarts on it and :attr:`DiagramEditor.compiled` is emitted (the main
   window redraws its views);
 * it does not (a missing input, an algebraic loop, a size mismatch): the session keeps running
@@ -18,6 +20,7 @@ recompile. :attr:`level` is the subsystem open on the canvas (``None``: the top 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from PySide6 import QtCore, QtGui
@@ -25,7 +28,7 @@ from PySide6 import QtCore, QtGui
 from app.gui.auto_layout import auto_layout
 from app.gui.edit_commands import AddBlock, AddWire, DeleteItems, MoveBlocks, SetSubsystems
 from app.gui.edit_model import error_sites, unique_name
-from app.gui.session import SimSession
+from app.gui.session import Plan, SimSession
 from blocks import Diagram
 from blocks.subsystems import SUBSYSTEMS, find, group, subsystems, ungroup
 from blocks.subsystems import check as check_subsystems
@@ -51,6 +54,10 @@ class DiagramEditor(QtCore.QObject):
         self.error: str | None = None
         self.error_sites: dict[str, set[str]] = {}
         self.level: str | None = None     # the subsystem open on the canvas (None: the top level)
+        # set by the window: compiles an edit's plan off the GUI thread, ``background(plan, on_done,
+        # on_error)`` (app.gui.background_compile); None: compile here
+        self.background: Callable[[Plan, Callable[[Any], None], Callable[[Exception], None]], None] | None = None
+        self.pending = False              # an edit is being compiled in the background
 
     def bind(self, session: SimSession) -> bool:
         """Edit ``session``'s diagram. A new session (or a diagram replaced by a file) clears the undo
@@ -190,25 +197,54 @@ class DiagramEditor(QtCore.QObject):
     def working(self) -> Diagram:
         """The diagram the next edit changes: while the last edit compiled, the session's own (so
         parameters set since, from the panels or by rewinding, are kept), else the failed edit."""
-        if self.error is None and self.session is not None:
+        if self.error is None and not self.pending and self.session is not None:
             self.diagram = self.session.diagram.copy()
         return self.diagram
 
     # ----------------------------------------------------------- compile
     def changed(self) -> None:
-        """Called by the commands after a structural edit: redraw, then try the session on it."""
+        """Called by the commands after a structural edit: redraw, then try the session on it, here
+        or, with :attr:`background` set (the window), in the background compiler's worker thread
+        (a new structure's first compile takes 10-25 s); :attr:`pending` until it arrives."""
         s = self.session
         if s is None:
+            return
+        if self.background is not None:
+            plan = s.plan_edit(self.diagram)
+            self.pending = True
+            self.redraw.emit()
+
+            def done(built: Any) -> None:
+                self.pending = False
+                if self.session is s:
+                    s.adopt(plan, built)
+                    self._compiled()
+
+            def failed(exc: Exception) -> None:
+                self.pending = False
+                if not isinstance(exc, UserError):
+                    raise exc
+                if self.session is s:
+                    self._failed(exc)
+
+            self.background(plan, done, failed)
             return
         try:
             s.apply_diagram(self.diagram)
         except UserError as exc:
-            self.error = str(exc)
-            self.error_sites = error_sites(self.error, self.diagram)
-            self.redraw.emit()
-            self.failed.emit(f"Not compiled: {self.error} (the previous diagram keeps running)")
+            self._failed(exc)
             return
+        self._compiled()
+
+    def _failed(self, exc: UserError) -> None:
+        self.error = str(exc)
+        self.error_sites = error_sites(self.error, self.diagram)
+        self.redraw.emit()
+        self.failed.emit(f"Not compiled: {self.error} (the previous diagram keeps running)")
+
+    def _compiled(self) -> None:
+        assert self.session is not None
         self.error, self.error_sites = None, {}
-        self.diagram = s.diagram.copy()
+        self.diagram = self.session.diagram.copy()
         self.redraw.emit()
         self.compiled.emit()

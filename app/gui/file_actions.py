@@ -109,7 +109,7 @@ class FileActions(QtCore.QObject):
     def open_path(self, path: str | Path, background: bool = False) -> bool:
         """Open a session, diagram or dataset file (judged by content); errors leave all as it was.
         ``background``: diagrams and data files compile in the worker thread (what *Open*, recent
-        files and drops do; the session file's own compile still runs here)."""
+        files and drops do; a session file is read and compiled there too)."""
         path = Path(path)
         try:
             kind = _json_format(path)
@@ -117,22 +117,38 @@ class FileActions(QtCore.QObject):
             self.errors.report("Cannot open file", exc)
             return False
         if kind == "gaitblocks-session":
-            try:
-                s, view = SimSession.load(path)
-            except UserError as exc:
-                self.errors.report("Cannot open session", exc)
-                return False
-            self.pause()
-            self.session_path = path
-            self.session_opened.emit(s, view)
-            self._add_recent(str(path))
-            return True
+            return self._open_session(path, background)
         if kind == "gaitblocks-diagram":
             ok = self._replace(lambda: self.session.plan_diagram(path), "Cannot open diagram", background)
             if ok:
                 self._add_recent(str(path))
             return ok
         return self.open_dataset(str(path), background)
+
+    def _open_session(self, path: Path, background: bool) -> bool:
+        """Read and compile a session file (:meth:`SimSession.load`: a new session, so the one on
+        screen is untouched until it arrives), here or in the compiler's worker thread."""
+        def opened(result: tuple[SimSession, dict[str, Any]]) -> None:
+            self.pause()
+            self.session_path = path
+            self.session_opened.emit(*result)
+            self._add_recent(str(path))
+
+        def failed(exc: Exception) -> None:
+            self.errors.report("Cannot open session", exc)
+
+        if background and self.compiler is not None:
+            self.pause()
+            self.compiler.call(lambda: SimSession.load(path), f"Opening session {path.name}: loading and compiling…",
+                               opened, failed)
+            return True
+        try:
+            result = SimSession.load(path)
+        except UserError as exc:
+            failed(exc)
+            return False
+        opened(result)
+        return True
 
     def ask_open(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self._parent, "Open", "", DATA_FILTER)

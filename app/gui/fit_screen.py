@@ -56,5 +56,8 @@ class ElidedLabel(QtWidgets.QLabel):
     def _elide(self) -> None:
         width = self.contentsRect().width()
         shown = self.fontMetrics().elidedText(self._full, QtCore.Qt.TextElideMode.ElideRight, max(width, 0))
-        super().setText(shown)
-        self.setToolTip(self._full if shown != self._full else "")
+        if shown != self.text():
+            super().setText(shown)
+        tip = self._full if shown != self._full else ""
+        if tip != self.toolTip():      # setToolTip cost 0.6 ms a call (the figure header, every frame)
+            self.setToolTip(tip)

@@ -8,8 +8,10 @@ Layout (1600 x 1000, or what the screen's available geometry holds: :mod:`app.gu
     [ timeline                                                                         ]
     [ status: state | busy (compiling…) | sim time | real-time factor | frames per second ]
 
-Changing the dataset or the preset from the toolbar compiles in a worker thread
-(:mod:`app.gui.background_compile`); the previous session stays on screen until it is done.
+Changing the dataset or the preset from the toolbar, opening a file and a structural parameter
+compile in a worker thread (:mod:`app.gui.background_compile`); the previous session stays on
+screen until it is done, and a first-ever compile of the diagram's step says so in the busy
+indicator. ``gaitblocks gui`` shows the window before such a compile (:mod:`app.gui.startup`).
 
 The window assembles the widgets, menus and signal wiring, and binds them to the session
 after every compile (:meth:`MainWindow.bind_session`). It holds two objects that it composes
@@ -160,9 +162,14 @@ class MainWindow(QtWidgets.QMainWindow):
         editor.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.params.rebuilt.connect(self.bind_session)
         self.params.background = self._compile_param
+        editor.background = self._compile_edit
+        run.background = self._compile_reset
         self.params.changed.connect(lambda ref, v: self.gains.sync())
         self.tuning.applied.connect(lambda values: self.gains.sync())
         self.compare.error.connect(lambda exc: self.errors.report("Comparison failed", exc))
+        # a first-ever compile outside the worker (Compare, Tuning): say so in the status bar
+        self.compiler.noticed.connect(lambda text: None if self.compiler.busy else
+                                      self.statusBar().showMessage(text, 30000))
 
     def _build_menus(self) -> None:
         mb, files = self.menuBar(), self.files
@@ -235,6 +242,18 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.params.show_block(session, self.params.block)   # back to the values in force
 
         self.compiler.submit(plan, f"{ref}: compiling…", done, failed)
+
+    def _compile_edit(self, plan: Plan, done: Any, failed: Any) -> None:
+        """A structural diagram edit, compiled in the background (the run restarts on it)."""
+        self.run_control.set_running(False)
+        self.compiler.submit(plan, "Diagram edited: compiling…", done, failed)
+
+    def _compile_reset(self, plan: Plan, done: Any) -> None:
+        """Reset (a recompile of the same run), in the background."""
+        def failed(exc: Exception) -> None:
+            self.errors.report("Cannot reset", exc)
+
+        self.compiler.submit(plan, "Reset: compiling…", done, failed)
 
     def _session_opened(self, session: SimSession, view: dict[str, Any]) -> None:
         self.set_session(session)
@@ -321,6 +340,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.run_control.timer.stop()
         self.compare.cancel()
         self.compiler.wait()
+        self.compiler.detach()
         if self._unhook is not None:
             self._unhook()
         super().closeEvent(event)

@@ -21,6 +21,7 @@ per frame.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +32,7 @@ from app.gui.controls import ControlBar, Timeline
 from app.gui.errors import ErrorReporter, show_error
 from app.gui.gain_panel import GainPanel
 from app.gui.scopes import ScopeStack
-from app.gui.session import SimSession
+from app.gui.session import Plan, SimSession
 from app.gui.stick_figure import StickFigure, draw_mechanism
 from app.gui.validity_panel import ValidityPanel, status_text
 
@@ -80,6 +81,7 @@ class RunController(QtCore.QObject):
         self.errors = errors
         self._dialog_parent = dialog_parent
         self.timer = QtCore.QTimer(self)
+        self.timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)   # coarse: up to 5 % late, and frames slipped
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self.frame)
         self.running = False
@@ -91,6 +93,9 @@ class RunController(QtCore.QObject):
         self._rtf = (time.perf_counter(), 0.0)
         self._status_at = -1.0
         self.frames = 0
+        # set by the window: compiles a plan off the GUI thread, ``background(plan, on_done)``
+        # (app.gui.background_compile); None: Reset recompiles here
+        self.background: Callable[[Plan, Callable[[Any], None]], None] | None = None
 
     def set_running(self, on: bool) -> None:
         """Run or pause. Pausing a paused run changes nothing (no redraw: every recompile and file
@@ -116,7 +121,8 @@ class RunController(QtCore.QObject):
         self.views.scopes.follow = True
         self._last = time.perf_counter()
         self.views.scopes.set_live(on)
-        if on:
+        if on:   # the real-time factor and frame rate count from now, not from the last run or idle time
+            self._rtf, self._fps_frames = (self._last, self.session.time), []
             self.timer.start()
         else:
             self.timer.stop()
@@ -216,8 +222,24 @@ class RunController(QtCore.QObject):
         self.update_views()
 
     def reset(self) -> None:
+        """Start again from t0 (a recompile: 80-110 ms, so in the window's background worker when
+        :attr:`background` is set; the old run stays on screen until it arrives)."""
         self.set_running(False)
-        self.session.reset()
+        s = self.session
+        if self.background is not None:
+            plan = s.plan_reset()
+
+            def done(built: Any) -> None:
+                if self.session is s:
+                    s.adopt(plan, built)
+                    self._reset_done()
+
+            self.background(plan, done)
+            return
+        s.reset()
+        self._reset_done()
+
+    def _reset_done(self) -> None:
         self.run_changed.emit("reset")
         self.views.gains.sync()
         self.update_views()

@@ -191,6 +191,10 @@ class SimSession(SessionReading):
         """Recompile after a structural change (the run restarts from t0)."""
         self._build()
 
+    def plan_engine(self, engine: str | None) -> Plan:
+        """The same run on another stepping engine (``None``: compiled where it can; :class:`RunSpec`)."""
+        return self._plan(_spec=replace(self._spec, engine=engine))
+
     def plan_dataset(self, spec: str) -> Plan:
         return self._plan(dataset=spec)
 
@@ -219,6 +223,11 @@ class SimSession(SessionReading):
     def load_diagram(self, path: str | Path) -> None:
         """Load a diagram file (:meth:`plan_diagram`) and recompile."""
         self.apply(self.plan_diagram(path))
+
+    def plan_edit(self, diagram: Diagram) -> Plan:
+        """An edited diagram, run as it is (:meth:`apply_diagram`, compiled elsewhere)."""
+        return self._plan(_spec=replace(self._spec, diagram=diagram.copy(), preset=None, settings=()),
+                          source=diagram.copy(), diagram=diagram.copy())
 
     def apply_diagram(self, diagram: Diagram) -> None:
         """Run an edited diagram as it is (no preset, the changes made since dropped; the run restarts).
@@ -303,6 +312,10 @@ class SimSession(SessionReading):
             chunk = max(1, min(500, int(0.8 * left * done / max(elapsed, 1e-6))))
         self.frame.ticks, self.frame.wall_s = done, time.perf_counter() - start
         return done
+
+    def plan_reset(self) -> Plan:
+        """:meth:`reset`, compiled elsewhere."""
+        return self._plan()
 
     def reset(self) -> None:
         """Start again from t0 with the current parameter values (recompiles)."""

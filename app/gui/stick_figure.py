@@ -9,7 +9,9 @@ segments (``FOOT_M``: an illustration; the model's foot is a point or the rollin
 the ground in stance and square to the shank in swing. The recording's pose is drawn faint and dashed behind it
 (:mod:`app.gui.stick_ghost`). Under the plot (:mod:`app.gui.stick_controls`): ghost on/off,
 camera follow (the hip kept centred; off, the mouse pans) and zoom (or the mouse wheel). Every
-item is created once and moved with ``setData``.
+item is created once and moved every frame: light Qt items (:mod:`app.gui.stick_items`), not
+pyqtgraph data items, whose ``setData`` cost 5-7 ms per frame; an item whose data did not change is
+not touched.
 
 Any planar mechanism (:class:`~blocks.library.mechanism.PlanarMechanism`) is drawn too:
 :meth:`set_mechanism` names its points, the links between them (polylines) and the ground
@@ -30,6 +32,7 @@ from app.gui.axes import use_opaque_grid
 from app.gui.fit_screen import ElidedLabel
 from app.gui.stick_controls import FigureControls
 from app.gui.stick_ghost import PoseGhost
+from app.gui.stick_items import Dot, Polyline
 from blocks.diagram import Diagram
 from blocks.library.mechanism import PlanarMechanism, mechanism_of
 from models.biped import FiveLinkBiped
@@ -42,6 +45,7 @@ LEFT = "#1f77b4"
 RIGHT = "#e8710a"
 TRUNK = "#333333"
 SOLE_RANGE_RAD = np.linspace(-0.35, 0.9, 14)  # shank angles of a stance, heel strike to toe-off
+HATCH_HALF_M = 6.0      # ground hatching drawn this far either side of the camera [m]
 FOOT_M = (0.05, 0.15)   # drawn foot: heel behind and toe ahead of the foot point [m], square to the shank
 VIEW_CENTRE_Y_M = 0.85  # camera: height of the view's centre [m] (ground to above the head at zoom 1)
 
@@ -111,26 +115,24 @@ class StickFigure(QtWidgets.QWidget):
 
     def _make_items(self) -> None:
         p = self.plot
-        xs = np.arange(-20.0, 200.0, 0.1)
-        hatch = np.empty((2 * xs.size, 2))
-        hatch[0::2, 0], hatch[0::2, 1] = xs, 0.0
-        hatch[1::2, 0], hatch[1::2, 1] = xs - 0.06, -0.06
-        p.addItem(pg.PlotDataItem([-20.0, 200.0], [0.0, 0.0], pen=_pen("#555555", 2)))
-        p.addItem(pg.PlotDataItem(hatch[:, 0], hatch[:, 1], pen=_pen("#999999", 1), connect="pairs"))
-        self.trail = pg.PlotDataItem(pen=_pen("#2ca02c", 1.5, dashed=True))
+        p.addItem(Polyline(_pen("#555555", 2)).with_data([-20.0, 200.0], [0.0, 0.0]))
+        self.hatch = Polyline(_pen("#999999", 1), pairs=True)
+        self._hatch_at: float | None = None
+        p.addItem(self.hatch)
+        self.trail = Polyline(_pen("#2ca02c", 1.5, dashed=True))
         p.addItem(self.trail)
-        self.legs = {side: pg.PlotDataItem(pen=_pen(col, 6), symbol="o", symbolSize=7, symbolBrush=col,
-                                           symbolPen=None) for side, col in (("l", LEFT), ("r", RIGHT))}
-        self.trunk = pg.PlotDataItem(pen=_pen(TRUNK, 9))
-        self.head = pg.ScatterPlotItem(size=0.2, pxMode=False, brush=pg.mkBrush("#f2d2b6"), pen=_pen(TRUNK, 2))
-        p.addItem(self.legs["r"])
-        p.addItem(self.trunk)
-        p.addItem(self.head)
-        p.addItem(self.legs["l"])
-        self.soles = {side: pg.PlotDataItem(pen=_pen(col, 2)) for side, col in (("l", LEFT), ("r", RIGHT))}
+        self.legs = {side: Polyline(_pen(col, 6)) for side, col in (("l", LEFT), ("r", RIGHT))}
+        self.joints = {side: [Dot(7, col) for _ in range(3)] for side, col in (("l", LEFT), ("r", RIGHT))}
+        self.trunk = Polyline(_pen(TRUNK, 9))
+        self.head = QtWidgets.QGraphicsEllipseItem(-0.1, -0.1, 0.2, 0.2)   # 0.2 m across
+        self.head.setBrush(pg.mkBrush("#f2d2b6"))
+        self.head.setPen(_pen(TRUNK, 2))
+        for item in (self.legs["r"], *self.joints["r"], self.trunk, self.head, self.legs["l"], *self.joints["l"]):
+            p.addItem(item)
+        self.soles = {side: Polyline(_pen(col, 2)) for side, col in (("l", LEFT), ("r", RIGHT))}
         for sole in self.soles.values():
             p.addItem(sole)
-        self.feet = {side: pg.PlotDataItem() for side in ("l", "r")}
+        self.feet = {side: Polyline(_pen(col, 5)) for side, col in (("l", LEFT), ("r", RIGHT))}
         # per-stance styles, made once; re-applied only when a foot's stance flag changes
         self._leg_pens = {(side, st): _pen(col, 7 if st else 3.5, dashed=not st)
                           for side, col in (("l", LEFT), ("r", RIGHT)) for st in (True, False)}
@@ -139,15 +141,28 @@ class StickFigure(QtWidgets.QWidget):
         self._stance_drawn: tuple[bool, bool] | None = None
         for foot in self.feet.values():
             p.addItem(foot)
-        self.com = pg.ScatterPlotItem(size=14, symbol="o", brush=pg.mkBrush("#2ca02c"), pen=_pen("w", 2))
+        self.com = Dot(14, "#2ca02c", _pen("w", 2))
         p.addItem(self.com)
-        self.grf_shaft: dict[str, pg.PlotDataItem] = {}
+        self.grf_shaft: dict[str, Polyline] = {}
         self.grf_head: dict[str, pg.ArrowItem] = {}
+        self._arrow_angle: dict[str, float] = {}
         for side, col in (("l", LEFT), ("r", RIGHT)):
-            self.grf_shaft[side] = pg.PlotDataItem(pen=_pen(col, 3))
+            self.grf_shaft[side] = Polyline(_pen(col, 3))
             self.grf_head[side] = pg.ArrowItem(headLen=14, tipAngle=35, brush=col, pen=None)
             p.addItem(self.grf_shaft[side])
             p.addItem(self.grf_head[side])
+
+    def _place_hatch(self, x_centre: float) -> None:
+        """Ground hatching (0.1 m apart) over ``HATCH_HALF_M`` around the camera, rebuilt only when
+        the camera has moved half that far (a 2200-stroke path over the whole track cost paint time)."""
+        if self._hatch_at is not None and abs(x_centre - self._hatch_at) < 0.5 * HATCH_HALF_M:
+            return
+        self._hatch_at = x_centre
+        x0 = math.floor((x_centre - HATCH_HALF_M) * 10.0) / 10.0
+        xs = x0 + 0.1 * np.arange(int(round(20.0 * HATCH_HALF_M)) + 1)
+        hx, hy = np.empty(2 * xs.size), np.empty(2 * xs.size)
+        hx[0::2], hy[0::2], hx[1::2], hy[1::2] = xs, 0.0, xs - 0.06, -0.06
+        self.hatch.set_xy(hx, hy)
 
     def _make_mechanism_items(self) -> None:
         self.mech_links = pg.PlotDataItem(pen=_pen(TRUNK, 5), connect="pairs")
@@ -222,6 +237,7 @@ class StickFigure(QtWidgets.QWidget):
         ``half_width / zoom`` [m], half-height ``1 m / zoom`` (ground to above the head at zoom 1)."""
         self._x_centre = x_center
         w, h = self.half_width / self.zoom, 1.0 / self.zoom
+        self._place_hatch(x_center)
         self.plot.setRange(xRange=(x_center - w, x_center + w),
                            yRange=(VIEW_CENTRE_Y_M - h, VIEW_CENTRE_Y_M + h), padding=0)
 
@@ -268,18 +284,20 @@ class StickFigure(QtWidgets.QWidget):
         pts = self.biped.points(np.asarray(q, dtype=float))
         st = (True, True) if stance is None else (bool(stance[0] > 0.5), bool(stance[1] > 0.5))
         hip = pts["hip"]
-        self.trunk.setData([hip[0], pts["head"][0]], [hip[1], pts["head"][1]])
+        self.trunk.set_xy([hip[0], pts["head"][0]], [hip[1], pts["head"][1]])
         a = float(q[2])
         r_head = 0.1
         hc = pts["head"] + r_head * np.array([math.sin(a), math.cos(a)])
-        self.head.setData([hc[0]], [hc[1]])
+        self.head.setPos(float(hc[0]), float(hc[1]))
         restyle = st != self._stance_drawn
         self._stance_drawn = st
         for i, side in enumerate(("l", "r")):
             knee, foot = pts[f"knee_{side}"], pts[f"foot_{side}"]
             if restyle:
                 self.legs[side].setPen(self._leg_pens[side, st[i]])
-            self.legs[side].setData([hip[0], knee[0], foot[0]], [hip[1], knee[1], foot[1]])
+            self.legs[side].set_xy([hip[0], knee[0], foot[0]], [hip[1], knee[1], foot[1]])
+            for dot, pt in zip(self.joints[side], (hip, knee, foot)):
+                dot.place(float(pt[0]), float(pt[1]))
             self._arrow(side, pts[f"contact_{side}"], None if grf is None else grf[2 * i: 2 * i + 2])
             th2 = a - float(q[3 + i]) + float(q[5 + i])
             self._sole(side, foot, th2)
@@ -288,12 +306,12 @@ class StickFigure(QtWidgets.QWidget):
             # a stance foot lies flat; a swing foot is square to its shank (toe forward)
             fwd = np.array([1.0, 0.0]) if st[i] else np.array([math.cos(th2), -math.sin(th2)])
             heel, toe = foot - FOOT_M[0] * fwd, foot + FOOT_M[1] * fwd
-            self.feet[side].setData([heel[0], toe[0]], [heel[1], toe[1]])
+            self.feet[side].set_xy([heel[0], toe[0]], [heel[1], toe[1]])
         self.ghost.show(self.biped, hip, ref_angles)
         com = pts["com"]
-        self.com.setData([com[0]], [com[1]])
+        self.com.place(float(com[0]), float(com[1]))
         if trail is not None and len(trail):
-            self.trail.setData(trail[:, 0], trail[:, 1])
+            self.trail.set_xy(trail[:, 0], trail[:, 1])
         if self.follow:
             self.set_view(float(hip[0]))
         phase_txt = PHASE_NAMES.get(int(phase), "?") if phase is not None else "-"
@@ -306,23 +324,26 @@ class StickFigure(QtWidgets.QWidget):
         shank angles ``SOLE_RANGE_RAD``; nothing for a point foot."""
         radius = self.biped.params.foot_radius
         if radius <= 0.0:
-            self.soles[side].setData([], [])
+            self.soles[side].set_xy([], [])
             return
         centre = foot + radius * np.array([math.sin(th2), math.cos(th2)])
         rel = th2 - SOLE_RANGE_RAD
-        self.soles[side].setData(centre[0] - radius * np.sin(rel), centre[1] - radius * np.cos(rel))
+        self.soles[side].set_xy(centre[0] - radius * np.sin(rel), centre[1] - radius * np.cos(rel))
 
     def _arrow(self, side: str, foot: np.ndarray, f: np.ndarray | None) -> None:
         shaft, head = self.grf_shaft[side], self.grf_head[side]
         if f is None or math.hypot(float(f[0]), float(f[1])) < 0.02 * self.body_weight:
-            shaft.setData([], [])
+            shaft.set_xy([], [])
             head.setVisible(False)
             return
         v = np.asarray(f, dtype=float) / self.body_weight * self.arrow_m_per_bw
         tip = foot + v
-        shaft.setData([foot[0], tip[0]], [foot[1], tip[1]])
+        shaft.set_xy([foot[0], tip[0]], [foot[1], tip[1]])
         head.setPos(float(tip[0]), float(tip[1]))
-        head.setStyle(angle=180.0 - math.degrees(math.atan2(v[1], v[0])))
+        angle = 180.0 - math.degrees(math.atan2(v[1], v[0]))
+        if abs(angle - self._arrow_angle.get(side, math.inf)) > 0.5:   # setStyle rebuilds the head's path
+            self._arrow_angle[side] = angle
+            head.setStyle(angle=angle)
         head.setVisible(True)
 
     def arrow_length(self, side: str) -> float:

@@ -19,6 +19,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
+from app.gui.stick_items import Polyline
 from models.biped import FiveLinkBiped
 
 __all__ = ["GHOST", "PoseGhost", "ghost_q"]
@@ -40,8 +41,8 @@ class PoseGhost:
         # thin and in front: where the model tracks the recording to a fraction of a degree,
         # the ghost shows as a dashed line along the limbs rather than vanishing behind them
         pen = pg.mkPen(QtGui.QColor(GHOST), width=2, style=QtCore.Qt.PenStyle.DashLine)
-        self.trunk = pg.PlotDataItem(pen=pen)
-        self.legs = {side: pg.PlotDataItem(pen=pen) for side in ("l", "r")}
+        self.trunk = Polyline(pen)
+        self.legs = {side: Polyline(pen) for side in ("l", "r")}
         self.items = [self.trunk, *self.legs.values()]
         for item in self.items:
             item.setOpacity(0.8)
@@ -54,16 +55,17 @@ class PoseGhost:
         """Draw the reference ``angles`` at ``hip`` (None, or the ghost switched off: hidden)."""
         visible = self.enabled and angles is not None
         for item in self.items:
-            item.setVisible(visible)
+            if item.isVisible() != visible:
+                item.setVisible(visible)
         if not visible or angles is None:
             self.q = None
             return
         self.q = ghost_q(biped, hip, angles)
         pts = biped.points(self.q)
-        self.trunk.setData([pts["hip"][0], pts["head"][0]], [pts["hip"][1], pts["head"][1]])
+        self.trunk.set_xy([pts["hip"][0], pts["head"][0]], [pts["hip"][1], pts["head"][1]])
         for side in ("l", "r"):
             chain = [pts["hip"], pts[f"knee_{side}"], pts[f"foot_{side}"]]
-            self.legs[side].setData([p[0] for p in chain], [p[1] for p in chain])
+            self.legs[side].set_xy([p[0] for p in chain], [p[1] for p in chain])
 
     def drawn(self) -> dict[str, np.ndarray]:
         """The points drawn (hip, head, knee_l, foot_l, knee_r, foot_r), each (2,) m."""

@@ -217,6 +217,8 @@ def test_main_window_edit_menu_and_status_bar(qtbot, window) -> None:
     running = list(s.diagram.blocks)
     pane = window.diagram_pane
     new = palette_add(qtbot, pane, "Gain")
+    assert c.editor.pending and window.compiler.busy          # compiled in the background worker
+    qtbot.waitUntil(lambda: not window.compiler.busy, timeout=60000)
     assert new == "gain1" and new in c.items_by_name and c.items_by_name[new].error is not None
     assert "gain1" in window.statusBar().currentMessage() and "not connected" in window.statusBar().currentMessage()
     assert list(s.diagram.blocks) == running
@@ -226,5 +228,6 @@ def test_main_window_edit_menu_and_status_bar(qtbot, window) -> None:
     undo = next(a for a in edit.actions() if a.text().startswith("&Undo"))
     assert undo.isEnabled() and undo.shortcut().toString() == "Ctrl+Z"
     undo.trigger()
+    qtbot.waitUntil(lambda: not window.compiler.busy, timeout=60000)
     assert list(c.editor.diagram.blocks) == running and "gain1" not in c.items_by_name
-    assert c.editor.error is None
+    assert c.editor.error is None and not c.editor.pending

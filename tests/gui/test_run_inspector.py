@@ -36,6 +36,8 @@ def test_two_runs_with_different_gains_are_kept_and_overlaid(qtbot, window: Main
     ins = window.inspector
     assert [r.name for r in ins.store.runs] == ["run 1"]
     window.run_control.reset()                               # run 1 already kept: not again
+    qtbot.waitUntil(lambda: not window.compiler.busy, timeout=30000)   # Reset compiles in the worker
+    s = window.session
     assert len(ins.store.runs) == 1
     ref, _ = _kp_row(window)
     s.set_param(ref, 0.1 * float(s.param_value(ref)))        # a softer hip PID from the start
