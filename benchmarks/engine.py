@@ -328,7 +328,8 @@ def _step_profile(built: Any, step_us: float) -> list[str]:
     total = sum(costs.values())
     lines = [f"profile of one compiled tick of {built.diagram.name} ({len(m.blocks)} blocks, RK4, t = "
              f"{runner.time:.2f} s): kernels {total:.2f} us of a measured {step_us:.2f} us step "
-             f"({total / step_us:.0%}); the rest is the step's own loop (views, sum checks, recording, RK4 sums)"]
+             f"({total / step_us:.0%}); the rest: the step's own loop (views, sum checks, recording, RK4 sums) "
+             "and the spread between the two timings"]
     for name, us in sorted(costs.items(), key=lambda kv: -kv[1]):
         if us >= 0.005:
             lines.append(f"  {name:16s} {kinds[name]:22s} {us:7.3f} us  {us / step_us:5.1%}")
