@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from models.params import BipedParams
 
 __all__ = ["RunSpec", "Built", "RunResult", "build", "build_diagram", "run", "summarise", "METRICS", "register_metric",
-           "default_diagram_path", "PAPER_SUBJECT"]
+           "metric_inputs", "default_diagram_path", "PAPER_SUBJECT"]
 
 PAPER_SUBJECT = (55.33, 1.66)  # kg, m: the model of Table 1 (Luxman & Zielinska 2017)
 
@@ -293,11 +293,26 @@ MetricFn = Callable[["Results", Built], dict[str, Any]]
 METRICS: list[MetricFn] = []
 
 
-def register_metric(fn: MetricFn) -> MetricFn:
+def register_metric(fn: MetricFn, signals: Callable[[Diagram], list[str]] | None = None) -> MetricFn:
     """Add ``fn(results, built) -> {key: value}``; its keys are merged into ``summary.json``.
-    ``results`` carries the :data:`app.signals.CANONICAL` names (:func:`app.signals.by_type`)."""
+    ``results`` carries the :data:`app.signals.CANONICAL` names (:func:`app.signals.by_type`).
+    ``signals(diagram)`` lists the ``block.port`` signals ``fn`` reads, if known: when every metric
+    declares them, a sweep records only those (:func:`metric_inputs`)."""
+    if signals is not None:
+        fn.signals = signals  # type: ignore[attr-defined]
     METRICS.append(fn)
     return fn
+
+
+def metric_inputs(diagram: Diagram) -> list[str] | None:
+    """The signals every registered metric reads on ``diagram`` (``None`` if one does not say)."""
+    out: list[str] = []
+    for fn in METRICS:
+        declared = getattr(fn, "signals", None)
+        if declared is None:
+            return None
+        out += [name for name in declared(diagram) if name not in out]
+    return out
 
 
 def _walking(results: Results, built: Built) -> dict[str, Any]:
@@ -306,7 +321,13 @@ def _walking(results: Results, built: Built) -> dict[str, Any]:
     return walking_summary(results, built)
 
 
-register_metric(_walking)
+def _walking_signals(diagram: Diagram) -> list[str]:
+    from app.signals import metric_signals
+
+    return metric_signals(diagram)
+
+
+register_metric(_walking, _walking_signals)
 
 
 def _subject(results: Results, built: Built) -> dict[str, Any]:
@@ -326,7 +347,7 @@ def _subject(results: Results, built: Built) -> dict[str, Any]:
                                        PAPER_SUBJECT)}
 
 
-register_metric(_subject)
+register_metric(_subject, lambda diagram: [])
 
 
 def _dataset_info(built: Built) -> dict[str, Any]:

@@ -1,20 +1,23 @@
 """Throughput of tuning runs: gait-cycle simulations per minute on this machine (printed, not asserted).
 
-Measured in one run, side by side:
+Measured in one run, side by side, on the default walking diagram (``grf_walk.json``, ``default``
+preset, bundled ``sneakers``, dt 1 ms RK4), each run one gait cycle long, ``pid_hip.kp`` varied:
 
-1. the default walking diagram (``grf_walk.json``, ``default`` preset, bundled ``sneakers``):
-   a serial loop of single runs (what a bdsim or PathSim user would write), the
-   ``concurrent.futures`` process pool (``gaitblocks sweep --workers K``), and :func:`blocks.batch.run_batch`
-   for N = 64 copies -- that diagram has blocks without a vectorised form, so the batch engine
-   takes its per-run-process fallback (256 and 1024 copies with ``--full``; they scale linearly);
-2. the vectorised batch engine (:class:`blocks.batch.BatchRunner`) on a fully vectorisable diagram
-   (five-link dynamics + PD joints + constant foot forces, the same RK4 and dt) for N = 64, 256,
-   1024, against a serial loop of single runs of that same diagram.
+1. ``gaitblocks sweep --executor vectorized`` (the default for this diagram): the sweep loop
+   (:func:`app.tuning.sweep.run_sweep`) on :class:`blocks.executors.VectorizedExecutor`, so N copies
+   in one compiled batch (:class:`blocks.batch.BatchRunner`), then each copy summarised into its
+   row; N = 256 (and 64, 1024 with ``--full``). Its split: build + pack, stepping, summaries;
+2. ``--executor process``: the same sweep on the ``concurrent.futures`` pool, one compiled single
+   run per spec (``--process-n`` specs, 64 by default; the rate does not depend on N: each run is
+   independent);
+3. a serial loop of single runs in this process (what a bdsim or PathSim user would write).
 
-A "gait-cycle simulation" is one simulated gait cycle: simulated seconds / cycle duration
-(120 / cadence of the sneakers set, from a reference run).
+The pools and the compiled step are warmed up before timing (the first-ever compile is
+``benchmarks/engine.py``'s figure). A "gait-cycle simulation" is one simulated gait cycle:
+simulated seconds / cycle duration (120 / cadence of the sneakers set, from a reference run).
+Goal (issue 19): >= 5,000 per minute at N = 256 on 2 cores.
 
-Run: ``python benchmarks/batch.py [--full] [--cycles C]``.
+Run: ``python benchmarks/batch.py [--full] [--n 256] [--process-n 64] [--cycles C]``.
 """
 
 from __future__ import annotations
@@ -23,75 +26,82 @@ import argparse
 import os
 import sys
 import time
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.runs import RunSpec  # noqa: E402
+from app.tuning.objective import Objective  # noqa: E402
 from app.tuning.sweep import run_sweep  # noqa: E402
 from app.tuning.worker import run_one  # noqa: E402
-from blocks.executors import ProcessExecutor  # noqa: E402
+from blocks.executors import Executor, ProcessExecutor, VectorizedExecutor  # noqa: E402
+
+GOAL = 5000.0
 
 
 def per_minute(cycles: float, wall: float) -> float:
     return 60.0 * cycles / wall
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--full", action="store_true", help="also N = 256, 1024 on the walking diagram's fallback")
-    ap.add_argument("--cycles", type=float, default=1.0, help="gait cycles simulated per run")
-    args = ap.parse_args()
+def specs(n: int, dur: float) -> list[RunSpec]:
+    return [RunSpec("sneakers", (("pid_hip.kp", 500.0 + 2.0 * i),), preset="default", duration=dur) for i in range(n)]
+
+
+def timed_sweep(items: list[RunSpec], ex: Executor) -> tuple[float, list[dict[str, Any]]]:
+    fn = partial(run_one, objective=Objective())
+    start = time.perf_counter()
+    out = run_sweep(items, ex, fn=fn)
+    return time.perf_counter() - start, out.rows
+
+
+def measure(n: int = 256, process_n: int = 64, cycles: float = 1.0, full: bool = False,
+            echo: bool = True) -> dict[str, float]:
+    """Print the figures (module docstring); return gait cycles per minute by executor
+    (``vectorized`` at ``n``, ``process``, ``serial``)."""
+    say = print if echo else (lambda *a, **k: None)
     workers = os.cpu_count() or 1
     ref = run_one(RunSpec("sneakers", preset="default", duration=3.0))
     cycle_s = 120.0 / float(ref["cadence_steps_per_min"])
-    dur = args.cycles * cycle_s
-    print(f"machine: {workers} cores; gait cycle {cycle_s:.3f} s (sneakers, cadence "
-          f"{ref['cadence_steps_per_min']:.1f} steps/min); {args.cycles:g} cycle(s) = {dur:.3f} s per run, dt 1 ms RK4")
-    spec = [RunSpec("sneakers", (("pid_hip.kp", 800.0 + 50 * i),), preset="default", duration=dur) for i in range(8)]
-
-    print("\n1) default walking diagram (grf_walk.json, default preset)")
-    t = time.perf_counter()
-    for s in spec[:4]:
-        run_one(s)
-    serial = per_minute(4 * args.cycles, time.perf_counter() - t)
-    print(f"   serial loop of single runs     : {serial:8.1f} gait cycles/min   (1.00x)")
+    dur = cycles * cycle_s
+    say(f"machine: {workers} cores; gait cycle {cycle_s:.3f} s (sneakers, cadence "
+        f"{ref['cadence_steps_per_min']:.1f} steps/min); {cycles:g} cycle(s) = {dur:.3f} s per run, dt 1 ms RK4")
+    out: dict[str, float] = {}
+    vec = VectorizedExecutor(workers, chunk=max(n, 1024))
+    timed_sweep(specs(2, dur), vec)  # load the compiled step (compile: first time ever)
+    say("\nsweep of the default walking diagram, rows as `gaitblocks sweep` writes them")
+    for m in ((64, n, 1024) if full else (n,)):
+        wall, rows = timed_sweep(specs(m, dur), vec)
+        rate = per_minute(m * cycles, wall)
+        stepping = sum(float(r["wall_s"]) for r in rows)  # per copy: the batch's stepping / N
+        ok = sum(r["status"] == "ok" for r in rows)
+        say(f"  vectorized N={m:<5d}: {wall:6.2f} s -> {rate:8.0f} gait cycles/min ({ok}/{m} ok; stepping "
+            f"{stepping:.2f} s, build + pack + summaries {wall - stepping:.2f} s)")
+        if m == n:
+            out["vectorized"] = rate
     with ProcessExecutor(workers) as ex:
-        t = time.perf_counter()
-        run_sweep(spec, ex)
-        pool = per_minute(8 * args.cycles, time.perf_counter() - t)
-    print(f"   process pool ({workers} workers)       : {pool:8.1f} gait cycles/min   ({pool / serial:.2f}x)")
-    from app.runs import build_diagram
-    from blocks.batch import run_batch
+        timed_sweep(specs(workers, dur), ex)  # start the workers, load the step in each
+        wall, rows = timed_sweep(specs(process_n, dur), ex)
+    out["process"] = per_minute(process_n * cycles, wall)
+    say(f"  process ({workers} workers), {process_n} runs: {wall:6.2f} s -> {out['process']:8.0f} gait cycles/min")
+    k = 8
+    wall, _ = timed_sweep(specs(k, dur), Executor())
+    out["serial"] = per_minute(k * cycles, wall)
+    say(f"  serial loop, {k} runs      : {wall:6.2f} s -> {out['serial']:8.0f} gait cycles/min")
+    say(f"  vectorized / process: {out['vectorized'] / out['process']:.1f}x; goal >= {GOAL:.0f} gait cycles/min at "
+        f"N = {n}: {'met' if out['vectorized'] >= GOAL else 'MISSED'}")
+    return out
 
-    d = build_diagram(RunSpec(preset="default"))
-    for n in (64, 256, 1024) if args.full else (64,):
-        ov = [{"pid_hip.kp": 600.0 + i} for i in range(n)]
-        t = time.perf_counter()
-        _, path = run_batch(d, ov, ["body.q"], workers=workers, dataset="sneakers", t_end=dur)
-        rate = per_minute(n * args.cycles, time.perf_counter() - t)
-        print(f"   batch N={n:<5d} ({path:10s})  : {rate:8.1f} gait cycles/min   ({rate / serial:.2f}x)")
 
-    print("\n2) fully vectorisable diagram (five-link dynamics + PD joints), same dt and RK4")
-    from blocks import Runner, compile_diagram
-    from blocks.batch import BatchRunner
-    from tests.tuning.pd_biped import pd_biped_diagram
-
-    d2 = pd_biped_diagram(dur)
-    t = time.perf_counter()
-    for i in range(4):
-        dd = d2.copy()
-        dd.set_param("kp.k", -300.0 - i)
-        Runner(compile_diagram(dd), logged=["body.q"]).run()
-    serial2 = per_minute(4 * args.cycles, time.perf_counter() - t)
-    print(f"   serial loop of single runs     : {serial2:8.1f} gait cycles/min   (1.00x)")
-    model = compile_diagram(d2)
-    for n in (64, 256, 1024):
-        t = time.perf_counter()
-        BatchRunner(model, [{"kp.k": -300.0 - i} for i in range(n)], ["body.q"]).run()
-        rate = per_minute(n * args.cycles, time.perf_counter() - t)
-        print(f"   vectorised batch N={n:<5d}      : {rate:8.1f} gait cycles/min   ({rate / serial2:.2f}x)")
-    print("\ngoal: >= 500 gait-cycle simulations per minute")
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--full", action="store_true", help="also N = 64 and 1024")
+    ap.add_argument("--n", type=int, default=256, help="copies in the vectorised sweep (default 256)")
+    ap.add_argument("--process-n", type=int, default=64, help="runs on the process executor (default 64)")
+    ap.add_argument("--cycles", type=float, default=1.0, help="gait cycles simulated per run")
+    args = ap.parse_args()
+    measure(args.n, args.process_n, args.cycles, args.full)
 
 
 if __name__ == "__main__":

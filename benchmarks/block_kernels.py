@@ -47,21 +47,13 @@ def _per_call(fn: Any, budget: float = 0.05) -> float:
     return min(timeit.repeat(fn, number=number, repeat=5)) / number
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--preset", default="tracking")
-    ap.add_argument("--only", nargs="*", default=None, help="block types to time (default: all with kernels)")
-    args = ap.parse_args()
-    spec = RunSpec(diagram=default_diagram_path().with_name("grf_walk_analysis.json"), preset=args.preset,
-                   duration=0.6, dataset="sneakers")
-    runner = build(spec).runner
-    runner.advance(300)
+def kernel_cases(runner: Any, only: list[str] | None = None) -> Any:
+    """Per block with kernels and per callback: ``(block, label, kernel, python callback, kernel args,
+    callback args)`` on the runner's live inputs, states and parameters."""
     m = runner.model
-    print(f"grf_walk_analysis, preset {args.preset}, t = {runner.time:.3f} s; per call, best of 5 [us]")
-    print(f"{'block':14s} {'type':20s} {'callback':10s} {'python':>8s} {'dispatch':>9s} {'compiled':>9s} {'ratio':>7s}")
     for b in m.blocks:
         k = b.kernels()
-        if k is None or (args.only and b.type_name not in args.only):
+        if k is None or (only and b.type_name not in only):
             continue
         n = b.name
         u = tuple(runner.sig[o: o + s].copy() for o, s in (m.in_slot[f"{n}.{spec_.name}"] for spec_ in m.inputs[n]))
@@ -73,7 +65,7 @@ def main() -> None:
         _, outs = b.port_specs()
         y = tuple(np.zeros(int(s.size)) for s in outs)
         t = float(runner.time)
-        cases = [("output", k.output, b.output, y, (t, x, z, u, p, y))]
+        cases: list[tuple[Any, ...]] = [("output", k.output, b.output, y, (t, x, z, u, p, y))]
         if k.derivative is not None and x.size:
             dx = np.zeros(x.size)
             cases.append(("derivative", k.derivative, b.derivative, (dx,), (t, x, z, u, p, dx)))
@@ -81,19 +73,36 @@ def main() -> None:
             zn = z.copy()
             cases.append(("update", k.update, b.update, (zn,), (t, x, z, u, p, zn)))
         for label, kern, cb, outs_, cb_args in cases:
-            if kern is None:
-                continue
-            kargs = (t, x, z, *u, packed, *outs_)
-            kern(*kargs)
-            py = _per_call(lambda cb=cb, a=cb_args: cb(*a))
-            disp = _per_call(lambda kern=kern, a=kargs: kern(*a))
-            loop = _compiled_loop(kern, len(kargs))
-            loop(1, kern, *kargs)
-            reps = 100000
-            comp = min(timeit.repeat(lambda loop=loop, kern=kern, a=kargs, reps=reps: loop(reps, kern, *a), number=1,
-                                     repeat=5)) / reps
-            print(f"{n:14s} {b.type_name:20s} {label:10s} {py * 1e6:8.2f} {disp * 1e6:9.2f} {comp * 1e6:9.3f} "
-                  f"{py / comp:7.0f}x")
+            if kern is not None and (outs_ or label != "output"):
+                yield b, label, kern, cb, (t, x, z, *u, packed, *outs_), cb_args
+
+
+def compiled_cost(kern: Any, kargs: tuple[Any, ...], reps: int = 100000) -> float:
+    """Seconds per call of ``kern`` from a compiled loop (best of 5)."""
+    kern(*kargs)
+    loop = _compiled_loop(kern, len(kargs))
+    loop(1, kern, *kargs)
+    return min(timeit.repeat(lambda: loop(reps, kern, *kargs), number=1, repeat=5)) / reps
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", default="tracking")
+    ap.add_argument("--only", nargs="*", default=None, help="block types to time (default: all with kernels)")
+    args = ap.parse_args()
+    spec = RunSpec(diagram=default_diagram_path().with_name("grf_walk_analysis.json"), preset=args.preset,
+                   duration=0.6, dataset="sneakers")
+    runner = build(spec).runner
+    runner.advance(300)
+    print(f"grf_walk_analysis, preset {args.preset}, t = {runner.time:.3f} s; per call, best of 5 [us]")
+    print(f"{'block':14s} {'type':20s} {'callback':10s} {'python':>8s} {'dispatch':>9s} {'compiled':>9s} {'ratio':>7s}")
+    for b, label, kern, cb, kargs, cb_args in kernel_cases(runner, args.only):
+        kern(*kargs)
+        py = _per_call(lambda cb=cb, a=cb_args: cb(*a))
+        disp = _per_call(lambda kern=kern, a=kargs: kern(*a))
+        comp = compiled_cost(kern, kargs)
+        print(f"{b.name:14s} {b.type_name:20s} {label:10s} {py * 1e6:8.2f} {disp * 1e6:9.2f} {comp * 1e6:9.3f} "
+              f"{py / comp:7.0f}x")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,14 @@ an empty and then the filled cache), per-step cost of both engines on the defaul
 and the PD-biped test diagram (or the blocks still lacking kernels), a profile line of the Python
 step, and N = 256 copies in one compiled batch against the process executor, in gait cycles per
 minute. ``--quick`` skips the peers and the batch.
+
+Last, the rows of issue 19's Targets table that are not GUI rows, in one table: single-run real-time
+factor (python, compiled), the sweep at N = 256 (``benchmarks/batch.py``: vectorised against the
+process executor), overhead per block-step against the peers, ``gaitblocks run --duration 10`` as a
+whole warm command (median of 5 fresh processes), the peak RSS of a 60 s run
+(``benchmarks/memory.py``), and the profile of one compiled tick (each block's kernels timed in a
+compiled loop, ``benchmarks/block_kernels.py``). ``--write-docs`` puts that table and profile into
+``docs/benchmarks.md`` between its markers.
 """
 
 from __future__ import annotations
@@ -198,7 +206,8 @@ def _per_step(model: Any, engine: str, ticks: int) -> tuple[float, str]:
     return (time.perf_counter() - start) / ticks * 1e6, r.status
 
 
-def _engines_on(title: str, model: Any, ticks: int) -> None:
+def _engines_on(title: str, model: Any, ticks: int) -> tuple[float, float | None]:
+    """Print and return the real-time factors ``(python, compiled or None)``."""
     from blocks.codegen import missing_kernels
 
     print(f"\n{title}: {len(model.blocks)} blocks, RK4, dt = {model.dt * 1e3:g} ms, {ticks} ticks")
@@ -207,10 +216,11 @@ def _engines_on(title: str, model: Any, ticks: int) -> None:
     missing = missing_kernels(model)
     if missing:
         print(f"  compiled not available: no kernels for {', '.join(missing)}")
-        return
+        return model.dt * 1e6 / py, None
     co, st = _per_step(model, "compiled", ticks)
     print(f"  compiled {co:8.2f} us per step -> {model.dt * 1e6 / co:8.1f}x real time ({st}); "
           f"{py / co:.1f}x faster than python")
+    return model.dt * 1e6 / py, model.dt * 1e6 / co
 
 
 CHILD = """
@@ -298,9 +308,92 @@ def _generic_batch(diagram_fn: Callable[[float], Any], n: int = 256, t_end: floa
           f"{res.status.count('ok')} ok); one compiled single run {one * 1e3:.2f} ms")
 
 
+def _step_profile(built: Any, step_us: float) -> list[str]:
+    """Cost of each block's kernels in one compiled RK4 tick: each kernel timed from a compiled loop
+    on the live inputs (``benchmarks/block_kernels.py``), times its calls per tick (output: 1 major
+    + 3 RK4 stages for a minor block, or 1/ticks for a sampled block; derivative: 4; update: 1/ticks)."""
+    from benchmarks.block_kernels import compiled_cost, kernel_cases
+
+    runner = Runner(built.model, engine="python")
+    runner.advance(300)
+    m = runner.model
+    costs: dict[str, float] = {}
+    kinds: dict[str, str] = {}
+    for b, label, kern, _cb, kargs, _ in kernel_cases(runner):
+        every = m.ticks[b.name]
+        calls = {"output": (4.0 if b.name in m.minor else 1.0) / every, "derivative": 4.0,
+                 "update": 1.0 / every}[label]
+        costs[b.name] = costs.get(b.name, 0.0) + calls * compiled_cost(kern, kargs, 20000) * 1e6
+        kinds[b.name] = b.type_name
+    total = sum(costs.values())
+    lines = [f"profile of one compiled tick of {built.diagram.name} ({len(m.blocks)} blocks, RK4, t = "
+             f"{runner.time:.2f} s): kernels {total:.2f} us of a measured {step_us:.2f} us step "
+             f"({total / step_us:.0%}); the rest: the step's own loop (views, sum checks, recording, RK4 sums) "
+             "and the spread between the two timings"]
+    for name, us in sorted(costs.items(), key=lambda kv: -kv[1]):
+        if us >= 0.005:
+            lines.append(f"  {name:16s} {kinds[name]:22s} {us:7.3f} us  {us / step_us:5.1%}")
+    return lines
+
+
+def _warm_command(runs: int = 5) -> float:
+    """Median wall time [s] of ``python -m app run --duration 10`` (whole process, warm caches)."""
+    root = str(Path(__file__).resolve().parents[1])
+    walls = []
+    with tempfile.TemporaryDirectory(prefix="gb_warm_") as out:
+        cmd = [sys.executable, "-m", "app", "run", "--grf", "sneakers", "--duration", "10", "--out", out, "--force"]
+        for i in range(runs + 1):
+            start = time.perf_counter()
+            subprocess.run(cmd, cwd=root, env={**os.environ, "PYTHONPATH": root}, capture_output=True, check=True)
+            if i:  # the first run fills the caches (compile, spline)
+                walls.append(time.perf_counter() - start)
+    return float(np.median(walls))
+
+
+def _peak_rss_60s() -> float:
+    """Peak RSS [MB] of a 60 s ``gaitblocks run`` (``benchmarks/memory.py``), launched from a small
+    interpreter: Linux carries a parent's RSS high-water mark into a child it forks and execs, so
+    this (large) process must not be the parent."""
+    bench = str(Path(__file__).resolve().parent)
+    code = (f"import sys; sys.path.insert(0, {bench!r}); from memory import peak_rss_mb; "
+            "print(peak_rss_mb(['run', '--grf', 'sneakers', '--duration', '60', '--repeat-cycles'])[0])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+ISSUE_NOW = {  # the "now" column of issue 19's Targets table, measured on main when it was filed
+    "single": "11x", "sweep": "340-460 /min", "overhead": "0.2", "warm": "4.3 s", "rss": "470 MB"}
+
+
+def _table(rows: list[tuple[str, str, str, str, str]]) -> list[str]:
+    out = ["| measure | issue 19 (main, as filed) | measured now | goal | |", "|---|---|---|---|---|"]
+    out += [f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in rows]
+    return out
+
+
+MARK_BEGIN = "<!-- benchmarks/engine.py --write-docs: begin -->"
+MARK_END = "<!-- benchmarks/engine.py --write-docs: end -->"
+
+
+def write_docs(lines: list[str], path: Path) -> None:
+    """Put ``lines`` between the markers of ``path`` (appended with them the first time)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    block = "\n".join([MARK_BEGIN, *lines, MARK_END])
+    if MARK_BEGIN in text and MARK_END in text:
+        head, rest = text.split(MARK_BEGIN, 1)
+        text = head + block + rest.split(MARK_END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
+    docs = "--write-docs" in sys.argv
     print(f"engine overhead, dt = {DT * 1e3:g} ms")
+    ratios: dict[str, list[str]] = {"PathSim": [], "bdsim": []}
+    peers_missing: list[str] = []
+    worst = [0.0]  # the compiled engine's largest overhead ratio to PathSim
     for title, ours, ps, bd, t_ours, t_peer in (
         ("PID + 2nd-order plant", ours_pid, pathsim_pid, bdsim_pid, 2.0, 2.0),
         (f"chain of {N_GAINS} gains -> integrator", ours_chain, pathsim_chain, bdsim_chain, 1.0, 1.0),
@@ -315,9 +408,15 @@ def main() -> None:
         b = _report("PathSim", ps, t_peer)
         c = _report("bdsim", bd, t_peer)
         for peer, value in (("PathSim", b), ("bdsim", c)):
+            if value is None:
+                peers_missing.append(f"{peer} ({title})")
             for mine, x in (("ours", a), ("compiled", a2)):
                 if x and value:
                     print(f"  {mine} / {peer}: {x / value:.3f}  ({value / x:.1f}x less overhead)")
+                    ratios[peer].append(f"{'python' if mine == 'ours' else mine} {x / value:.3f} "
+                                        f"({'PID' if 'PID' in title else 'chain'})")
+                    if mine == "compiled" and peer == "PathSim":
+                        worst[0] = max(worst[0], x / value)
     _cold_warm()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.blocks.engine_diagrams import oscillator
@@ -327,17 +426,49 @@ def main() -> None:
     _generic_batch(oscillator)
     _engines_on("PD-biped test diagram", compile_diagram(pd_biped_diagram(10.0)), 3000)
     built = build(RunSpec(dataset="sneakers", duration=10.0))
-    _engines_on("default diagram grf_walk.json, preset tracking, bundled sneakers", built.model, 2000)
+    rt_py, rt_co = _engines_on("default diagram grf_walk.json, preset tracking, bundled sneakers", built.model, 5000)
     _profile(built.model, 500)
+    profile: list[str] = []
+    if rt_co is not None:
+        profile = _step_profile(built, built.model.dt * 1e6 / rt_co)
+        print("\n" + "\n".join(profile))
     if quick:
         return
-    from app.runs import build_diagram
+    from benchmarks.batch import measure
 
-    print("\nbatch, N = 256 copies, 1.2 s each (one gait cycle of the bundled data)")
-    _batch(lambda: (build_diagram(RunSpec(preset="tracking")), {"dataset": "sneakers", "t_end": 1.2}),
-           "pid_hip.kp", [500.0 + i for i in range(256)], 1.0)
-    print("PD-biped test diagram, N = 256, 1.2 s each (counted as one 'cycle' per run)")
-    _batch(lambda: (pd_biped_diagram(1.2), {}), "kp.k", [-300.0 - i for i in range(256)], 1.0)
+    print("\nsweep, `benchmarks/batch.py`:")
+    sweep = measure(256, 64)
+    warm = _warm_command()
+    print(f"\n`gaitblocks run --duration 10`, whole command, warm: median of 5 {warm:.2f} s")
+    rss = _peak_rss_60s()
+    print(f"60 s run (repeated cycles, every signal), peak RSS {rss:.0f} MB")
+    per_block = "; ".join(f"{k}: {', '.join(v)}" for k, v in ratios.items() if v) or "peers not installed"
+    rows = [
+        ("default walking diagram, dt = 1 ms RK4, single run", ISSUE_NOW["single"],
+         f"compiled {rt_co or 0:.0f}x, python {rt_py:.0f}x", ">= 100x", "met" if (rt_co or 0) >= 100 else "missed"),
+        ("walking-diagram sweep, N = 256, 2 cores (gait cycles/min)", ISSUE_NOW["sweep"],
+         f"vectorized {sweep['vectorized']:,.0f}, process {sweep['process']:,.0f}", ">= 5,000",
+         "met" if sweep["vectorized"] >= 5000 else "missed"),
+        ("engine overhead per block-step, ours / peer", ISSUE_NOW["overhead"], per_block, "<= 0.05 (PathSim)",
+         ("met (compiled)" if worst[0] <= 0.05 else "missed") if ratios["PathSim"]
+         else "not measured: " + ", ".join(peers_missing)),
+        ("`gaitblocks run`, 10 s, whole command, warm (median of 5)", ISSUE_NOW["warm"], f"{warm:.2f} s", "<= 1.5 s",
+         "met" if warm <= 1.5 else "missed"),
+        ("60 s run, peak RSS (every signal)", ISSUE_NOW["rss"], f"{rss:.0f} MB", "<= 300 MB",
+         "met" if rss <= 300 else "missed"),
+        ("GUI rows", "", "not measured here: `benchmarks/gui_fps.py`", "", ""),
+    ]
+    table = _table(rows)
+    print("\nissue 19's targets, this run:\n" + "\n".join(table))
+    if docs:
+        import platform
+
+        lines = ["## Issue 19 targets (generated)", "",
+                 f"Generated by `python benchmarks/engine.py --write-docs` on {time.strftime('%Y-%m-%d')}, "
+                 f"{os.cpu_count()} cores, Python {platform.python_version()}; figures vary with the machine's load.",
+                 "", *table, "", "```", *profile, "```"]
+        write_docs(lines, Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md")
+        print("written: docs/benchmarks.md")
 
 
 if __name__ == "__main__":

@@ -120,8 +120,11 @@ class CompiledEngine:
         """Re-read block ``name``'s packed vector (after a live change): one per copy, stored once if equal."""
         j = self._index[name]
         b = self.model.blocks[j]
-        rows = [np.ascontiguousarray(b.pack(p), dtype=np.float64).reshape(-1) for p in params]
-        if all(r.shape == rows[0].shape and np.array_equal(r, rows[0]) for r in rows[1:]):
+        packed: dict[int, np.ndarray] = {}  # copies sharing one Params object are packed once
+        rows = [packed[id(p)] if id(p) in packed else
+                packed.setdefault(id(p), np.ascontiguousarray(b.pack(p), dtype=np.float64).reshape(-1))
+                for p in params]
+        if all(r is rows[0] or (r.shape == rows[0].shape and np.array_equal(r, rows[0])) for r in rows[1:]):
             rows = rows[:1]
         elif len(rows) != self.n:
             raise ValueError(f"block '{name}': {len(rows)} packed vectors for {self.n} copies")

@@ -20,6 +20,9 @@ Dask: ``DaskExecutor(scheduler="tcp://host:8786")`` connects to a running schedu
 address it starts a ``dask.distributed.LocalCluster`` of ``workers`` single-threaded processes;
 ``DaskExecutor(client=...)`` uses a client made by the caller (tests use an in-process cluster).
 Every Dask worker needs gaitblocks (and the dataset files named by ``--grf``) installed.
+A function offering a vectorised form (``fn.batched``, see :class:`VectorizedExecutor`) runs on Dask
+as batches: the items are split into one batch per worker (at most ``chunk`` items each), and each
+batch is one task running N copies in one compiled engine (:func:`app.tuning.vectorized.run_many`).
 """
 
 from __future__ import annotations
@@ -102,12 +105,21 @@ class ProcessExecutor(Executor):
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _batched(fn: Callable[[Any], Any]) -> tuple[Callable[..., list[Any]] | None, dict[str, Any]]:
+    """``(fn.batched, keywords)``: the vectorised form of ``fn`` (or of a ``functools.partial``'s
+    function, with the partial's keywords), or ``(None, {})``."""
+    target = getattr(fn, "func", fn)
+    return getattr(target, "batched", None), dict(getattr(fn, "keywords", None) or {})
+
+
 class DaskExecutor(Executor):
     """Runs on a ``dask.distributed`` cluster (module docstring)."""
 
     name = "dask"
 
-    def __init__(self, scheduler: str | None = None, workers: int = 1, client: Any = None) -> None:
+    def __init__(self, scheduler: str | None = None, workers: int = 1, client: Any = None, batches: bool = True,
+                 chunk: int = 256) -> None:
+        self.batches, self.chunk = bool(batches), max(1, int(chunk))
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
@@ -130,13 +142,25 @@ class DaskExecutor(Executor):
     def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Generator[tuple[int, Any], None, None]:
         from dask.distributed import as_completed
 
-        futs = self.client.map(fn, list(items), pure=False)
+        items = list(items)
+        batched, kw = _batched(fn)
+        if batched is not None and self.batches and len(items) > 1:
+            size = min(self.chunk, -(-len(items) // self.workers))
+            starts = list(range(0, len(items), size))
+            futs = [self.client.submit(batched, items[s: s + size], pure=False, **kw) for s in starts]
+        else:
+            starts = []
+            futs = self.client.map(fn, items, pure=False)
         index = {f.key: i for i, f in enumerate(futs)}
         left = set(index)
         try:
             for f in as_completed(futs):
                 left.discard(f.key)
-                yield index[f.key], f.result()
+                if starts:
+                    for j, res in enumerate(f.result()):
+                        yield starts[index[f.key]] + j, res
+                else:
+                    yield index[f.key], f.result()
         finally:
             pending = [f for f in futs if f.key in left]
             if pending:
@@ -161,13 +185,11 @@ class VectorizedExecutor(Executor):
         self.workers, self.chunk = max(1, int(workers)), max(1, int(chunk))
 
     def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Generator[tuple[int, Any], None, None]:
-        target = getattr(fn, "func", fn)
-        batched = getattr(target, "batched", None)
+        batched, kw = _batched(fn)
         if batched is None:
             yield from super().imap(fn, items)
             return
         items = list(items)
-        kw = dict(getattr(fn, "keywords", None) or {})
         for start in range(0, len(items), self.chunk):
             for j, res in enumerate(batched(items[start: start + self.chunk], **kw)):
                 yield start + j, res

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from app.runs import RunSpec, build, summarise
+from app.runs import RunSpec, build, metric_inputs, summarise
 from app.tuning.objective import Objective
 from app.tuning.worker import run_one, summary_row
 from models.errors import UserError
@@ -71,7 +71,9 @@ def run_many(specs: list[RunSpec], objective: Objective | None = None) -> list[d
         runner = built.runner
         rec = runner.recorder
         overrides = [dict(specs[i].settings) for i in group]
-        batch = BatchRunner(built.model, overrides, rec.names, rec.every)  # compiles (first time) or loads
+        needed = metric_inputs(built.diagram)  # log only what the metrics read, when they all say
+        logged = rec.names if needed is None else [n for n in rec.names if n in needed]
+        batch = BatchRunner(built.model, overrides, logged, rec.every)  # compiles (first time) or loads
         t_run = time.perf_counter()
         res = batch.run(built.t_end)
         run_wall = (time.perf_counter() - t_run) / len(group)  # the stepping alone, per copy
@@ -90,7 +92,8 @@ def run_many(specs: list[RunSpec], objective: Objective | None = None) -> list[d
                      "blocks": len(built.model.blocks), "engine": "vectorized"}
             ctx = built.model.ctx
             solver = {"method": "rk4", "dt": ctx.dt, "t_start": ctx.t0, "t_end": ctx.t_end}
-            results = Results(t, signals, dict(rec.labels), dict(rec.units), res.events[j], [],
+            results = Results(t, signals, {n: rec.labels[n] for n in logged if n in rec.labels},
+                              {n: rec.units[n] for n in logged if n in rec.units}, res.events[j], [],
                               {**base_values, **overrides[j]}, solver, stats, "ok" if ok else "failed", message,
                               {"diagram": built.diagram.name, "dataset": built.model.ctx.dataset})
             row: dict[str, Any] = {ref: value for ref, value in specs[i].settings}

@@ -93,7 +93,6 @@ class FiveLinkDynamics(Block):
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         biped = FiveLinkBiped(biped_of(ctx))
-        biped.forward_dynamics(np.array(_STANDING), np.zeros(7), np.zeros(4), np.zeros(4))  # load compiled kernel now
         p.set("_biped", biped)
         p.set("_fd", biped.accel_function())
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.library import generic_kernels as gk
 
 __all__ = ["Constant", "Step", "Gain", "Sum", "Mux", "Selector", "UnitDelay", "Integrator", "StateSpace",
            "Function", "Scope", "FUNCTIONS", "register_function"]
@@ -47,16 +47,10 @@ class Constant(Block):
         y[0][:] = p.value
 
     def kernels(self) -> Kernels:
-        return Kernels(output=_copy_p)
+        return Kernels(output=gk.copy_p)
 
     def pack(self, p: Params) -> np.ndarray:
         return np.array(p.value, dtype=np.float64).reshape(-1)
-
-
-@kernel
-def _copy_p(t, x, z, p, y):  # noqa: ANN001, ANN202
-    for i in range(y.size):
-        y[i] = p[i]
 
 
 class Step(Block):
@@ -75,17 +69,10 @@ class Step(Block):
         y[0].fill(p.after if t >= p.t_step else p.before)
 
     def kernels(self) -> Kernels:
-        return Kernels(output=_step_output)
+        return Kernels(output=gk.step_output)
 
     def pack(self, p: Params) -> np.ndarray:
         return np.array([p.t_step, p.before, p.after])
-
-
-@kernel
-def _step_output(t, x, z, p, y):  # noqa: ANN001, ANN202
-    v = p[2] if t >= p[0] else p[1]
-    for i in range(y.size):
-        y[i] = v
 
 
 class Gain(Block):
@@ -103,16 +90,10 @@ class Gain(Block):
         np.multiply(u[0], p.k, y[0])
 
     def kernels(self) -> Kernels:
-        return Kernels(output=_gain_output)
+        return Kernels(output=gk.gain_output)
 
     def pack(self, p: Params) -> np.ndarray:
         return np.array([p.k])
-
-
-@kernel
-def _gain_output(t, x, z, u, p, y):  # noqa: ANN001, ANN202
-    for i in range(y.size):
-        y[i] = u[i] * p[0]
 
 
 class Sum(Block):
@@ -155,27 +136,11 @@ class Sum(Block):
                 out += ui
 
     def kernels(self) -> Kernels:
-        return Kernels(output=_sum_output)
+        return Kernels(output=gk.sum_output)
 
     def pack(self, p: Params) -> np.ndarray:
         """One sign per input, ``-1.0`` or ``+1.0`` (``-1 * u`` is ``-u`` exactly)."""
         return np.array([-1.0 if neg else 1.0 for neg in p._neg])
-
-
-@kernel
-def _sum_output(t, x, z, *a):  # noqa: ANN001, ANN002, ANN202
-    # a = (u_1, ..., u_m, p, y): one kernel for every input count (numba types *a per arity)
-    m = len(a) - 2
-    p = a[m]
-    y = a[m + 1]
-    for i in range(y.size):
-        acc = a[0][i] if p[0] > 0.0 else -a[0][i]
-        for j in range(1, m):
-            if p[j] > 0.0:
-                acc += a[j][i]
-            else:
-                acc -= a[j][i]
-        y[i] = acc
 
 
 class Mux(Block):
@@ -199,20 +164,7 @@ class Mux(Block):
         np.concatenate(u, out=y[0])
 
     def kernels(self) -> Kernels:
-        return Kernels(output=_mux_output)
-
-
-@kernel
-def _mux_output(t, x, z, *a):  # noqa: ANN001, ANN002, ANN202
-    # a = (u_1, ..., u_m, p, y)
-    m = len(a) - 2
-    y = a[m + 1]
-    k = 0
-    for j in range(m):
-        uj = a[j]
-        for i in range(uj.size):
-            y[k] = uj[i]
-            k += 1
+        return Kernels(output=gk.mux_output)
 
 
 class Selector(Block):
@@ -243,16 +195,10 @@ class Selector(Block):
         y[0][:] = u[0][p._sel]
 
     def kernels(self) -> Kernels:
-        return Kernels(output=_selector_output)
+        return Kernels(output=gk.selector_output)
 
     def pack(self, p: Params) -> np.ndarray:
         return np.array(p.indices, dtype=np.float64).reshape(-1)
-
-
-@kernel
-def _selector_output(t, x, z, u, p, y):  # noqa: ANN001, ANN202
-    for j in range(y.size):
-        y[j] = u[int(p[j])]
 
 
 class UnitDelay(Block):
@@ -278,19 +224,7 @@ class UnitDelay(Block):
         znext[:] = u[0]
 
     def kernels(self) -> Kernels:
-        return Kernels(output=_copy_z, update=_copy_u_next)
-
-
-@kernel
-def _copy_z(t, x, z, u, p, y):  # noqa: ANN001, ANN202
-    for i in range(y.size):
-        y[i] = z[i]
-
-
-@kernel
-def _copy_u_next(t, x, z, u, p, znext):  # noqa: ANN001, ANN202
-    for i in range(znext.size):
-        znext[i] = u[i]
+        return Kernels(output=gk.copy_z, update=gk.copy_u_next)
 
 
 class Integrator(Block):
@@ -316,13 +250,7 @@ class Integrator(Block):
         dx[:] = u[0]
 
     def kernels(self) -> Kernels:
-        return Kernels(output=_copy_x, derivative=_copy_u_next)
-
-
-@kernel
-def _copy_x(t, x, z, u, p, y):  # noqa: ANN001, ANN202
-    for i in range(y.size):
-        y[i] = x[i]
+        return Kernels(output=gk.copy_x, derivative=gk.copy_u_next)
 
 
 class StateSpace(Block):
@@ -373,37 +301,11 @@ class StateSpace(Block):
         np.dot(p._AB, np.concatenate((x, u[0])), dx)
 
     def kernels(self) -> Kernels:
-        return Kernels(output=_ss_output, derivative=_ss_derivative)
+        return Kernels(output=gk.ss_output, derivative=gk.ss_derivative)
 
     def pack(self, p: Params) -> np.ndarray:
         """``[n, m, l, a (n n), b (n m), c (l n), d (l m)]``, matrices row-major."""
         return np.concatenate(([float(p.n), float(p.m), float(p.l)], p.a, p.b, p.c, p.d)).astype(np.float64)
-
-
-@kernel
-def _ss_rows(p, x, u, first, rows, y):  # noqa: ANN001, ANN202
-    # y = [M | N] [x; u] for the matrix pair starting at p[first] (rows x n, then rows x m)
-    n, m = int(p[0]), int(p[1])
-    off_n = first + rows * n
-    for r in range(rows):
-        acc = 0.0
-        for j in range(n):
-            acc += p[first + r * n + j] * x[j]
-        for j in range(m):
-            acc += p[off_n + r * m + j] * u[j]
-        y[r] = acc
-
-
-@kernel
-def _ss_output(t, x, z, u, p, y):  # noqa: ANN001, ANN202
-    n, m, l = int(p[0]), int(p[1]), int(p[2])
-    _ss_rows(p, x, u, 3 + n * n + n * m, l, y)
-
-
-@kernel
-def _ss_derivative(t, x, z, u, p, dx):  # noqa: ANN001, ANN202
-    n = int(p[0])
-    _ss_rows(p, x, u, 3, n, dx)
 
 
 class Function(Block):

@@ -10,12 +10,13 @@ data the last sample holds. Off-grid times (``solve_ivp``) interpolate linearly.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy.interpolate import CubicSpline
 
 from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
@@ -160,18 +161,72 @@ class GrfSource(Block):
         y[1][:] = row[4:6]
 
 
-def _reference_spline(ds: GaitDataset, filter_hz: float) -> CubicSpline:
+class _Spline:
+    """A cubic ``PPoly`` (knots ``x`` (n,), coefficients ``c`` (4, n-1, k)) evaluated as scipy's
+    ``PPoly.__call__`` does, in its order of operations (and the kernels' ``spline_at``): in interval
+    ``j`` (``x_j <= t < x_{j+1}``, the last closed), ``s = t - x_j``,
+    ``f = c_3 + c_2 s + c_1 s^2 + c_0 s^3`` and ``f' = c_2 + 2 c_1 s + 3 c_0 s^2``."""
+
+    def __init__(self, x: np.ndarray, c: np.ndarray) -> None:
+        self.x, self.c = x, c
+
+    def __call__(self, t: np.ndarray, nu: int = 0) -> np.ndarray:
+        x, c = self.x, self.c
+        j = np.clip(np.searchsorted(x, t, side="right") - 1, 0, x.size - 2)
+        s = (t - x[j])[:, None]
+        s2 = s * s
+        c0, c1, c2, c3 = c[0][j], c[1][j], c[2][j], c[3][j]
+        if nu == 0:
+            return 0.0 + c3 + c2 * s + c1 * s2 + c0 * (s2 * s)
+        return 0.0 + c2 * 1.0 * 1.0 + c1 * s * 2.0 + c0 * s2 * 3.0
+
+
+def _spline_cache() -> str:
+    from blocks.compiled import cache_dir
+
+    return str(cache_dir().parent / "splines")
+
+
+def _fit(t: np.ndarray, y: np.ndarray) -> _Spline:
+    """``scipy.interpolate.CubicSpline(t, y, axis=0)`` (not-a-knot ends) as ``(x, c)``, kept on disk
+    by a hash of the samples and the scipy version: a warm start does not import ``scipy.interpolate``
+    (about 0.45 s)."""
+    from importlib.metadata import version
+
+    key = hashlib.sha256(t.tobytes() + y.tobytes() + str(y.shape).encode() + version("scipy").encode()).hexdigest()
+    path = os.path.join(_spline_cache(), f"cubic_{key[:24]}.npz")
+    try:
+        with np.load(path) as f:
+            return _Spline(f["x"], f["c"])
+    except (OSError, KeyError, ValueError):
+        pass
+    from scipy.interpolate import CubicSpline
+
+    sp = CubicSpline(t, y, axis=0)
+    x, c = np.ascontiguousarray(sp.x), np.ascontiguousarray(sp.c)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.npz"
+        np.savez(tmp, x=x, c=c)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache: fit again next time
+    return _Spline(x, c)
+
+
+def _reference_spline(ds: GaitDataset, filter_hz: float) -> _Spline:
     ref = ds.reference_angles()
     if ref is None:
         from models.gaitdata.hints import missing_kinematics_hint
 
         raise DiagramError(f"dataset '{ds.name}' has no reference joint angles (the reference source and "
                            f"init='reference' need them){missing_kinematics_hint(ds)}")
-    return CubicSpline(ds.t, lowpass(ref, filter_hz, ds.rate_hz), axis=0)
+    return _fit(np.ascontiguousarray(ds.t, dtype=np.float64),
+                np.ascontiguousarray(lowpass(ref, filter_hz, ds.rate_hz), dtype=np.float64))
 
 
 def _reference_table(ds: GaitDataset, td: np.ndarray, filter_hz: float,
-                     spline: CubicSpline | None = None) -> np.ndarray:
+                     spline: _Spline | None = None) -> np.ndarray:
     spline = _reference_spline(ds, filter_hz) if spline is None else spline
     tc = np.clip(td, ds.t[0], ds.t[-1])
     rates = spline(tc, 1)

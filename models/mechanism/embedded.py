@@ -27,7 +27,6 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from models.mechanism.manifold import NumericalDiff, PreModel, Projection, hessian_term
 from models.mechanism.system import Mechanism
@@ -128,6 +127,8 @@ class Embedded:
         self.nfev = 0
         f_start = self._last = self.manifold.evaluate(q0, self._last)[0]
         t_eval = np.linspace(0.0, t_end, n_out)
+        from scipy.integrate import solve_ivp  # at need: 0.5 s of every start otherwise
+
         start = time.perf_counter()
         sol = solve_ivp(rhs, (0.0, t_end), np.concatenate((q0, qd0)), method=method, rtol=rtol, atol=atol,
                         t_eval=t_eval)

@@ -28,7 +28,6 @@ Three ways, one interface (:meth:`evaluate` -> ``f, F, H``):
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import RectBivariateSpline, make_interp_spline
 
 from models.mechanism.system import Mechanism
 
@@ -130,6 +129,8 @@ class PreModel:
         self.lo, self.period = lo, c.period
         if c.period is None:
             self.winding = np.zeros(mech.m)
+            from scipy.interpolate import make_interp_spline  # at need: 0.45 s of every start otherwise
+
             self._spl = make_interp_spline(qs, fs, k=self.degree)
             return
         # one turn on the grid lo .. lo + period, periodic after removing the winding
@@ -140,6 +141,8 @@ class PreModel:
         self.winding = 2 * np.pi * np.round((f_grid[-1] - f_grid[0]) / (2 * np.pi))
         per = f_grid - np.outer((grid - lo) / c.period, self.winding)
         per[-1] = per[0]
+        from scipy.interpolate import make_interp_spline
+
         self._spl = make_interp_spline(grid, per, k=self.degree, bc_type="periodic")
 
     def _fit_2d(self) -> None:
@@ -157,6 +160,8 @@ class PreModel:
             for j, b in enumerate(g1):
                 fs[i, j] = guess = mech.solve(np.array([a, b]), guess)
         k = min(self.degree, 5)
+        from scipy.interpolate import RectBivariateSpline
+
         self._spl2 = [RectBivariateSpline(g0, g1, fs[:, :, i], kx=k, ky=k, s=0) for i in range(mech.m)]
 
     def value(self, q: np.ndarray) -> np.ndarray:

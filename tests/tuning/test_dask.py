@@ -29,3 +29,30 @@ def test_dask_local_cluster_rows_equal_process_pool() -> None:
             va, vb = a[key], b[key]
             assert va == vb or (va != va and vb != vb), key  # equal, or both NaN
     assert len({r["objective"] for r in pool}) == 4
+
+
+def test_dask_runs_a_vectorised_sweep_as_one_task_per_worker() -> None:
+    """The walking diagram vectorises: 6 specs on 2 Dask workers are 2 tasks of 3 copies each, and
+    their rows equal single runs' to 1e-9."""
+    from app.tuning.worker import run_one
+
+    specs = [RunSpec("sneakers", (("pid_hip.kp", kp),), duration=0.4) for kp in (300.0, 500.0, 700.0, 900.0,
+                                                                                1100.0, 1300.0)]
+    cluster = distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None)
+    with distributed.Client(cluster) as client, DaskExecutor(client=client) as ex:
+        assert ex.workers == 2
+        with distributed.get_task_stream(client) as ts:
+            rows = run_sweep(specs, ex).rows
+    cluster.close()
+    assert len(ts.data) == 2
+    assert [r["pid_hip.kp"] for r in rows] == [s.settings[0][1] for s in specs]
+    for spec, row in zip(specs, rows):
+        ref = run_one(spec)
+        assert row["status"] == ref["status"]
+        for key in set(ref) - VOLATILE:
+            a, b = row[key], ref[key]
+            if isinstance(b, float) and b == b:
+                assert abs(a - b) <= 1e-9 * (1 + abs(b)), key
+            else:
+                assert a == b or (a != a and b != b), key
+    assert len({round(r["objective"], 9) for r in rows}) == 6

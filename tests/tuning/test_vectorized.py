@@ -72,3 +72,31 @@ def test_a_diagram_without_kernels_runs_one_by_one() -> None:
     assert default_executor(RunSpec(dataset="sneakers", duration=0.2)) == "vectorized"  # the walking diagram
     rows = run_many([spec.with_settings(("torque.after", 90.0))])
     assert rows[0]["status"] == "ok" and rows[0]["torque.after"] == 90.0
+
+
+def _equal_rows(got: dict[str, Any], ref: dict[str, Any]) -> None:
+    assert set(got) == set(ref)
+    for key, value in ref.items():
+        if key in TIMING:
+            continue
+        if isinstance(value, float) and math.isfinite(value):
+            assert abs(got[key] - value) <= 1e-9 * (1 + abs(value)), (key, got[key], value)
+        else:
+            assert got[key] == value or (value != value and got[key] != got[key]), (key, got[key], value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_walking_sweep_rows_equal_single_runs(engine: str) -> None:
+    """The default walking diagram: three copies in one vectorised batch (logging only the metrics'
+    signals) give the rows of three single runs, on either engine, to 1e-9."""
+    base = RunSpec(dataset="sneakers", preset="tracking", duration=0.6, engine=engine)
+    specs = [base.with_settings(("pid_hip.kp", kp), ("pid_knee.kd", kd))
+             for kp, kd in ((300.0, 10.0), (650.0, 25.0), (1200.0, 4.0))]
+    assert default_executor(specs[0]) == "vectorized"
+    with make_executor("vectorized") as ex:
+        got = ex.map(partial(run_one, objective=Objective()), specs)
+    for spec, row in zip(specs, got):
+        _equal_rows(row, run_one(spec))
+    assert len({round(r["rms_deg.hip_l"], 9) for r in got}) == 3  # the settings reached each copy
+    assert all(r["status"] == "ok" for r in got)
