@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["kernel", "kernel_mismatch", "probe_kernels"]
+__all__ = ["kernel", "kernel_mismatch", "live_slices", "probe_kernels"]
 
 
 def kernel(fn: F) -> F:
@@ -61,6 +61,15 @@ def _scaled(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(a - b)) / (1.0 + np.max(np.abs(a))))
 
 
+def live_slices(runner: Runner, b: Block) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:
+    """Copies of block ``b``'s inputs, continuous and discrete states at ``runner``'s current tick."""
+    m, n = runner.model, b.name
+    u = tuple(runner.sig[o: o + s].copy() for o, s in (m.in_slot[f"{n}.{spec.name}"] for spec in m.inputs[n]))
+    xo, xs = m.x_slot[n]
+    zo, zs = m.z_slot[n]
+    return u, runner.x[xo: xo + xs].copy(), runner.z[zo: zo + zs].copy()
+
+
 def kernel_mismatch(runner: Runner) -> dict[str, float]:
     """For every block of ``runner``'s model that has kernels: the scaled largest difference between
     its Python callbacks and its kernels at the runner's current tick (module docstring)."""
@@ -71,10 +80,7 @@ def kernel_mismatch(runner: Runner) -> dict[str, float]:
         if b.kernels() is None:
             continue
         n = b.name
-        u = tuple(runner.sig[o: o + s].copy() for o, s in (m.in_slot[f"{n}.{spec.name}"] for spec in m.inputs[n]))
-        xo, xs = m.x_slot[n]
-        zo, zs = m.z_slot[n]
-        x, z = runner.x[xo: xo + xs].copy(), runner.z[zo: zo + zs].copy()
+        u, x, z = live_slices(runner, b)
         p = runner.params[n]
         ref = b.probe(t, {s.name: a for s, a in zip(m.inputs[n], u)}, x=x, z=z, ctx=m.ctx, p=p)
         got = probe_kernels(b, p, t, u, x, z)

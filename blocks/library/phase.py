@@ -117,16 +117,7 @@ class PhaseDetector(Block):
         return np.array([p.threshold_n, p.hysteresis_n, p.min_dwell_s])
 
 
-@kernel
-def _decision(prev, since, fy, t, on, off, dwell):  # noqa: ANN001, ANN202
-    """:func:`foot_decision`, compiled."""
-    if prev < 0:
-        return 1 if fy > on else 0
-    if t - since < dwell - 1e-12:
-        return int(prev)
-    if prev >= 0.5:
-        return 0 if fy < off else 1
-    return 1 if fy > on else 0
+_decision = kernel(foot_decision)  # the same law, compiled for the kernels below
 
 
 @kernel
