@@ -100,7 +100,10 @@ def test_sigint_stops_cleanly_and_writes_finished_rows(tmp_path: Path) -> None:
     out = tmp_path / "sw"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "app", "sweep", "--grf", "sneakers", "--param",
-                             "pid_hip.kp=300:1000:12", "--duration", "0.4", "--workers", "1", "--out", str(out)],
+                             "pid_hip.kp=300:1000:12", "--duration", "2.0", "--workers", "1", "--out", str(out),
+                             # one run at a time on the Python engine, so the sweep is still going when
+                             # the signal comes (a vectorised batch finishes all 12 within a second)
+                             "--executor", "serial", "--engine", "python"],
                             cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert proc.stderr is not None
     buf = b""
