@@ -52,7 +52,7 @@ _POSITIONS = {  # signal flow left to right (app.gui.auto_layout, rounded): scen
     "grf": (0, 100), "ref": (0, 240), "meas_hip": (0, 420), "meas_knee": (0, 530),
     "est": (280, 0), "phase": (280, 140), "pid_hip": (280, 300), "pid_knee": (280, 480),
     "swing_mux": (560, 410), "swing_sum": (840, 420), "stance_sum": (1240, 140),
-    "switch": (1520, 220), "body": (1800, 190), "kin": (2080, 140),
+    "switch": (1520, 220), "mz_sum": (1520, 400), "body": (1800, 190), "kin": (2080, 140),
     # inside the stabilisers subsystem
     "ref_motion": (0, 1030), "trunk": (280, 460), "stance_damp": (280, 300), "footprints": (280, 660),
     "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 560),
@@ -89,6 +89,7 @@ def build_grf_walk() -> Diagram:
     d.add("ankle", "AnkleBalance")
     d.add("footprints", "Footprints")
     d.add("stance_damp", "StanceDamping")
+    d.add("mz_sum", "Sum", signs="++", n=2)
     d.connect("grf.F", "phase.F", "est.F", "contact.F_rec")
     d.connect("contact.F", "body.grf")
     d.connect("body.q", "est.q", "meas_hip.u", "meas_knee.u", "kin.q", "contact.q", "trunk.q")
@@ -127,7 +128,9 @@ def build_grf_walk() -> Diagram:
     d.connect("contact.F", "ankle.F")
     d.connect("ref_motion.feet", "ankle.feet_ref")
     d.connect("ref_motion.com", "ankle.com_ref")
-    d.connect("ankle.mz", "body.mz")
+    d.connect("ankle.mz", "mz_sum.u1")
+    d.connect("trunk.mz", "mz_sum.u2")
+    d.connect("mz_sum.y", "body.mz")
     for name, (x, y) in _POSITIONS.items():
         d.set_position(name, x, y)
     group(d, "stabilisers", list(STABILISERS), *_STABILISERS_AT)

@@ -23,9 +23,9 @@ def test_footprints_capture_where_the_foot_lands_and_hold_it() -> None:
     xi = FiveLinkBiped(BipedParams.paper()).contact_coordinates(Q[None, :])[0]
     ref = [9.0, 9.0, 9.0, 9.0]  # a reference footprint far away: never read in landing mode
     # left stance begins now (previous flags 0): the anchor is the foot's own contact coordinate
-    out = fp.probe(u={"q": Q, "stance": [1, 0], "feet_ref": ref}, z=np.zeros(4), ctx=ctx, p=p)
+    out = fp.probe(u={"q": Q, "stance": [1, 0], "feet_ref": ref}, z=np.zeros(8), ctx=ctx, p=p)
     assert out.y["feet"][0] == pytest.approx(xi[0]) and out.y["feet"][1] == 0.0
-    np.testing.assert_allclose(out.z_next, [xi[0], xi[2], 1.0, 0.0])
+    np.testing.assert_allclose(out.z_next[:6], [xi[0], xi[2], 1.0, 0.0, xi[1], xi[3]])
     # later in the same stance the foot has moved: the anchor stays where it landed
     moved = Q + np.array([0.2, 0, 0, 0, 0, 0, 0])
     again = fp.probe(u={"q": moved, "stance": [1, 0], "feet_ref": ref}, z=out.z_next, ctx=ctx, p=p)
@@ -33,7 +33,21 @@ def test_footprints_capture_where_the_foot_lands_and_hold_it() -> None:
     # reference mode passes the reference through
     p_ref = Footprints("fp2", source="reference").make_params(ctx)
     np.testing.assert_allclose(Footprints("fp2").probe(u={"q": Q, "stance": [1, 0], "feet_ref": ref},
-                                                       z=np.zeros(4), ctx=ctx, p=p_ref).y["feet"], ref)
+                                                       z=np.zeros(8), ctx=ctx, p=p_ref).y["feet"], ref)
+
+
+def test_held_height_relaxes_from_where_the_foot_landed_to_the_floor() -> None:
+    """``tau_land``: the stance foot is held at the height it landed at, relaxing to the floor as
+    ``y = ground + (y_landed - ground) exp(-(t - t_landed) / tau_land)``."""
+    fp = Footprints("fp", source="landing", tau_land=0.05, ground_y=0.0)
+    ctx = CompileContext()
+    p = fp.make_params(ctx)
+    lifted = Q + np.array([0, 0.5, 0, 0, 0, 0, 0])  # the foot lands well above the floor
+    eta = FiveLinkBiped(BipedParams.paper()).contact_coordinates(lifted[None, :])[0][1]
+    land = fp.probe(t=1.0, u={"q": lifted, "stance": [1, 0], "feet_ref": [0.0] * 4}, z=np.zeros(8), ctx=ctx, p=p)
+    assert land.y["feet"][1] == pytest.approx(eta)
+    later = fp.probe(t=1.1, u={"q": Q, "stance": [1, 0], "feet_ref": [0.0] * 4}, z=land.z_next, ctx=ctx, p=p)
+    assert later.y["feet"][1] == pytest.approx(eta * math.exp(-0.1 / 0.05))
 
 
 def test_stance_damping_spring_damper_and_knee_stop_act_on_stance_legs_only() -> None:
