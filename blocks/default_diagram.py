@@ -35,8 +35,10 @@ from blocks.subsystems import group
 
 __all__ = ["STABILISERS", "build_grf_walk", "build_grf_walk_analysis", "preset_gains"]
 
-STABILISERS = ("contact", "trunk", "fb_enable", "stance_fb", "ref_motion", "ankle", "footprints", "stance_damp")
-"""The blocks the ``paper`` preset switches off: the ``stabilisers`` virtual subsystem
+STABILISERS = ("contact", "trunk", "fb_enable", "stance_fb", "ref_motion", "ankle", "footprints", "stance_damp",
+               "mz_sum")
+"""The blocks the ``paper`` preset switches off (and ``mz_sum``, which adds their ground moments): the
+``stabilisers`` virtual subsystem
 (:mod:`blocks.subsystems`; a grouping of the drawing only, the compiler sees the flat blocks)."""
 
 
@@ -52,10 +54,10 @@ _POSITIONS = {  # signal flow left to right (app.gui.auto_layout, rounded): scen
     "grf": (0, 100), "ref": (0, 240), "meas_hip": (0, 420), "meas_knee": (0, 530),
     "est": (280, 0), "phase": (280, 140), "pid_hip": (280, 300), "pid_knee": (280, 480),
     "swing_mux": (560, 410), "swing_sum": (840, 420), "stance_sum": (1240, 140),
-    "switch": (1520, 220), "mz_sum": (1520, 400), "body": (1800, 190), "kin": (2080, 140),
+    "switch": (1520, 220), "body": (1800, 190), "kin": (2080, 140),
     # inside the stabilisers subsystem
     "ref_motion": (0, 1030), "trunk": (280, 460), "stance_damp": (280, 300), "footprints": (280, 660),
-    "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 560),
+    "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 560), "mz_sum": (1120, 500),
 }
 _STABILISERS_AT = (840, 120)   # the collapsed subsystem [scene px]
 
