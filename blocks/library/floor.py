@@ -35,6 +35,16 @@ r"""The floor and the stance leg without the recording's answer: blocks of the `
         tau_knee,s = k_knee (gamma_rest - gamma_s) - c_knee gamma_dot_s
                      + k_stop max(gamma_min - gamma_s, 0)                                 (stance)
 
+    plus, with ``k_leg``/``c_leg``, an axial spring along the hip-to-foot line about the length at
+    the same rest angle (``L(gamma) = sqrt(l1^2 + l2^2 + 2 l1 l2 cos gamma)``, thigh and shank
+    lengths ``l1``, ``l2`` [m])::
+
+        f = k_leg (L(gamma_rest) - L) - c_leg dL/dt         [N, pushing hip and foot apart]
+        tau_knee,s += f dL/dgamma                             (virtual work; dL/dgamma <= 0)
+
+    A knee spring is infinitely stiff along the leg near a straight knee (``dL/dgamma -> 0``);
+    the axial spring has the same stiffness ``k_leg`` [N/m] along the leg in every pose.
+
     The knee is a torsional spring about one rest angle ``gamma_rest`` (``knee_rest_deg``,
     the same for every condition), the "quasi-stiffness" of the stance knee (Shamaei,
     Sawicki & Dollar 2013, PLoS ONE 8(3):e59935: about 4-5 N m/deg in weight acceptance for
@@ -54,6 +64,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba.extending import register_jitable
 
 from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
@@ -135,11 +146,19 @@ class StanceDamping(Block):
               "knee_rest_deg": P(15.0, min=0.0, max=90.0, unit="deg",
                                  description="rest angle of the knee spring (one value for every condition)"),
               "k_stop": P(0.0, min=0.0, max=1e6, unit="N*m/rad", description="knee stop stiffness (0 = off)"),
-              "gamma_min": P(0.0, min=-30.0, max=30.0, unit="deg", description="knee angle where the stop begins")}
+              "gamma_min": P(0.0, min=-30.0, max=30.0, unit="deg", description="knee angle where the stop begins"),
+              "k_leg": P(0.0, min=0.0, max=1e6, unit="N/m",
+                         description="leg-length spring about the length at knee_rest_deg (axial, hip to foot)"),
+              "c_leg": P(0.0, min=0.0, max=1e5, unit="N*s/m", description="leg-length damping")}
     inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
               PortSpec("stance", 2, "", "stance flags", ("l", "r")))
     outputs = (PortSpec("tau", 4, "N*m", "stance damping, knee spring and knee-stop torques", TAU_NAMES),)
     discrete = True
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        b = biped_of(ctx)
+        p.set("_l1", float(b.thigh.length))
+        p.set("_l2", float(b.shank.length))
 
     def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
         """No state: the block is sampled only so that its output is held between ticks."""
@@ -154,15 +173,16 @@ class StanceDamping(Block):
             tau[s] = -p.c_hip * u[1][3 + s]
             gam = float(u[0][5 + s])
             tau[2 + s] = (p.k_knee * (rest - gam) - p.c_knee * u[1][5 + s]
-                          + (p.k_stop * (g_min - gam) if gam < g_min else 0.0))
+                          + (p.k_stop * (g_min - gam) if gam < g_min else 0.0)
+                          + leg_spring_torque(gam, float(u[1][5 + s]), rest, p.k_leg, p.c_leg, p._l1, p._l2))
 
     def kernels(self) -> Kernels:
         return Kernels(output=_stance_damping_output)
 
     def pack(self, p: Params) -> np.ndarray:
-        """``[c_hip, c_knee, k_knee, gamma_rest [rad], k_stop, gamma_min [rad]]``."""
+        """``[c_hip, c_knee, k_knee, gamma_rest [rad], k_stop, gamma_min [rad], k_leg, c_leg, l1, l2]``."""
         return np.array([p.c_hip, p.c_knee, p.k_knee, math.radians(p.knee_rest_deg), p.k_stop,
-                         math.radians(p.gamma_min)])
+                         math.radians(p.gamma_min), p.k_leg, p.c_leg, p._l1, p._l2])
 
 
 # ------------------------------------------------------------------- kernels (layouts: the pack methods)
@@ -202,6 +222,18 @@ def _footprints_update(t, x, z, q, stance, feet_ref, p, znext):  # noqa: ANN001,
     znext[4], znext[5], znext[6], znext[7] = yl, yr, tl, tr
 
 
+@register_jitable
+def leg_spring_torque(gam: float, gam_dot: float, rest: float, k: float, c: float, l1: float, l2: float) -> float:
+    """Knee torque [N m] of the axial leg spring ``f = k (L(rest) - L) - c dL/dt`` [N] with the hip-to-foot
+    length ``L(gamma) = sqrt(l1^2 + l2^2 + 2 l1 l2 cos gamma)``: by virtual work ``tau_knee = f dL/dgamma``."""
+    if k == 0.0 and c == 0.0:
+        return 0.0
+    length = math.sqrt(l1 * l1 + l2 * l2 + 2.0 * l1 * l2 * math.cos(gam))
+    rest_length = math.sqrt(l1 * l1 + l2 * l2 + 2.0 * l1 * l2 * math.cos(rest))
+    d_len = -l1 * l2 * math.sin(gam) / length
+    return (k * (rest_length - length) - c * d_len * gam_dot) * d_len
+
+
 @kernel
 def _stance_damping_output(t, x, z, q, qd, stance, p, tau):  # noqa: ANN001, ANN202
     for k in range(4):
@@ -211,4 +243,5 @@ def _stance_damping_output(t, x, z, q, qd, stance, p, tau):  # noqa: ANN001, ANN
             continue
         tau[s] = -p[0] * qd[3 + s]
         gam = q[5 + s]
-        tau[2 + s] = p[2] * (p[3] - gam) - p[1] * qd[5 + s] + (p[4] * (p[5] - gam) if gam < p[5] else 0.0)
+        tau[2 + s] = (p[2] * (p[3] - gam) - p[1] * qd[5 + s] + (p[4] * (p[5] - gam) if gam < p[5] else 0.0)
+                      + leg_spring_torque(gam, qd[5 + s], p[3], p[6], p[7], p[8], p[9]))

@@ -92,3 +92,47 @@ def test_contact_reports_its_stable_step() -> None:
     m = BipedParams.paper().shank.mass
     assert h == pytest.approx(2.78 / (2e3 / m))  # overdamped: the damping root sets it (about 4.6 ms)
     assert GroundContact("off", gain=0.0).max_step(GroundContact("off", gain=0.0).make_params(CompileContext())) is None
+
+
+def test_leg_spring_is_an_axial_force_along_the_hip_to_foot_line() -> None:
+    """``k_leg``/``c_leg``: the knee torque equals the virtual work of the axial force
+    ``f = k (L(rest) - L) - c dL/dt`` through ``dL/dgamma`` (checked by a finite difference of ``L``)."""
+    b = BipedParams.paper()
+    l1, l2 = b.thigh.length, b.shank.length
+    sd = StanceDamping("sd", k_leg=3000.0, c_leg=600.0, knee_rest_deg=20.0)
+    ctx = CompileContext()
+    p = sd.make_params(ctx)
+    gam, gam_dot = math.radians(35.0), 0.8
+
+    def length(g: float) -> float:
+        return math.sqrt(l1 ** 2 + l2 ** 2 + 2 * l1 * l2 * math.cos(g))
+
+    dl = (length(gam + 1e-7) - length(gam - 1e-7)) / 2e-7
+    f = 3000.0 * (length(math.radians(20.0)) - length(gam)) - 600.0 * dl * gam_dot
+    q = np.array([0, 1, 0, 0.3, 0.2, gam, 0.1])
+    qd = np.array([0, 0, 0, 0.0, 0.0, gam_dot, 0.0])
+    tau = sd.probe(u={"q": q, "qd": qd, "stance": [1, 0]}, ctx=ctx, p=p).y["tau"]
+    assert tau[2] == pytest.approx(f * dl, rel=1e-6)
+    assert f > 0 and tau[2] < 0  # a shortened leg pushes the hip up: an extending knee torque
+    assert tau[3] == 0.0  # the swing leg gets none
+
+
+@pytest.mark.parametrize("block, u, z", [
+    (StanceDamping("sd", c_hip=10.0, c_knee=20.0, k_knee=600.0, k_stop=500.0, k_leg=3000.0, c_leg=600.0),
+     {"q": Q, "qd": np.linspace(-1, 1, 7), "stance": [1, 1]}, np.zeros(0)),
+    (Footprints("fp", source="landing", tau_land=0.2),
+     {"q": Q + np.array([0, 0.3, 0, 0, 0, 0, 0]), "stance": [1, 1], "feet_ref": [0.0] * 4},
+     np.array([0.4, 0.6, 1.0, 0.0, 0.02, 0.0, 0.9, 0.0])),
+])
+def test_new_options_kernels_match_the_callbacks(block: object, u: dict, z: np.ndarray) -> None:
+    from blocks.kernels import probe_kernels
+
+    ctx = CompileContext()
+    p = block.make_params(ctx)  # type: ignore[attr-defined]
+    ref = block.probe(t=1.0, u=u, z=z if z.size else None, ctx=ctx, p=p)  # type: ignore[attr-defined]
+    ports = tuple(np.asarray(u[s.name], dtype=np.float64) for s in block.port_specs()[0])  # type: ignore[attr-defined]
+    got = probe_kernels(block, p, 1.0, ports, np.zeros(0), z)  # type: ignore[arg-type]
+    for name, value in ref.y.items():
+        np.testing.assert_allclose(got.y[name], value, rtol=0, atol=1e-12)
+    if z.size:
+        np.testing.assert_allclose(got.z_next, ref.z_next, rtol=0, atol=1e-12)
