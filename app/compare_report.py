@@ -65,6 +65,16 @@ _COLUMNS = (("trunk_min", "trunk min [deg]", "trunk", 1), ("trunk_max", "trunk m
             ("com_height", "CoM height [m]", "com_height", 3))
 
 
+def _residual_cell(res: dict[str, Any]) -> str:
+    """``force verdict (% of peak GRF); moment verdict (% of peak GRF x CoM height)``, or ``n/a``."""
+    if not res:
+        return "n/a"
+    text = f"{res.get('verdict', 'n/a')} ({_fmt(100 * res['fraction'])} %)"
+    if "moment" in res:
+        text += f"; {res['moment_verdict']} ({_fmt(100 * res['moment']['rms_fraction'])} %)"
+    return text
+
+
 def metrics_table(results: Sequence[Condition], preset: str) -> list[list[str]]:
     """Header plus one row per condition: status, then each metric as simulation / recording / difference,
     each column headed with its label (``input`` or ``emergent``) under ``preset``; paper rows last."""
@@ -72,7 +82,7 @@ def metrics_table(results: Sequence[Condition], preset: str) -> list[list[str]]:
     for _, title, metric, _ in _COLUMNS:
         tag = label(preset, metric)
         header += [f"{title} ({tag})", f"{title} recording", f"{title} sim - recording"]
-    header += ["cadence [steps/min] (input)", "residual"]
+    header += ["cadence [steps/min] (input)", "residual force; moment"]
     rows = [header]
     for r in results:
         s = r.summary
@@ -81,8 +91,7 @@ def metrics_table(results: Sequence[Condition], preset: str) -> list[list[str]]:
         for key, _, _, digits in _COLUMNS:
             row += [_fmt(sim[key], digits), _fmt(rec[key], digits), _fmt(sim[key] - rec[key], digits)]
         res = s.get("residual", {})
-        row += [_fmt(s.get("cadence_steps_per_min")),
-                f"{res.get('verdict', 'n/a')} ({_fmt(100 * res['fraction'])} %)" if res else "n/a"]
+        row += [_fmt(s.get("cadence_steps_per_min")), _residual_cell(res)]
         rows.append(row)
     for name, ((a0, a1), (b0, b1)) in PAPER_TRUNK.items():
         row = [f"paper: {name}", "published", f"{min(a0, b0):.1f}", "", "", f"{max(a1, b1):.1f}", "", ""]

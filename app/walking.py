@@ -20,7 +20,7 @@ import numpy as np
 
 from blocks import Results
 from blocks.library.context import biped_of
-from models.force_account import force_account, residual
+from models.force_account import force_account, residual, residual_moment
 from models.gait_metrics import walking_metrics
 
 FALL_ALPHA_RAD = np.radians(60.0)  # a trunk tilted beyond 60 deg has fallen
@@ -33,7 +33,7 @@ ROLES: dict[str, str] = {
     "q": "body.q", "stance": "phase.stance", "feet": "kin.feet", "contact": "kin.contact", "com": "kin.com",
     "hip": "kin.hip", "tau": "switch.tau", "ref": "ref.angles", "grf": "grf.F", "corr": "contact.corr",
     "est": "est.tau", "trunk": "trunk.tau", "damp": "stance_damp.tau", "ff": "ref_motion.tau", "cop": "ankle.cop",
-    "mz": "ankle.mz", "ref_feet": "ref_motion.feet", "ref_com": "ref_motion.com",
+    "mz": "ankle.mz", "trunk_mz": "trunk.mz", "ref_feet": "ref_motion.feet", "ref_com": "ref_motion.com",
 }
 # what the ``recording`` block of summary.json holds: the same metrics on the recording itself
 RECORDING_KEYS = ("trunk_deg", "knee_range_deg", "knee_deg", "stride_length_m", "com_height_m")
@@ -81,10 +81,20 @@ def _account(t: np.ndarray, s: dict[str, np.ndarray], mass: float, g: float) -> 
     if grf is None:
         return {}
     corr = s.get("corr")
-    out: dict[str, Any] = {"actuation": force_account(t, stance, mass, g, grf, corr, torques, s.get("mz"))}
+    mz = ground_moment(s)
+    out: dict[str, Any] = {"actuation": force_account(t, stance, mass, g, grf, corr, torques, mz)}
     if corr is not None:
-        out["residual"] = residual(grf, corr)
+        contact = s.get("contact", s["feet"])
+        moment = residual_moment(corr, contact, s["com"], mz)
+        out["residual"] = residual(grf, corr, moment, float(np.mean(s["com"][:, 1])), mass)
     return out
+
+
+def ground_moment(s: dict[str, np.ndarray]) -> np.ndarray | None:
+    """(n, 2) N m: every ground moment on the stance shanks, the ankle block's CoP shift plus the trunk
+    balance passed to the ground (``TrunkBalance`` ``route = ground``); None if neither was recorded."""
+    parts = [s[k] for k in ("mz", "trunk_mz") if k in s]
+    return sum(parts[1:], parts[0]) if parts else None
 
 
 def walking_summary_from(results: Results, mass: float, leg_length: float | None = None,
@@ -113,11 +123,12 @@ def walking_summary_from(results: Results, mass: float, leg_length: float | None
         out["contact_corr_bw_rms"] = {"x": float(np.sqrt(np.mean(net[:, 0] ** 2)) / weight),
                                       "y": float(np.sqrt(np.mean(net[:, 1] ** 2)) / weight),
                                       "per_foot_x": float(np.sqrt(np.mean(corr[:, [0, 2]] ** 2)) / weight)}
-    if "cop" in cut and "mz" in cut:
-        cop = np.abs(cut["cop"])[cut["stance"] > 0.5]
+    mz = ground_moment(cut)
+    if "cop" in cut and mz is not None:
+        cop = np.abs(cut["cop"])[cut["stance"] > 0.5]  # the ankle block's own CoP shift
         out["cop_shift_m"] = {"rms": float(np.sqrt(np.mean(cop ** 2))) if cop.size else 0.0,
                               "max": float(cop.max()) if cop.size else 0.0}
-        out["peak_ground_moment_nm_per_kg"] = float(np.abs(cut["mz"]).max()) / mass
+        out["peak_ground_moment_nm_per_kg"] = float(np.abs(mz).max()) / mass
     out["com_height_m"] = float(np.mean(cut["com"][:, 1]))
     out.update(_account(t[:n], cut, mass, g))
     if "ref" in cut and "ref_feet" in cut and "ref_com" in cut:

@@ -35,8 +35,10 @@ from blocks.subsystems import group
 
 __all__ = ["STABILISERS", "build_grf_walk", "build_grf_walk_analysis", "preset_gains"]
 
-STABILISERS = ("contact", "trunk", "fb_enable", "stance_fb", "ref_motion", "ankle", "footprints", "stance_damp")
-"""The blocks the ``paper`` preset switches off: the ``stabilisers`` virtual subsystem
+STABILISERS = ("contact", "trunk", "fb_enable", "stance_fb", "ref_motion", "ankle", "footprints", "stance_damp",
+               "mz_sum")
+"""The blocks the ``paper`` preset switches off (and ``mz_sum``, which adds their ground moments): the
+``stabilisers`` virtual subsystem
 (:mod:`blocks.subsystems`; a grouping of the drawing only, the compiler sees the flat blocks)."""
 
 
@@ -55,7 +57,7 @@ _POSITIONS = {  # signal flow left to right (app.gui.auto_layout, rounded): scen
     "switch": (1520, 220), "body": (1800, 190), "kin": (2080, 140),
     # inside the stabilisers subsystem
     "ref_motion": (0, 1030), "trunk": (280, 460), "stance_damp": (280, 300), "footprints": (280, 660),
-    "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 560),
+    "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 560), "mz_sum": (1120, 500),
 }
 _STABILISERS_AT = (840, 120)   # the collapsed subsystem [scene px]
 
@@ -89,6 +91,7 @@ def build_grf_walk() -> Diagram:
     d.add("ankle", "AnkleBalance")
     d.add("footprints", "Footprints")
     d.add("stance_damp", "StanceDamping")
+    d.add("mz_sum", "Sum", signs="++", n=2)
     d.connect("grf.F", "phase.F", "est.F", "contact.F_rec")
     d.connect("contact.F", "body.grf")
     d.connect("body.q", "est.q", "meas_hip.u", "meas_knee.u", "kin.q", "contact.q", "trunk.q")
@@ -127,7 +130,9 @@ def build_grf_walk() -> Diagram:
     d.connect("contact.F", "ankle.F")
     d.connect("ref_motion.feet", "ankle.feet_ref")
     d.connect("ref_motion.com", "ankle.com_ref")
-    d.connect("ankle.mz", "body.mz")
+    d.connect("ankle.mz", "mz_sum.u1")
+    d.connect("trunk.mz", "mz_sum.u2")
+    d.connect("mz_sum.y", "body.mz")
     for name, (x, y) in _POSITIONS.items():
         d.set_position(name, x, y)
     group(d, "stabilisers", list(STABILISERS), *_STABILISERS_AT)

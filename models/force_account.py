@@ -29,6 +29,16 @@ J Biomech Eng 137(2):020905: a residual force below 5 % of the peak external for
 summed; in double support the feet may also push on each other, which is internal),
 its RMS and peak, against the peak magnitude of the recorded resultant GRF. The verdict
 uses the larger of the two axes' RMS ratios; the peaks are reported beside it.
+
+Residual moment (``residual.moment``, when the contact points and the CoM are given): the
+moment about the whole-body CoM of everything that is not in the recording, the contact
+correction at each foot's contact point and the ground moments (CoP shifts)::
+
+    M_res = sum_feet (p_contact - p_com) x F_corr + sum_feet m_z        [N m, ccw +]
+
+RMS and peak, per kg, and against ``peak external force x mean CoM height`` (the same
+guidance reads a residual moment below 1 % of that as good: ``moment_verdict`` is ``good``
+or ``poor``). A correction moved from a force into a CoP shift shows here.
 """
 
 from __future__ import annotations
@@ -38,9 +48,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GOOD", "ACCEPTABLE", "force_account", "residual", "verdict"]
+__all__ = ["GOOD", "GOOD_MOMENT", "ACCEPTABLE", "force_account", "residual", "residual_moment", "verdict"]
 
 GOOD, ACCEPTABLE = 0.05, 0.10  # residual / peak external force (Hicks et al. 2015)
+GOOD_MOMENT = 0.01  # residual moment / (peak external force x CoM height) (Hicks et al. 2015)
 
 
 def verdict(ratio: float) -> str:
@@ -70,8 +81,23 @@ def _torque_entry(tau: np.ndarray, mass: float) -> dict[str, float]:
     return {"rms_nm": rms, "peak_nm": peak, "rms_nm_per_kg": rms / mass, "peak_nm_per_kg": peak / mass}
 
 
-def residual(recorded: np.ndarray, correction: np.ndarray) -> dict[str, Any]:
-    """The residual of the module docstring: per-axis RMS and peak [N and fraction] and the verdict."""
+def residual_moment(correction: np.ndarray, contact: np.ndarray, com: np.ndarray,
+                    ground_moment: np.ndarray | None) -> np.ndarray:
+    """``M_res`` (n,) [N m, ccw +] of the module docstring: ``contact`` (n, 4) ``[x_l, y_l, x_r, y_r]`` m,
+    ``com`` (n, 2) m, ``correction`` (n, 4) N, ``ground_moment`` (n, 2) N m or None."""
+    m = np.zeros(correction.shape[0])
+    for s in (0, 1):
+        dx, dy = contact[:, 2 * s] - com[:, 0], contact[:, 2 * s + 1] - com[:, 1]
+        m += dx * correction[:, 2 * s + 1] - dy * correction[:, 2 * s]
+    if ground_moment is not None:
+        m += ground_moment.sum(axis=1)
+    return m
+
+
+def residual(recorded: np.ndarray, correction: np.ndarray, moment: np.ndarray | None = None,
+             com_height: float | None = None, mass: float | None = None) -> dict[str, Any]:
+    """The residual of the module docstring: per-axis RMS and peak [N and fraction] and the verdict;
+    with ``moment`` (:func:`residual_moment`), ``com_height`` [m] and ``mass`` [kg] the residual moment too."""
     peak_ext = float(np.linalg.norm(_net(recorded), axis=1).max()) if recorded.size else 0.0
     net = _net(correction)
     out: dict[str, Any] = {"peak_external_n": peak_ext}
@@ -84,6 +110,13 @@ def residual(recorded: np.ndarray, correction: np.ndarray) -> dict[str, Any]:
                      "peak_fraction": peak / peak_ext if peak_ext > 0 else float("inf")}
     out["fraction"] = max(ratios)
     out["verdict"] = verdict(out["fraction"])
+    if moment is not None and com_height and mass:
+        scale = peak_ext * com_height
+        rms, peak = _rms(moment), float(np.abs(moment).max()) if moment.size else 0.0
+        frac = rms / scale if scale > 0 else float("inf")
+        out["moment"] = {"rms_nm": rms, "peak_nm": peak, "rms_nm_per_kg": rms / mass, "peak_nm_per_kg": peak / mass,
+                         "rms_fraction": frac, "peak_fraction": peak / scale if scale > 0 else float("inf")}
+        out["moment_verdict"] = "good" if frac <= GOOD_MOMENT else "poor"
     return out
 
 

@@ -189,6 +189,10 @@ def account_line(summary: dict[str, Any]) -> str | None:
     if res:
         text += (f"; residual (contact beyond the recording) {100 * res['x']['rms_fraction']:.1f} % / "
                  f"{100 * res['y']['rms_fraction']:.1f} % of peak GRF (x/y RMS): {res['verdict']}")
+        if "moment" in res:
+            m = res["moment"]
+            text += (f"; residual moment {m['rms_nm']:.1f} N m RMS ({100 * m['rms_fraction']:.1f} % of peak GRF x "
+                     f"CoM height): {res['moment_verdict']}")
     return text
 
 

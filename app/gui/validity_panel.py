@@ -7,7 +7,8 @@ Filled from the run's ``summary.json`` dict (:meth:`app.gui.session.SimSession.s
 * the posture metrics beside the recording's own values (``summary["recording"]``), each
   marked *input* or *emergent* for the preset (:mod:`app.compare_report`);
 * the force account: each torque source's share of the stance-leg joint impulse and the
-  residual (the ground's force beyond the recording) against the peak GRF, with its verdict.
+  residual (the ground's force beyond the recording) against the peak GRF, with its verdict, and the
+  residual moment about the CoM.
 """
 
 from __future__ import annotations
@@ -118,6 +119,18 @@ class ValidityPanel(QtWidgets.QWidget):
             self.residual.setText(
                 f"Residual (ground force beyond the recording, net of both feet, RMS / peak external force): "
                 f"x {100 * res['x']['rms_fraction']:.1f} %, y {100 * res['y']['rms_fraction']:.1f} % → "
-                f"<b style='color:{colour}'>{res['verdict']}</b> (good ≤ 5 %, acceptable ≤ 10 %: Hicks et al. 2015)")
+                f"<b style='color:{colour}'>{res['verdict']}</b> (good ≤ 5 %, acceptable ≤ 10 %: Hicks et al. 2015)"
+                + _moment_text(res))
         else:
             self.residual.setText("no ground contact model in this diagram: no residual")
+
+
+def _moment_text(res: dict) -> str:
+    """The residual moment sentence (contact corrections and CoP shifts about the CoM), or ``""``."""
+    if "moment" not in res:
+        return ""
+    m = res["moment"]
+    colour = VERDICT_COLOURS.get(res["moment_verdict"], "#000")
+    return (f"<br>Residual moment about the CoM (corrections and CoP shifts): {m['rms_nm']:.1f} N·m RMS, "
+            f"{100 * m['rms_fraction']:.1f} % of peak GRF × CoM height → "
+            f"<b style='color:{colour}'>{res['moment_verdict']}</b> (good ≤ 1 %)")

@@ -92,7 +92,7 @@ def read_best(path: Path) -> dict[str, Any]:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise UserError(f"{path}: not a parameter set file ({exc})") from None
     for ref, v in values.items():
-        ok = isinstance(v, (int, float)) or (isinstance(v, list) and all(isinstance(x, (int, float)) for x in v))
+        ok = isinstance(v, (int, float, str)) or (isinstance(v, list) and all(isinstance(x, (int, float)) for x in v))
         if not isinstance(ref, str) or not ok or isinstance(v, bool):
-            raise UserError(f"{path}: {ref!r} must map to a number or a list of numbers, got {v!r}")
+            raise UserError(f"{path}: {ref!r} must map to a number, a list of numbers or a choice's name, got {v!r}")
     return dict(values)

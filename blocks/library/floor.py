@@ -10,13 +10,23 @@ r"""The floor and the stance leg without the recording's answer: blocks of the `
         x_anchor,s = xi_s(t_landing)          (stance)
         x_anchor,s = xi_s(t)                  (swing: not used)
 
-    Output ``feet`` (4) ``[x_l, y_l, x_r, y_r]`` [m] with ``y = ground_y`` (``landing``) or the
+    Output ``feet`` (4) ``[x_l, y_l, x_r, y_r]`` [m] with ``y`` the held height (``landing``) or the
     reference's (``reference``), in the layout of ``ReferenceMotion.feet``, so the
     ``GroundContact`` block reads either. With a rolling foot ``xi`` stays constant while the
     foot rolls without slipping, so the anchor holds the rolling contact, not a point.
 
-    Discrete state ``[x_l, x_r, stance_l, stance_r]``: the anchors and the stance flags of the
-    previous tick. The output at a landing tick already holds the new anchor.
+    The held height is the floor's, ``ground_y``, from the landing tick on; with ``tau_land > 0``
+    [s] it is instead where the foot landed, relaxing to the floor::
+
+        y_anchor,s = ground_y + (eta_s(t_landing) - ground_y) exp(-(t - t_landing) / tau_land)
+
+    so a foot that lands a little above or below the floor is not snapped to it within a few
+    milliseconds by the contact spring (``GroundContact`` reads this height with
+    ``height = reference``).
+
+    Discrete state ``[x_l, x_r, stance_l, stance_r, eta_l, eta_r, t_l, t_r]``: the anchors, the
+    stance flags of the previous tick, the landing heights [m] and landing times [s]. The output
+    at a landing tick already holds the new anchor.
 
 ``StanceDamping`` -- light stance-leg impedance instead of tracking the reference angles
     What the ``emergent`` preset adds to the GRF estimator in stance::
@@ -24,6 +34,16 @@ r"""The floor and the stance leg without the recording's answer: blocks of the `
         tau_hip,s  = -c_hip  beta_dot_s                                                   (stance)
         tau_knee,s = k_knee (gamma_rest - gamma_s) - c_knee gamma_dot_s
                      + k_stop max(gamma_min - gamma_s, 0)                                 (stance)
+
+    plus, with ``k_leg``/``c_leg``, an axial spring along the hip-to-foot line about the length at
+    the same rest angle (``L(gamma) = sqrt(l1^2 + l2^2 + 2 l1 l2 cos gamma)``, thigh and shank
+    lengths ``l1``, ``l2`` [m])::
+
+        f = k_leg (L(gamma_rest) - L) - c_leg dL/dt         [N, pushing hip and foot apart]
+        tau_knee,s += f dL/dgamma                             (virtual work; dL/dgamma <= 0)
+
+    A knee spring is infinitely stiff along the leg near a straight knee (``dL/dgamma -> 0``);
+    the axial spring has the same stiffness ``k_leg`` [N/m] along the leg in every pose.
 
     The knee is a torsional spring about one rest angle ``gamma_rest`` (``knee_rest_deg``,
     the same for every condition), the "quasi-stiffness" of the stance knee (Shamaei,
@@ -44,6 +64,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba.extending import register_jitable
 
 from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
@@ -62,12 +83,15 @@ class Footprints(Block):
 
     params = {"source": P("reference", choices=("reference", "landing"),
                           description="reference: the recording's footprints; landing: where the model's foot landed"),
-              "ground_y": P(0.0, min=-1.0, max=1.0, unit="m", description="floor height (source = landing)")}
+              "ground_y": P(0.0, min=-1.0, max=1.0, unit="m", description="floor height (source = landing)"),
+              "tau_land": P(0.0, min=0.0, max=1.0, unit="s",
+                            description="the held height relaxes from where the foot landed to the floor with "
+                                        "this time constant (0: held on the floor from the landing tick)")}
     inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES),
               PortSpec("stance", 2, "", "stance flags", ("l", "r")),
               PortSpec("feet_ref", 4, "m", "reference footprints", _FEET))
     outputs = (PortSpec("feet", 4, "m", "where each stance foot is held", _FEET),)
-    n_discrete = 4
+    n_discrete = 8
     discrete = True
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
@@ -75,32 +99,41 @@ class Footprints(Block):
         p.set("_zero", np.zeros(7))
         p.set("_fs", np.zeros(8))
 
-    def _anchors(self, z: Vec, u: Ports, p: Params) -> tuple[float, float]:
+    def _anchors(self, t: float, z: Vec, u: Ports, p: Params) -> list[tuple[float, float, float]]:
+        """Per foot ``(x, y_landed, t_landed)``: held from the landing tick, or the foot now."""
         fs = p._biped.feet_state(u[0], p._zero, p._fs)
         out = []
         for s in (0, 1):
             held = u[1][s] > 0.5 and z[2 + s] > 0.5
-            out.append(float(z[s]) if held else float(fs[4 * s]))
-        return out[0], out[1]
+            out.append((float(z[s]), float(z[4 + s]), float(z[6 + s])) if held
+                       else (float(fs[4 * s]), float(fs[4 * s + 1]), t))
+        return out
+
+    def _height(self, t: float, a: tuple[float, float, float], p: Params) -> float:
+        if p.tau_land <= 0.0:
+            return float(p.ground_y)
+        return float(p.ground_y + (a[1] - p.ground_y) * math.exp(-(t - a[2]) / p.tau_land))
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         if p.source == "reference":
             y[0][:] = u[2]
             return
-        xl, xr = self._anchors(z, u, p)
-        y[0][0], y[0][1], y[0][2], y[0][3] = xl, p.ground_y, xr, p.ground_y
+        left, right = self._anchors(t, z, u, p)
+        y[0][0], y[0][1], y[0][2], y[0][3] = left[0], self._height(t, left, p), right[0], self._height(t, right, p)
 
     def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        znext[0], znext[1] = self._anchors(z, u, p)
+        left, right = self._anchors(t, z, u, p)
+        znext[0], znext[1] = left[0], right[0]
         znext[2], znext[3] = u[1][0], u[1][1]
+        znext[4], znext[5], znext[6], znext[7] = left[1], right[1], left[2], right[2]
 
     def kernels(self) -> Kernels:
         return Kernels(output=_footprints_output, update=_footprints_update)
 
     def pack(self, p: Params) -> np.ndarray:
-        """``[source (0 reference, 1 landing), ground_y, biped vector (14, BipedParams.as_array)]``."""
+        """``[source (0 reference, 1 landing), ground_y, biped vector (14, BipedParams.as_array), tau_land]``."""
         source = self.params["source"].choices.index(p.source)
-        return np.concatenate([[float(source), p.ground_y], p._biped.params.as_array()])
+        return np.concatenate([[float(source), p.ground_y], p._biped.params.as_array(), [p.tau_land]])
 
 
 class StanceDamping(Block):
@@ -113,11 +146,19 @@ class StanceDamping(Block):
               "knee_rest_deg": P(15.0, min=0.0, max=90.0, unit="deg",
                                  description="rest angle of the knee spring (one value for every condition)"),
               "k_stop": P(0.0, min=0.0, max=1e6, unit="N*m/rad", description="knee stop stiffness (0 = off)"),
-              "gamma_min": P(0.0, min=-30.0, max=30.0, unit="deg", description="knee angle where the stop begins")}
+              "gamma_min": P(0.0, min=-30.0, max=30.0, unit="deg", description="knee angle where the stop begins"),
+              "k_leg": P(0.0, min=0.0, max=1e6, unit="N/m",
+                         description="leg-length spring about the length at knee_rest_deg (axial, hip to foot)"),
+              "c_leg": P(0.0, min=0.0, max=1e5, unit="N*s/m", description="leg-length damping")}
     inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
               PortSpec("stance", 2, "", "stance flags", ("l", "r")))
     outputs = (PortSpec("tau", 4, "N*m", "stance damping, knee spring and knee-stop torques", TAU_NAMES),)
     discrete = True
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        b = biped_of(ctx)
+        p.set("_l1", float(b.thigh.length))
+        p.set("_l2", float(b.shank.length))
 
     def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
         """No state: the block is sampled only so that its output is held between ticks."""
@@ -132,25 +173,34 @@ class StanceDamping(Block):
             tau[s] = -p.c_hip * u[1][3 + s]
             gam = float(u[0][5 + s])
             tau[2 + s] = (p.k_knee * (rest - gam) - p.c_knee * u[1][5 + s]
-                          + (p.k_stop * (g_min - gam) if gam < g_min else 0.0))
+                          + (p.k_stop * (g_min - gam) if gam < g_min else 0.0)
+                          + leg_spring_torque(gam, float(u[1][5 + s]), rest, p.k_leg, p.c_leg, p._l1, p._l2))
 
     def kernels(self) -> Kernels:
         return Kernels(output=_stance_damping_output)
 
     def pack(self, p: Params) -> np.ndarray:
-        """``[c_hip, c_knee, k_knee, gamma_rest [rad], k_stop, gamma_min [rad]]``."""
+        """``[c_hip, c_knee, k_knee, gamma_rest [rad], k_stop, gamma_min [rad], k_leg, c_leg, l1, l2]``."""
         return np.array([p.c_hip, p.c_knee, p.k_knee, math.radians(p.knee_rest_deg), p.k_stop,
-                         math.radians(p.gamma_min)])
+                         math.radians(p.gamma_min), p.k_leg, p.c_leg, p._l1, p._l2])
 
 
 # ------------------------------------------------------------------- kernels (layouts: the pack methods)
 @kernel
-def _anchor(z, q, stance, p, s):  # noqa: ANN001, ANN202
-    """The held anchor of foot ``s``, or its contact coordinate ``xi`` now (which reads no rates: ``q``
-    stands in for them)."""
+def _anchor(t, z, q, stance, p, s):  # noqa: ANN001, ANN202
+    """``(x, y_landed, t_landed)`` of foot ``s``: held, or its contact coordinates now (which read no
+    rates: ``q`` stands in for them)."""
     if stance[s] > 0.5 and z[2 + s] > 0.5:
-        return z[s]
-    return foot_state_side(p[2:16], q, q, s)[0]
+        return z[s], z[4 + s], z[6 + s]
+    fs = foot_state_side(p[2:16], q, q, s)
+    return fs[0], fs[1], t
+
+
+@kernel
+def _held_height(t, y_land, t_land, p):  # noqa: ANN001, ANN202
+    if p[16] <= 0.0:
+        return p[1]
+    return p[1] + (y_land - p[1]) * math.exp(-(t - t_land) / p[16])
 
 
 @kernel
@@ -159,13 +209,29 @@ def _footprints_output(t, x, z, q, stance, feet_ref, p, feet):  # noqa: ANN001, 
         for k in range(4):
             feet[k] = feet_ref[k]
         return
-    feet[0], feet[1], feet[2], feet[3] = _anchor(z, q, stance, p, 0), p[1], _anchor(z, q, stance, p, 1), p[1]
+    xl, yl, tl = _anchor(t, z, q, stance, p, 0)
+    xr, yr, tr = _anchor(t, z, q, stance, p, 1)
+    feet[0], feet[1], feet[2], feet[3] = xl, _held_height(t, yl, tl, p), xr, _held_height(t, yr, tr, p)
 
 
 @kernel
 def _footprints_update(t, x, z, q, stance, feet_ref, p, znext):  # noqa: ANN001, ANN202
-    xl, xr = _anchor(z, q, stance, p, 0), _anchor(z, q, stance, p, 1)
+    xl, yl, tl = _anchor(t, z, q, stance, p, 0)
+    xr, yr, tr = _anchor(t, z, q, stance, p, 1)
     znext[0], znext[1], znext[2], znext[3] = xl, xr, stance[0], stance[1]
+    znext[4], znext[5], znext[6], znext[7] = yl, yr, tl, tr
+
+
+@register_jitable
+def leg_spring_torque(gam: float, gam_dot: float, rest: float, k: float, c: float, l1: float, l2: float) -> float:
+    """Knee torque [N m] of the axial leg spring ``f = k (L(rest) - L) - c dL/dt`` [N] with the hip-to-foot
+    length ``L(gamma) = sqrt(l1^2 + l2^2 + 2 l1 l2 cos gamma)``: by virtual work ``tau_knee = f dL/dgamma``."""
+    if k == 0.0 and c == 0.0:
+        return 0.0
+    length = math.sqrt(l1 * l1 + l2 * l2 + 2.0 * l1 * l2 * math.cos(gam))
+    rest_length = math.sqrt(l1 * l1 + l2 * l2 + 2.0 * l1 * l2 * math.cos(rest))
+    d_len = -l1 * l2 * math.sin(gam) / length
+    return (k * (rest_length - length) - c * d_len * gam_dot) * d_len
 
 
 @kernel
@@ -177,4 +243,5 @@ def _stance_damping_output(t, x, z, q, qd, stance, p, tau):  # noqa: ANN001, ANN
             continue
         tau[s] = -p[0] * qd[3 + s]
         gam = q[5 + s]
-        tau[2 + s] = p[2] * (p[3] - gam) - p[1] * qd[5 + s] + (p[4] * (p[5] - gam) if gam < p[5] else 0.0)
+        tau[2 + s] = (p[2] * (p[3] - gam) - p[1] * qd[5 + s] + (p[4] * (p[5] - gam) if gam < p[5] else 0.0)
+                      + leg_spring_torque(gam, qd[5 + s], p[3], p[6], p[7], p[8], p[9]))

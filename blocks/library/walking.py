@@ -50,6 +50,18 @@ answers one of these, and each can be switched off to measure what it does.
     A positive hip torque turns the thigh counter-clockwise and the trunk clockwise (forward),
     so a trunk leaning too far forward gets a negative (extending) hip torque. N m.
 
+    ``route = "hip"`` (default) applies only the hip torque: with the stance foot held, its
+    reaction goes down the leg into the floor as a contact force. ``route = "ground"`` passes
+    it down the stance leg to the floor as a moment instead (an ankle strategy)::
+
+        tau_knee,s = -tau_hip,s      m_z,s = -tau_hip,s      (output ``mz``, N m, ccw +)
+
+    Together the three load only the trunk-angle row of the equations of motion (a pure couple
+    ``tau_hip`` on the trunk, no load on the leg joints; checked against the biped's generalised
+    forces in the tests), so a massless stance leg carries it without any floor force; the
+    ground moment is a CoP shift ``m_z / F_y`` beyond the recording, reported in
+    ``actuation.ground_moment`` and in the residual moment.
+
 ``AnkleBalance`` (:mod:`blocks.library.ankle`) -- the centre of pressure under the stance foot
     Joint torques cannot change the angular momentum about the stance contact; a CoP shift
     along the foot can. A PD on the CoM over the stance foot against the reference moves it.
@@ -160,18 +172,22 @@ class TrunkBalance(Block):
               "target": P("reference", choices=("reference", "setpoint"),
                           description="reference: the recording's trunk curve; setpoint: one alpha_set"),
               "alpha_set_deg": P(3.0, min=-30.0, max=30.0, unit="deg",
-                                 description="trunk set-point (target = setpoint), forward lean +")}
+                                 description="trunk set-point (target = setpoint), forward lean +"),
+              "route": P("hip", choices=("hip", "ground"),
+                         description="hip: the stance hips alone; ground: down the stance leg to a ground moment")}
     inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
               PortSpec("ref", 5, "rad", "reference angles", ANGLE_NAMES),
               PortSpec("ref_rate", 5, "rad/s", "reference rates", ANGLE_NAMES),
               PortSpec("stance", 2, "", "stance flags", ("l", "r")))
-    outputs = (PortSpec("tau", 4, "N*m", "hip torques of the stance legs", TAU_NAMES),)
+    outputs = (PortSpec("tau", 4, "N*m", "hip (and knee, route ground) torques of the stance legs", TAU_NAMES),
+               PortSpec("mz", 2, "N*m", "ground moment on the stance shanks (route ground), ccw +", ("l", "r")))
     discrete = True
 
     def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
         """No state: the block is sampled only so that its output is held between ticks."""
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        y[1][:] = 0.0
         if p.target == "setpoint":
             e, ed = float(u[0][2]) - math.radians(p.alpha_set_deg), float(u[1][2])
         else:
@@ -184,14 +200,19 @@ class TrunkBalance(Block):
             share = (-p.kp * e - p.kd * ed) / n
             tau[0] = share if sl else 0.0
             tau[1] = share if sr else 0.0
+            if p.route == "ground":
+                for s in (0, 1):
+                    tau[2 + s] = -tau[s]
+                    y[1][s] = -tau[s]
 
     def kernels(self) -> Kernels:
         return Kernels(output=wk.trunk_output)
 
     def pack(self, p: Params) -> np.ndarray:
-        """``[kp, kd, target (0 reference, 1 setpoint), alpha_set [rad]]``."""
+        """``[kp, kd, target (0 reference, 1 setpoint), alpha_set [rad], route (0 hip, 1 ground)]``."""
         target = self.params["target"].choices.index(p.target)
-        return np.array([p.kp, p.kd, float(target), math.radians(p.alpha_set_deg)])
+        route = self.params["route"].choices.index(p.route)
+        return np.array([p.kp, p.kd, float(target), math.radians(p.alpha_set_deg), float(route)])
 
 
 class FeedbackEnable(Block):

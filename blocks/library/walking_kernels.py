@@ -4,7 +4,7 @@ Packed layouts (``Block.pack``; a choice is its index in the parameter's ``choic
 
 * ``GroundContact``: :data:`CONTACT_PARAMS` in that order, then the biped's parameter vector
   (``BipedParams.as_array``, 14 values) at :data:`CONTACT_BIPED`;
-* ``TrunkBalance``: ``[kp, kd, target, alpha_set]`` (``alpha_set`` in rad);
+* ``TrunkBalance``: ``[kp, kd, target, alpha_set, route]`` (``alpha_set`` in rad);
 * ``FeedbackEnable``: ``[mode]``;
 * ``ReferenceMotion``: ``[gain, origin_x, origin_y]``, the grid header at 3
   (:mod:`blocks.library.sources_kernels`), the sample times, then the 12 columns ``tau (4), feet (4),
@@ -58,8 +58,10 @@ def contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):  # noqa:
 
 
 @kernel
-def trunk_output(t, x, z, q, qd, ref, ref_rate, stance, p, tau):  # noqa: ANN001, ANN202, PLR0913
-    """TrunkBalance: the trunk PD shared by the stance hips."""
+def trunk_output(t, x, z, q, qd, ref, ref_rate, stance, p, tau, mz):  # noqa: ANN001, ANN202, PLR0913
+    """TrunkBalance: the trunk PD shared by the stance hips (route ground: and passed to the ground)."""
+    mz[0] = 0.0
+    mz[1] = 0.0
     if p[2] != 0.0:
         e, ed = q[2] - p[3], qd[2]
     else:
@@ -72,6 +74,10 @@ def trunk_output(t, x, z, q, qd, ref, ref_rate, stance, p, tau):  # noqa: ANN001
         share = (-p[0] * e - p[1] * ed) / n
         tau[0] = share if sl else 0.0
         tau[1] = share if sr else 0.0
+        if p[4] != 0.0:
+            for s in range(2):
+                tau[2 + s] = -tau[s]
+                mz[s] = -tau[s]
 
 
 @kernel

@@ -23,9 +23,9 @@ def test_footprints_capture_where_the_foot_lands_and_hold_it() -> None:
     xi = FiveLinkBiped(BipedParams.paper()).contact_coordinates(Q[None, :])[0]
     ref = [9.0, 9.0, 9.0, 9.0]  # a reference footprint far away: never read in landing mode
     # left stance begins now (previous flags 0): the anchor is the foot's own contact coordinate
-    out = fp.probe(u={"q": Q, "stance": [1, 0], "feet_ref": ref}, z=np.zeros(4), ctx=ctx, p=p)
+    out = fp.probe(u={"q": Q, "stance": [1, 0], "feet_ref": ref}, z=np.zeros(8), ctx=ctx, p=p)
     assert out.y["feet"][0] == pytest.approx(xi[0]) and out.y["feet"][1] == 0.0
-    np.testing.assert_allclose(out.z_next, [xi[0], xi[2], 1.0, 0.0])
+    np.testing.assert_allclose(out.z_next[:6], [xi[0], xi[2], 1.0, 0.0, xi[1], xi[3]])
     # later in the same stance the foot has moved: the anchor stays where it landed
     moved = Q + np.array([0.2, 0, 0, 0, 0, 0, 0])
     again = fp.probe(u={"q": moved, "stance": [1, 0], "feet_ref": ref}, z=out.z_next, ctx=ctx, p=p)
@@ -33,7 +33,21 @@ def test_footprints_capture_where_the_foot_lands_and_hold_it() -> None:
     # reference mode passes the reference through
     p_ref = Footprints("fp2", source="reference").make_params(ctx)
     np.testing.assert_allclose(Footprints("fp2").probe(u={"q": Q, "stance": [1, 0], "feet_ref": ref},
-                                                       z=np.zeros(4), ctx=ctx, p=p_ref).y["feet"], ref)
+                                                       z=np.zeros(8), ctx=ctx, p=p_ref).y["feet"], ref)
+
+
+def test_held_height_relaxes_from_where_the_foot_landed_to_the_floor() -> None:
+    """``tau_land``: the stance foot is held at the height it landed at, relaxing to the floor as
+    ``y = ground + (y_landed - ground) exp(-(t - t_landed) / tau_land)``."""
+    fp = Footprints("fp", source="landing", tau_land=0.05, ground_y=0.0)
+    ctx = CompileContext()
+    p = fp.make_params(ctx)
+    lifted = Q + np.array([0, 0.5, 0, 0, 0, 0, 0])  # the foot lands well above the floor
+    eta = FiveLinkBiped(BipedParams.paper()).contact_coordinates(lifted[None, :])[0][1]
+    land = fp.probe(t=1.0, u={"q": lifted, "stance": [1, 0], "feet_ref": [0.0] * 4}, z=np.zeros(8), ctx=ctx, p=p)
+    assert land.y["feet"][1] == pytest.approx(eta)
+    later = fp.probe(t=1.1, u={"q": Q, "stance": [1, 0], "feet_ref": [0.0] * 4}, z=land.z_next, ctx=ctx, p=p)
+    assert later.y["feet"][1] == pytest.approx(eta * math.exp(-0.1 / 0.05))
 
 
 def test_stance_damping_spring_damper_and_knee_stop_act_on_stance_legs_only() -> None:
@@ -78,3 +92,47 @@ def test_contact_reports_its_stable_step() -> None:
     m = BipedParams.paper().shank.mass
     assert h == pytest.approx(2.78 / (2e3 / m))  # overdamped: the damping root sets it (about 4.6 ms)
     assert GroundContact("off", gain=0.0).max_step(GroundContact("off", gain=0.0).make_params(CompileContext())) is None
+
+
+def test_leg_spring_is_an_axial_force_along_the_hip_to_foot_line() -> None:
+    """``k_leg``/``c_leg``: the knee torque equals the virtual work of the axial force
+    ``f = k (L(rest) - L) - c dL/dt`` through ``dL/dgamma`` (checked by a finite difference of ``L``)."""
+    b = BipedParams.paper()
+    l1, l2 = b.thigh.length, b.shank.length
+    sd = StanceDamping("sd", k_leg=3000.0, c_leg=600.0, knee_rest_deg=20.0)
+    ctx = CompileContext()
+    p = sd.make_params(ctx)
+    gam, gam_dot = math.radians(35.0), 0.8
+
+    def length(g: float) -> float:
+        return math.sqrt(l1 ** 2 + l2 ** 2 + 2 * l1 * l2 * math.cos(g))
+
+    dl = (length(gam + 1e-7) - length(gam - 1e-7)) / 2e-7
+    f = 3000.0 * (length(math.radians(20.0)) - length(gam)) - 600.0 * dl * gam_dot
+    q = np.array([0, 1, 0, 0.3, 0.2, gam, 0.1])
+    qd = np.array([0, 0, 0, 0.0, 0.0, gam_dot, 0.0])
+    tau = sd.probe(u={"q": q, "qd": qd, "stance": [1, 0]}, ctx=ctx, p=p).y["tau"]
+    assert tau[2] == pytest.approx(f * dl, rel=1e-6)
+    assert f > 0 and tau[2] < 0  # a shortened leg pushes the hip up: an extending knee torque
+    assert tau[3] == 0.0  # the swing leg gets none
+
+
+@pytest.mark.parametrize("block, u, z", [
+    (StanceDamping("sd", c_hip=10.0, c_knee=20.0, k_knee=600.0, k_stop=500.0, k_leg=3000.0, c_leg=600.0),
+     {"q": Q, "qd": np.linspace(-1, 1, 7), "stance": [1, 1]}, np.zeros(0)),
+    (Footprints("fp", source="landing", tau_land=0.2),
+     {"q": Q + np.array([0, 0.3, 0, 0, 0, 0, 0]), "stance": [1, 1], "feet_ref": [0.0] * 4},
+     np.array([0.4, 0.6, 1.0, 0.0, 0.02, 0.0, 0.9, 0.0])),
+])
+def test_new_options_kernels_match_the_callbacks(block: object, u: dict, z: np.ndarray) -> None:
+    from blocks.kernels import probe_kernels
+
+    ctx = CompileContext()
+    p = block.make_params(ctx)  # type: ignore[attr-defined]
+    ref = block.probe(t=1.0, u=u, z=z if z.size else None, ctx=ctx, p=p)  # type: ignore[attr-defined]
+    ports = tuple(np.asarray(u[s.name], dtype=np.float64) for s in block.port_specs()[0])  # type: ignore[attr-defined]
+    got = probe_kernels(block, p, 1.0, ports, np.zeros(0), z)  # type: ignore[arg-type]
+    for name, value in ref.y.items():
+        np.testing.assert_allclose(got.y[name], value, rtol=0, atol=1e-12)
+    if z.size:
+        np.testing.assert_allclose(got.z_next, ref.z_next, rtol=0, atol=1e-12)

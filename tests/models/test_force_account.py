@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.force_account import force_account, residual, verdict
+from models.force_account import force_account, residual, residual_moment, verdict
 
 
 def test_verdict_thresholds_follow_hicks_2015() -> None:
@@ -45,3 +45,23 @@ def test_stance_impulse_shares_and_units() -> None:
     assert share["joint_feedback"] == 0.0
     assert acc["recorded_grf"]["rms_bw"] == pytest.approx(540.0 / (55.0 * 9.81))
     assert acc["joint_feedback"]["peak_nm_per_kg"] == pytest.approx(50.0 / 55.0)
+
+
+def test_residual_moment_is_the_correction_moment_about_the_com_plus_the_ground_moments() -> None:
+    """``M_res = sum (p_contact - p_com) x F_corr + sum m_z``, against ``peak GRF x CoM height``."""
+    n = 100
+    rec = np.tile([0.0, 500.0, 0.0, 0.0], (n, 1))
+    corr = np.zeros((n, 4))
+    corr[:, 2] = 10.0  # 10 N forward on the right foot, 1 m below and 0.2 m ahead of the CoM
+    contact = np.tile([-0.3, 0.0, 0.2, 0.0], (n, 1))
+    com = np.tile([0.0, 1.0], (n, 1))
+    mz = np.tile([0.0, 4.0], (n, 1))
+    m = residual_moment(corr, contact, com, mz)
+    np.testing.assert_allclose(m, 0.2 * 0.0 - (-1.0) * 10.0 + 4.0)  # 10 N m from the force, 4 from the CoP
+    r = residual(rec, corr, m, com_height=1.0, mass=50.0)
+    assert r["moment"]["rms_nm"] == pytest.approx(14.0) and r["moment"]["rms_nm_per_kg"] == pytest.approx(0.28)
+    assert r["moment"]["rms_fraction"] == pytest.approx(14.0 / 500.0)
+    assert r["moment_verdict"] == "poor"  # 2.8 % of peak GRF x CoM height: above the 1 % guidance
+    small = residual(rec, corr, m * 0.3, com_height=1.0, mass=50.0)
+    assert small["moment_verdict"] == "good"
+    assert "moment" not in residual(rec, corr)  # no contact points or CoM given: force residual only
