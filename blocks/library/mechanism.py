@@ -193,4 +193,7 @@ class PlanarMechanism(Block):
             raise SimulationError(f"block '{self.name}' at t = {t:.6g} s: {exc}", block=self.name, t=t) from None
 
     def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        znext[:] = self._joints(t, x, z, p)[0]
+        try:  # the solve alone (no guide here: the exact solve of a multi-coordinate mechanism)
+            znext[:] = p._model.mech.solve(x[:p._nq], z)
+        except ConstraintError as exc:
+            raise SimulationError(f"block '{self.name}' at t = {t:.6g} s: {exc}", block=self.name, t=t) from None

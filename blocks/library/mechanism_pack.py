@@ -45,7 +45,7 @@ def pack_mechanism(model: Embedded) -> np.ndarray:
             coord.append((1.0, float(len(exprs)), float(c.axis)))
             exprs.append(c.expr)
         else:
-            coord.append((0.0, float(c.joint), 0.0))
+            coord.append((0.0, float(c.joint if c.joint is not None else -1), 0.0))
     first_body = len(exprs)
     exprs += [b.com for b in mech.bodies]
     first_spring = len(exprs)
