@@ -263,7 +263,7 @@ def _minor_blocks(order: list[Block], in_source: dict[str, str], ticks: dict[str
     by_name = {b.name: b for b in order}
     varying: set[str] = set()
     for b in order:
-        if b.discrete:
+        if b.discrete and not b.state_size():  # a block with continuous states varies even if it samples too
             continue
         if b.state_size() or b.time_varying:
             varying.add(b.name)

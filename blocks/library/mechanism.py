@@ -19,6 +19,14 @@ tau : (n_tau,) N m, optional
     Driving torques across the mechanism's actuated joints (four-bar: ``tau1`` on theta1;
     five-bar: ``tau1``, ``tau2``; squeezer: ``tau_beta``, added to its built-in 0.033 N m).
 
+Discrete state
+--------------
+For the exact solve without a guide spline (the five-bar), ``z`` holds the joints ``f`` solved at
+the last tick: Newton's starting guess for every evaluation of the next tick (``ts`` = 0: every
+tick). So outputs and derivative are functions of ``(t, x, z, u)`` alone, in Python and in the
+compiled kernels (:mod:`blocks.library.mechanism_kernels`); a snapshot holds the guess too.
+One-coordinate mechanisms take the guess from their guide spline at ``q`` and have no discrete state.
+
 Outputs
 -------
 q, qd : (nq,) generalized coordinates [rad or m] and their rates.
@@ -35,9 +43,21 @@ from typing import Any
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, ParameterValueError, Params, Ports, PortSpec, SimulationError, Vec
+from blocks.core import (
+    Block,
+    CompileContext,
+    Kernels,
+    ParameterValueError,
+    Params,
+    Ports,
+    PortSpec,
+    SimulationError,
+    Vec,
+)
 from blocks.core import ParamSpec as P
+from blocks.library.mechanism_pack import pack_mechanism
 from models.mechanism import MECHANISMS, ConstraintError, Embedded, Mechanism, build, make_manifold
+from models.mechanism.manifold import continuation
 
 __all__ = ["PlanarMechanism", "mechanism_of"]
 
@@ -65,6 +85,7 @@ class PlanarMechanism(Block):
               "qd0": P((0.0,), tunable=False, description="initial qd (init = params) [rad/s or m/s]")}
     dynamic_ports = True
     feedthrough = "none"
+    discrete = True  # the Newton guess (module docstring); no modes
     n_states = 2  # per coordinate; the real size comes from state_size()
 
     def _mech(self) -> Mechanism:
@@ -77,9 +98,17 @@ class PlanarMechanism(Block):
                 if len(values[key]) != nq:
                     raise ParameterValueError(f"block '{self.name}': {key} needs {nq} value(s) for "
                                               f"{values['mechanism']}, got {len(values[key])}")
+        if values["ts"] != 0.0:
+            raise ParameterValueError(f"block '{self.name}': ts must be 0 (the Newton guess is refreshed every "
+                                      f"tick; the states are continuous)")
 
     def state_size(self) -> int:
         return 2 * self._mech().nq
+
+    def discrete_size(self) -> int:
+        """The joints (m) when Newton starts from the last tick's solution, else 0 (module docstring)."""
+        mech = self._mech()
+        return mech.m if mech.nq > 1 and self.values["method"] == "projection" else 0
 
     @property
     def state_names(self) -> tuple[str, ...]:
@@ -117,13 +146,35 @@ class PlanarMechanism(Block):
         qd0 = mech.qd0 if mech.qd0 is not None else np.zeros(mech.nq)
         return np.concatenate([q0, qd0]).astype(float)
 
+    def initial_discrete(self, p: Params, ctx: CompileContext) -> np.ndarray:
+        if not self.discrete_size():
+            return np.zeros(0)
+        mech = p._model.mech
+        q0 = self.initial_state(p, ctx)[:mech.nq]
+        try:  # along a straight path from the mechanism's assembly: stays on its branch
+            return continuation(mech, q0, mech.f_guess)
+        except ConstraintError as exc:
+            raise ParameterValueError(f"block '{self.name}': the initial q cannot be assembled: {exc}") from None
+
+    def kernels(self) -> Kernels:
+        from blocks.library.mechanism_kernels import mech_derivative, mech_output, mech_update
+
+        return Kernels(output=mech_output, derivative=mech_derivative,
+                       update=mech_update if self.discrete_size() else None)
+
+    def pack(self, p: Params) -> np.ndarray:
+        return pack_mechanism(p._model)
+
+    def _joints(self, t: float, x: Vec, z: Vec, p: Params) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        try:
+            return p._model.joints(x[:p._nq], z if z.size else None)
+        except ConstraintError as exc:
+            raise SimulationError(f"block '{self.name}' at t = {t:.6g} s: {exc}", block=self.name, t=t) from None
+
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         nq = p._nq
         model = p._model
-        try:
-            f, F, _ = model.joints(x[:nq])
-        except ConstraintError as exc:
-            raise SimulationError(f"block '{self.name}' at t = {t:.6g} s: {exc}", block=self.name, t=t) from None
+        f, F, _ = self._joints(t, x, z, p)
         fd = F @ x[nq:]
         y[0][:] = x[:nq]
         y[1][:] = x[nq:]
@@ -137,6 +188,12 @@ class PlanarMechanism(Block):
         nq = p._nq
         dx[:nq] = x[nq:]
         try:
-            dx[nq:] = p._model.accel(x[:nq], x[nq:], u[0] if u else None)
+            dx[nq:] = p._model.accel(x[:nq], x[nq:], u[0] if u else None, z if z.size else None)
+        except ConstraintError as exc:
+            raise SimulationError(f"block '{self.name}' at t = {t:.6g} s: {exc}", block=self.name, t=t) from None
+
+    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
+        try:  # the solve alone (no guide here: the exact solve of a multi-coordinate mechanism)
+            znext[:] = p._model.mech.solve(x[:p._nq], z)
         except ConstraintError as exc:
             raise SimulationError(f"block '{self.name}' at t = {t:.6g} s: {exc}", block=self.name, t=t) from None

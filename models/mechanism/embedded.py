@@ -61,9 +61,11 @@ class EmbeddedRun:
 class Embedded:
     """Minimal-coordinate dynamics of ``mech`` on a manifold model (see module docstring).
 
-    Newton's starting guess (a guess only: the result is the converged root) is the last
-    solved ``f`` or, for 1-dof mechanisms, a coarse pre-model (``guide``, step 0.05): that
-    keeps a fast crank on its branch whatever the step between evaluations.
+    Newton's starting guess (a guess only: the result is the converged root) is, for 1-dof
+    mechanisms, a coarse pre-model (``guide``, step 0.05): that keeps a fast crank on its branch
+    whatever the step between evaluations. Otherwise it is the ``guess`` passed to
+    :meth:`joints`/:meth:`accel` (the block passes its discrete state: a pure function of its
+    state), else the last solved ``f`` (``simulate``).
     """
 
     def __init__(self, mech: Mechanism, manifold: Projection | PreModel | NumericalDiff | None = None,
@@ -76,13 +78,19 @@ class Embedded:
         self._last = mech.f_guess.copy()
         self.nfev = 0
 
-    def joints(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``f, F, H`` at ``q``."""
+    @property
+    def needs_guess(self) -> bool:
+        """True when Newton starts from a given (or the last) solution: no guide, exact solve."""
+        return self.guide is None and not isinstance(self.manifold, PreModel)
+
+    def joints(self, q: np.ndarray, guess: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``f, F, H`` at ``q``; ``guess``: Newton's start (class docstring), else the last solution."""
         q = np.atleast_1d(np.asarray(q, dtype=float))
-        guess = self._last
         if self.guide is not None and self.guide is not self.manifold:
-            guess = self.guide.value(q)
-        f, F, H = self.manifold.evaluate(q, guess)
+            return self.manifold.evaluate(q, self.guide.value(q))
+        if guess is not None:
+            return self.manifold.evaluate(q, guess)
+        f, F, H = self.manifold.evaluate(q, self._last)
         self._last = f
         return f, F, H
 
@@ -90,11 +98,12 @@ class Embedded:
         f, F, _ = self.joints(q)
         return F.T @ self.mech.mass_matrix_f(f) @ F
 
-    def accel(self, q: np.ndarray, qd: np.ndarray, tau: np.ndarray | None = None) -> np.ndarray:
+    def accel(self, q: np.ndarray, qd: np.ndarray, tau: np.ndarray | None = None,
+              guess: np.ndarray | None = None) -> np.ndarray:
         """``qdd`` [rad/s^2 or m/s^2] at state ``(q, qd)`` with driving torques ``tau`` [N m]."""
         self.nfev += 1
         qd = np.atleast_1d(np.asarray(qd, dtype=float))
-        f, F, H = self.joints(q)
+        f, F, H = self.joints(q, guess)
         mech = self.mech
         Mf = mech.mass_matrix_f(f)
         fd = F @ qd

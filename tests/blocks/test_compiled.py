@@ -142,9 +142,10 @@ def test_environment_can_make_python_the_default(monkeypatch: pytest.MonkeyPatch
 
 
 DIAGRAMS = sorted((Path(__file__).resolve().parents[2] / "assets" / "diagrams").glob("*.json"))
-# the only shipped blocks that run on the Python engine alone (docs/kernels-biped.md: Newton from the last
-# solution, scipy splines); any other block without kernels fails this test
-PYTHON_ONLY = {"PlanarMechanism"}
+# every shipped block has kernels (PlanarMechanism since docs/kernels-mechanism.md): a block without fails
+# this test. Diagrams on solve_ivp (andrews_squeezer: a crank at 1,100 rad/s, adaptive steps at 1e-11) run
+# on the Python engine only; tests/blocks/test_mechanism_kernels.py runs the squeezer on RK4 compiled.
+SOLVE_IVP = {"andrews_squeezer"}
 WALKING = [p for p in DIAGRAMS if p.stem.startswith("grf_walk")]
 
 
@@ -162,13 +163,11 @@ def test_every_shipped_diagram_agrees(path: Path) -> None:
 
     spec = RunSpec(diagram=path, duration=0.6, dataset="sneakers", preset=None, engine="python")
     built = build(spec)
+    assert not missing_kernels(built.model), f"blocks without kernels: {missing_kernels(built.model)}"
     if built.model.diagram.solver.method != "rk4":
-        pytest.skip(f"solver {built.model.diagram.solver.method}: the compiled engine runs RK4 only")
-    missing = missing_kernels(built.model)
-    if missing:
-        unexpected = [m for m in missing if m.split("(")[1].rstrip(")") not in PYTHON_ONLY]
-        assert not unexpected, f"blocks without kernels: {unexpected}"
-        pytest.skip("blocks without kernels: " + ", ".join(missing))
+        assert path.stem in SOLVE_IVP and built.runner.engine == "python"
+        pytest.skip(f"solver {built.model.diagram.solver.method}: the compiled engine runs RK4 only "
+                    "(the squeezer's adaptive solve_ivp stays on the Python engine)")
     a = built.runner.run()
     b = build(replace(spec, engine="compiled")).runner.run()
     assert a.status == b.status and a.message == b.message

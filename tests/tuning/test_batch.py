@@ -40,17 +40,21 @@ def test_batch_copies_equal_single_runs() -> None:
 
 
 def test_non_vectorisable_diagram_falls_back_to_processes() -> None:
-    """The four-bar's PlanarMechanism has no compiled form (docs/kernels-biped.md): one process per copy."""
+    """The four-bar on solve_ivp (the compiled engine runs RK4 only): one process per copy."""
+    from dataclasses import replace
+
     from app.runs import default_diagram_path
 
     d = Diagram.load(default_diagram_path().with_name("four_bar.json"))
+    d.solver = replace(d.solver, method="solve_ivp")
+    d.set_param("torque.t_step", 0.1)
     overrides = [{"torque.after": 20.0}, {"torque.after": 90.0}]
-    res, path = run_batch(d, overrides, ["mech.q"], workers=2, t_end=3.5)
+    res, path = run_batch(d, overrides, ["mech.q"], workers=2, t_end=0.3)
     assert path == "processes" and res.status == ["ok", "ok"]
     for i, ov in enumerate(overrides):
         single = d.copy()
         single.set_param("torque.after", ov["torque.after"])
-        r = Runner(compile_diagram(single, t_end=3.5), logged=["mech.q"]).run()
+        r = Runner(compile_diagram(single, t_end=0.3), logged=["mech.q"]).run()
         np.testing.assert_allclose(res.signals["mech.q"][i].reshape(r["mech.q"].shape), r["mech.q"], rtol=0, atol=1e-9)
     assert not np.allclose(res.signals["mech.q"][0, -1], res.signals["mech.q"][1, -1], atol=1e-9)
 
