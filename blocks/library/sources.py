@@ -279,7 +279,8 @@ class ReferenceSource(Block):
             return
         ds = dataset_of(ctx, p.dataset)
         spline = _reference_spline(ds, data_of(ctx).ref_filter_hz)
-        _set_table(p, ctx, ds, lambda td: _reference_table(ds, td, 0.0, spline))
+        filter_hz = data_of(ctx).ref_filter_hz  # the table fits the spline again (a cache file): not kept here
+        _set_table(p, ctx, ds, lambda td: _reference_table(ds, td, filter_hz))
         p.set("_data", np.concatenate([sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
                                        spline.x, np.ascontiguousarray(spline.c).ravel()]))
 

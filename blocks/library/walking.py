@@ -261,14 +261,17 @@ class ReferenceMotion(Block):
         side = 0 if np.interp(t_first[0], ds.t, ds.grf[:, 1]) >= np.interp(t_first[0], ds.t, ds.grf[:, 3]) else 1
         origin = np.array([np.interp(t_first, ds.t, recording[:, c])[0] for c in (4 + 2 * side, 5 + 2 * side)])
 
+
         def table(td: np.ndarray) -> np.ndarray:
-            out = np.column_stack([np.interp(td, ds.t, col) for col in recording.T])
+            out = np.column_stack([np.interp(td, ds.t, col) for col in columns])
             out[:, 4:10] -= np.tile(origin, 3)
             return out
 
-        _set_table(p, ctx, ds, table)
-        p.set("_data", np.concatenate([origin, sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
-                                       ds.t, recording.T.ravel()]))
+        _set_table(p, ctx, ds, table)  # (the grid header below reads what it sets)
+        data = np.concatenate([origin, sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
+                               ds.t, recording.T.ravel()])
+        columns = data[data.size - recording.size:].reshape(recording.shape[1], -1)  # = recording.T, a view
+        p.set("_data", data)
 
     def kernels(self) -> Kernels:
         return Kernels(output=wk.reference_motion_output)
