@@ -2,9 +2,9 @@
 
 ``results.csv`` holds every recorded signal at every kept tick: 1.4 million numbers for 10 s of
 the walking diagram. Python's ``"%.10g" % x`` (as :func:`numpy.savetxt` uses, one call per
-number) costs about 0.25 us a number, most of a warm ``gaitblocks run``. :func:`format_rows`
-writes a block of rows into one preallocated byte buffer with a compiled loop instead and gives
-the same bytes.
+number) costs about 0.25 us a number, most of a warm ``gaitblocks run``. :func:`write_rows`
+writes each block of rows into one preallocated byte buffer with a compiled loop instead and
+writes the same bytes.
 
 How one finite, non-zero ``x`` is written (``%g`` with precision ``P = 10``):
 
@@ -26,17 +26,23 @@ numbers of every magnitude.
 
 from __future__ import annotations
 
+import io
+import math
+from collections.abc import Iterable
+from typing import BinaryIO
+
 import numpy as np
 
 from models.jit import njit
 
-__all__ = ["format_rows", "python_rows", "COMPILED_FROM"]
+__all__ = ["write_rows", "format_rows", "python_rows", "COMPILED_FROM"]
 
 #: blocks with fewer numbers than this are formatted by Python (the compiled loop loads in ~20 ms)
 COMPILED_FROM = 20_000
 _WIDTH = 17  # bytes of one number at most ("-1.234567891e-05") and its separator
 _POW10 = np.array([10.0 ** k for k in range(23)])  # exact: 10^k < 2^53 * 2^k for k <= 22
 _TIE = 1e-4
+_LOG10_2 = math.log10(2.0)
 
 
 def python_rows(block: np.ndarray) -> str:
@@ -65,7 +71,7 @@ def _number(x, buf, pos, pow10, digits):  # noqa: ANN001, ANN202
     a = abs(x)
     if a == np.inf:
         return _put(buf, pos, "-inf" if x < 0 else "inf")
-    e = int(np.floor(np.log10(a)))
+    e = int(math.floor((math.frexp(a)[1] - 1) * _LOG10_2))  # may be one below: the loop corrects it
     for _ in range(3):  # log10 may be one off near powers of ten
         k = 9 - e
         if k > 22 or k < -22:
@@ -83,13 +89,14 @@ def _number(x, buf, pos, pow10, digits):  # noqa: ANN001, ANN202
     frac = m - r
     if abs(frac - 0.5) < _TIE:
         return -1
-    d = np.int64(r) + (1 if frac > 0.5 else 0)
-    if d >= 10_000_000_000:
-        d //= 10
+    d = np.uint64(r) + np.uint64(1 if frac > 0.5 else 0)
+    if d >= np.uint64(10_000_000_000):
+        d //= np.uint64(10)
         e += 1
-    for i in range(9, -1, -1):
-        digits[i] = d % 10
-        d //= 10
+    for i in range(9, -1, -1):  # unsigned: a multiply and a shift per digit
+        q = d // np.uint64(10)
+        digits[i] = np.int64(d - q * np.uint64(10))
+        d = q
     last = 9
     while last > 0 and digits[last] == 0:
         last -= 1
@@ -165,22 +172,32 @@ def _rows(block, buf, ends, pow10):  # noqa: ANN001, ANN202
     return pos
 
 
+def write_rows(fh: BinaryIO, blocks: Iterable[np.ndarray]) -> None:
+    """Write each ``(rows, cols)`` float64 block of ``blocks`` to ``fh`` as CSV lines (``,`` between
+    numbers, ``\\n`` after each row): the bytes of :func:`python_rows` (module docstring). One byte
+    buffer serves every block."""
+    buf = np.empty(0, dtype=np.uint8)
+    for block in blocks:
+        block = np.ascontiguousarray(block, dtype=np.float64)
+        if block.ndim != 2 or block.size < COMPILED_FROM:
+            fh.write(python_rows(block.reshape(block.shape[0], -1)).encode("ascii"))
+            continue
+        need = block.shape[0] * (block.shape[1] * _WIDTH + 1)
+        if buf.size < need:
+            buf = np.empty(need, dtype=np.uint8)
+        ends = np.empty(block.shape[0], dtype=np.int64)
+        size = _rows(block, buf, ends, _POW10)
+        view, pos = buf.data, 0
+        for i in np.flatnonzero(ends < 0):  # rows the compiled loop left out: the buffer holds nothing for them
+            start = -int(ends[i]) - 1
+            fh.write(view[pos:start])
+            fh.write(python_rows(block[i: i + 1]).encode("ascii"))
+            pos = start
+        fh.write(view[pos:size])
+
+
 def format_rows(block: np.ndarray) -> bytes:
-    """``block`` (rows, cols) of float64 as CSV lines (``,`` between numbers, ``\\n`` after each row),
-    the same bytes as :func:`python_rows` (module docstring)."""
-    block = np.ascontiguousarray(block, dtype=np.float64)
-    if block.ndim != 2 or block.size < COMPILED_FROM:
-        return python_rows(block.reshape(block.shape[0], -1)).encode("ascii")
-    buf = np.empty(block.shape[0] * (block.shape[1] * _WIDTH + 1), dtype=np.uint8)
-    ends = np.empty(block.shape[0], dtype=np.int64)
-    size = _rows(block, buf, ends, _POW10)
-    missing = np.flatnonzero(ends < 0)
-    if not missing.size:
-        return buf[:size].tobytes()
-    parts, pos = [], 0
-    for i in missing:  # rows the compiled loop left out: the buffer holds nothing for them
-        start = -int(ends[i]) - 1
-        parts += [buf[pos:start].tobytes(), python_rows(block[i: i + 1]).encode("ascii")]
-        pos = start
-    parts.append(buf[pos:size].tobytes())
-    return b"".join(parts)
+    """``block`` as the bytes :func:`write_rows` writes."""
+    out = io.BytesIO()
+    write_rows(out, [block])
+    return out.getvalue()

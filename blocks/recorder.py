@@ -230,7 +230,7 @@ class Results:
         unit with fewer entries (``"m, rad"``) is written ``[m or rad]`` (no comma in a header).
 
         Written in blocks of :data:`CSV_ROWS` rows, each formatted in one pass into a byte buffer
-        (:func:`blocks.csv_text.format_rows`: the bytes of ``"%.10g"``, as :func:`numpy.savetxt`
+        (:func:`blocks.csv_text.write_rows`: the bytes of ``"%.10g"``, as :func:`numpy.savetxt`
         wrote them before): the table is never assembled whole, so writing adds no copy of the log."""
         path = Path(path)
         header = ["t [s]"]
@@ -242,14 +242,14 @@ class Results:
             header += [(f"{name}[{lab}]" if a.shape[1] > 1 else name) + (f" [{u}]" if u else "")
                        for lab, u in zip(labels[: a.shape[1]], units)]
             cols.append(a)
-        from blocks.csv_text import format_rows
+        from blocks.csv_text import write_rows
 
         line = io.StringIO()
         csv.writer(line).writerow(header)  # quoted where needed, "\r\n"
         with path.open("wb") as fh:
             fh.write(line.getvalue().encode("utf-8"))
-            for start in range(0, self.t.shape[0], CSV_ROWS):
-                fh.write(format_rows(np.hstack([c[start: start + CSV_ROWS] for c in cols])))
+            write_rows(fh, (np.hstack([c[start: start + CSV_ROWS] for c in cols])
+                            for start in range(0, self.t.shape[0], CSV_ROWS)))
         return path
 
 
