@@ -3,7 +3,7 @@
 One start-up fix. numba's array-math module, imported when the first compiled function is
 compiled or loaded from the cache, checks once that BLAS is there by importing
 ``scipy.linalg.cython_blas``; that imports the whole ``scipy.linalg`` package: about 0.2 s and
-8 MB on every start, for nothing (no gaitblocks kernel calls BLAS, and nothing else on the
+10 MB on every start, for nothing (no gaitblocks kernel calls BLAS, and nothing else on the
 ``gaitblocks run`` path imports ``scipy.linalg``). :func:`_import_array_math` imports that module
 with the check answered by finding scipy instead (scipy is a dependency). numba's own
 linear-algebra code is left as it is: compiling a function that calls BLAS or LAPACK
