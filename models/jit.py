@@ -40,7 +40,9 @@ def _import_array_math() -> None:
         return
     import numba.np.linalg as linalg
 
-    check = linalg.ensure_blas
+    check = getattr(linalg, "ensure_blas", None)
+    if check is None:  # another numba: leave its import as it is
+        return
     linalg.ensure_blas = _scipy_found
     try:
         import numba.np.arraymath  # noqa: F401  (binds the check it was given, runs it once)
