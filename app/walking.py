@@ -74,7 +74,10 @@ def _account(t: np.ndarray, s: dict[str, np.ndarray], mass: float, g: float) -> 
     if "ff" in s:
         parts["feedforward"] = np.where(legs, 0.0, s["ff"])
     # joint feedback: whatever the applied torque holds beyond the named sources
-    parts["joint_feedback"] = tau - sum(parts.values(), np.zeros_like(tau))
+    named = np.zeros_like(tau)
+    for part in parts.values():  # in place: the same sums as sum(parts.values(), zeros), no temporaries
+        named += part
+    parts["joint_feedback"] = np.subtract(tau, named, out=named)
     order = ("estimator", "joint_feedback", "trunk_balance", "feedforward", "stance_damping")
     torques = {k: parts[k] for k in order if k in parts}
     grf = s.get("grf")

@@ -16,7 +16,9 @@ folder with ``git archive``) running the same 60 s of every signal; before ``--r
 existed a long ``--duration`` was cut to the data, so the baseline then runs only the data's
 length and is scaled to 60 s from its own 1 s and full-length figures (marked "extrapolated"),
 after one warm-up run that fills numba's cache in the exported folder (a first run also JIT-compiles).
-The issue's figure on ``main``: 470 MB for 60 s; goal <= 300 MB.
+``--other-tree DIR`` measures every configuration on another checkout too (for example a
+``git worktree`` of an older commit that has ``--repeat-cycles``), side by side, with the same
+interpreter. The issue's figure on ``main``: 470 MB for 60 s; goal <= 300 MB.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=60.0, help="simulated seconds [s]")
     parser.add_argument("--every", type=int, default=10, help="--record-every of the decimated runs")
     parser.add_argument("--baseline", default=None, metavar="REV", help="also measure this git revision")
+    parser.add_argument("--other-tree", type=Path, default=None, metavar="DIR",
+                        help="also measure every configuration on this checkout")
     a = parser.parse_args()
     base = ["run", "--grf", "sneakers", "--duration", f"{a.duration:g}", "--repeat-cycles"]
     rows: list[tuple[str, float, int]] = []
@@ -78,9 +82,15 @@ def main() -> None:
         (f"{a.duration:g} s, --log metrics, --record-every {a.every}",
          [*base, "--log", "metrics", "--record-every", str(a.every)]),
     ]
+    other = a.other_tree.resolve() if a.other_tree else None
+    if other is not None:
+        peak_rss_mb(["run", "--grf", "sneakers", "--duration", "0.1"], other)  # warm-up: numba's cache
     for label, args in configs:
         mb, code = peak_rss_mb(args)
         rows.append((label, mb, code))
+        if other is not None:
+            mb, code = peak_rss_mb(args, other)
+            rows.append((f"  the other tree ({other.name})", mb, code))
     print(f"peak RSS of `gaitblocks run` on sneakers, fresh process each (python {sys.version.split()[0]})")
     print(f"{'configuration':58s} {'peak RSS':>10s}  exit")
     print(f"{'issue 19, main, 60 s every signal (as filed)':58s} {ISSUE_BEFORE_MB:8.0f} MB     -")

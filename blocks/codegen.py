@@ -38,10 +38,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numba
-
 from blocks.compile import CompiledModel
 from blocks.core import Block, Kernels
+from models.jit import numba
 
 __all__ = ["DONE_ALL", "MODE", "NONFINITE_STATE_AND_MODE", "NONFINITE_SIGNAL", "NONFINITE_STATE", "PARAM", "generate",
            "missing_kernels", "block_kernels"]

@@ -28,7 +28,7 @@ __all__ = ["kernel", "kernel_mismatch", "live_slices", "probe_kernels"]
 def kernel(fn: F) -> F:
     """Decorator of a block kernel: numba ``njit``, cached on disk, strict IEEE arithmetic (no
     fastmath: the compiled engine must agree with the Python callbacks to 1e-9)."""
-    from numba import njit
+    from models.jit import njit
 
     return njit(cache=True, nogil=True)(fn)  # type: ignore[return-value]
 

@@ -18,6 +18,7 @@ copies the buffer, so lent views never change.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,8 +229,9 @@ class Results:
         A unit listing one entry per element (``"m, m, rad"``) is split over the columns; a mixed
         unit with fewer entries (``"m, rad"``) is written ``[m or rad]`` (no comma in a header).
 
-        Written by :func:`numpy.savetxt` in blocks of :data:`CSV_ROWS` rows (one format string per
-        row): the table is never assembled whole, so writing adds no copy of the log."""
+        Written in blocks of :data:`CSV_ROWS` rows, each formatted in one pass into a byte buffer
+        (:func:`blocks.csv_text.write_rows`: the bytes of ``"%.10g"``, as :func:`numpy.savetxt`
+        wrote them before): the table is never assembled whole, so writing adds no copy of the log."""
         path = Path(path)
         header = ["t [s]"]
         cols = [self.t[:, None]]
@@ -240,11 +242,14 @@ class Results:
             header += [(f"{name}[{lab}]" if a.shape[1] > 1 else name) + (f" [{u}]" if u else "")
                        for lab, u in zip(labels[: a.shape[1]], units)]
             cols.append(a)
-        with path.open("w", newline="", encoding="utf-8") as fh:
-            csv.writer(fh).writerow(header)
-            for start in range(0, self.t.shape[0], CSV_ROWS):
-                block = np.hstack([c[start: start + CSV_ROWS] for c in cols])
-                np.savetxt(fh, block, fmt="%.10g", delimiter=",")
+        from blocks.csv_text import write_rows
+
+        line = io.StringIO()
+        csv.writer(line).writerow(header)  # quoted where needed, "\r\n"
+        with path.open("wb") as fh:
+            fh.write(line.getvalue().encode("utf-8"))
+            write_rows(fh, (np.hstack([c[start: start + CSV_ROWS] for c in cols])
+                            for start in range(0, self.t.shape[0], CSV_ROWS)))
         return path
 
 

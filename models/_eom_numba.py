@@ -18,12 +18,8 @@ import math
 
 import numpy as np
 
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - exercised only where numba is missing
-    AVAILABLE = False
-else:
-    AVAILABLE = True
+from models.jit import AVAILABLE
+from models.jit import njit as njit
 
 if AVAILABLE:
 

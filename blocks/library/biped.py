@@ -24,7 +24,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from numba.extending import register_jitable
 
 from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
@@ -33,6 +32,7 @@ from blocks.library.context import biped_of
 from blocks.library.sources import initial_from_reference
 from models._eom_numba import forward_dynamics_into
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
+from models.jit import register_jitable
 
 __all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT", "KINEMATICS_LAYOUT", "kinematics"]
 

@@ -55,13 +55,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba.extending import register_jitable
 
 from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel
 from blocks.library.context import biped_of
 from models.biped import Q_NAMES, TAU_NAMES
+from models.jit import register_jitable
 
 __all__ = ["NetTorqueEstimator", "PACK_LAYOUT", "leg_torque_jacobian", "leg_torque_paper", "rolling_moment"]
 

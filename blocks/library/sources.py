@@ -10,10 +10,11 @@ data the last sample holds. Off-grid times (``solve_ivp``) interpolate linearly.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -50,13 +51,26 @@ def _grid(ctx: CompileContext) -> np.ndarray:
     return ctx.t0 + 0.5 * ctx.dt * np.arange(n)
 
 
-def _set_table(p: Params, ctx: CompileContext, table: np.ndarray) -> None:
-    table = np.ascontiguousarray(table)
-    table.setflags(write=False)
-    p.set("_tab", table)
+def _set_table(p: Params, ctx: CompileContext, ds: GaitDataset, make: Callable[[np.ndarray], np.ndarray]) -> None:
+    """``p._tab``: ``make(td)`` at the recording times ``td`` (:func:`_data_times`) of the run's ``dt/2``
+    grid (:func:`_grid`), built when first read.
+
+    Only the Python engine reads the table (``output``, :func:`_row`); the compiled kernels read the
+    recording itself (``p._data``), so a compiled run never builds it (for 60 s at 1 ms the walking
+    diagram's tables are about 33 MB)."""
+    grid = _grid(ctx)  # checks the run's length now, at compile time
+    t0, t_first, offset = ctx.t0, ds.t[0], data_of(ctx).t_offset_s
+
+    @functools.cache
+    def table() -> np.ndarray:
+        out = np.ascontiguousarray(make(grid - t0 + t_first + offset))  # _data_times, term by term
+        out.setflags(write=False)
+        return out
+
+    p.set_lazy("_tab", table)
     p.set("_t0", ctx.t0)
     p.set("_inv", 2.0 / ctx.dt)
-    p.set("_last", table.shape[0] - 1)
+    p.set("_last", grid.size - 1)
 
 
 def _row(p: Params, t: float) -> np.ndarray:
@@ -106,18 +120,19 @@ class GrfSource(Block):
     time_varying = True
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        if "_tab" in p.__dict__:
+        if p.has("_tab"):
             self._scaled(p)
             return
         ds = dataset_of(ctx, p.dataset)
         grf = lowpass(ds.grf, p.filter_hz, ds.rate_hz)
         cop = np.nan_to_num(ds.cop_x, nan=0.0) if ds.cop_x is not None else np.zeros((ds.t.size, 2))
-        grid = _grid(ctx)
-        td = _data_times(ds, ctx, grid)
-        table = np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([grf, cop]).T])
+
+        def table(td: np.ndarray) -> np.ndarray:
+            return np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([grf, cop]).T])
+
         mass = ds.meta.body_mass_kg
         scale = biped_of(ctx).total_mass / mass if (p.scale_to_model and mass) else 1.0
-        _set_table(p, ctx, table)
+        _set_table(p, ctx, ds, table)
         p.set("_mass_scale", scale)
         p.set("_dataset_name", ds.name)
         p.set("_data", np.concatenate([sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
@@ -144,10 +159,17 @@ class GrfSource(Block):
 
     @staticmethod
     def _scaled(p: Params) -> None:
-        forces = GrfSource._perturbed(p._tab[:, 0:4], p)
-        forces.setflags(write=False)
-        p.set("_F", forces)
-        p.set("_cop", np.ascontiguousarray(p._tab[:, 4:6]))
+        """``p._F`` (the scaled forces on the tick grid) and ``p._cop``, built when first read."""
+        now = p.copy()  # the gains in force now
+
+        @functools.cache
+        def forces() -> np.ndarray:
+            out = GrfSource._perturbed(now._tab[:, 0:4], now)
+            out.setflags(write=False)
+            return out
+
+        p.set_lazy("_F", forces)
+        p.set_lazy("_cop", functools.cache(lambda: np.ascontiguousarray(now._tab[:, 4:6])))
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         r = (t - p._t0) * p._inv
@@ -253,12 +275,12 @@ class ReferenceSource(Block):
     time_varying = True
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        if "_tab" in p.__dict__:
+        if p.has("_tab"):
             return
         ds = dataset_of(ctx, p.dataset)
-        grid = _grid(ctx)
         spline = _reference_spline(ds, data_of(ctx).ref_filter_hz)
-        _set_table(p, ctx, _reference_table(ds, _data_times(ds, ctx, grid), data_of(ctx).ref_filter_hz, spline))
+        filter_hz = data_of(ctx).ref_filter_hz  # the table fits the spline again (a cache file): not kept here
+        _set_table(p, ctx, ds, lambda td: _reference_table(ds, td, filter_hz))
         p.set("_data", np.concatenate([sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
                                        spline.x, np.ascontiguousarray(spline.c).ravel()]))
 

@@ -266,7 +266,7 @@ class ReferenceMotion(Block):
         """No state: the block is sampled only so that its output is held between ticks."""
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        if "_tab" in p.__dict__:
+        if p.has("_tab"):
             return
         ds = dataset_of(ctx, p.dataset)
         biped = FiveLinkBiped(biped_of(ctx))
@@ -277,14 +277,22 @@ class ReferenceMotion(Block):
         feet = biped.contact_coordinates(Q)
         com = biped.points_batch(Q)["com"]
         com_rate = np.gradient(com, ds.t, axis=0)  # central differences, as QD
-        td = _data_times(ds, ctx, _grid(ctx))
-        table = np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([tau, feet, com, com_rate]).T])
-        side = 0 if np.interp(td[0], ds.t, ds.grf[:, 1]) >= np.interp(td[0], ds.t, ds.grf[:, 3]) else 1
-        origin = table[0, 4 + 2 * side: 6 + 2 * side].copy()
-        table[:, 4:10] -= np.tile(origin, 3)
-        _set_table(p, ctx, table)
-        p.set("_data", np.concatenate([origin, sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
-                                       ds.t, np.column_stack([tau, feet, com, com_rate]).T.ravel()]))
+        recording = np.column_stack([tau, feet, com, com_rate])
+        t_first = _data_times(ds, ctx, _grid(ctx)[:1])
+        side = 0 if np.interp(t_first[0], ds.t, ds.grf[:, 1]) >= np.interp(t_first[0], ds.t, ds.grf[:, 3]) else 1
+        origin = np.array([np.interp(t_first, ds.t, recording[:, c])[0] for c in (4 + 2 * side, 5 + 2 * side)])
+
+
+        def table(td: np.ndarray) -> np.ndarray:
+            out = np.column_stack([np.interp(td, ds.t, col) for col in columns])
+            out[:, 4:10] -= np.tile(origin, 3)
+            return out
+
+        _set_table(p, ctx, ds, table)  # (the grid header below reads what it sets)
+        data = np.concatenate([origin, sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
+                               ds.t, recording.T.ravel()])
+        columns = data[data.size - recording.size:].reshape(recording.shape[1], -1)  # = recording.T, a view
+        p.set("_data", data)
 
     def kernels(self) -> Kernels:
         return Kernels(output=wk.reference_motion_output)
