@@ -64,7 +64,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba.extending import register_jitable
 
 from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
@@ -72,6 +71,7 @@ from blocks.kernels import kernel
 from blocks.library.context import biped_of
 from models._eom_numba import foot_state_side
 from models.biped import Q_NAMES, TAU_NAMES, FiveLinkBiped
+from models.jit import register_jitable
 
 __all__ = ["Footprints", "StanceDamping"]
 
