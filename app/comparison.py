@@ -90,10 +90,12 @@ def condition_name(dataset: str) -> str:
 
 def compare(datasets: Sequence[str], preset: str = "tracking", duration: float | None = None,
             progress: Callable[[int, int, str], None] | None = None, cancel: Callable[[], bool] | None = None,
-            workers: int | None = None, base: RunSpec | None = None) -> list[ConditionResult]:
+            workers: int | None = None, base: RunSpec | None = None,
+            start_method: str | None = None) -> list[ConditionResult]:
     """Run ``base`` (default: the default diagram with ``preset``) on every dataset, on the serial or
-    process executor (:mod:`blocks.executors`; processes when ``workers`` > 1); results in input
-    order. ``duration`` [s] overrides the base's."""
+    process executor (:mod:`blocks.executors`; processes when ``workers`` > 1, started by
+    ``start_method``: the GUI, which runs threads, spawns them); results in input order.
+    ``duration`` [s] overrides the base's."""
     from app.runs import RunSpec
     from blocks.executors import make_executor
 
@@ -103,7 +105,7 @@ def compare(datasets: Sequence[str], preset: str = "tracking", duration: float |
     specs = [replace(base, dataset=d) for d in datasets]
     workers = max(1, min(len(specs), workers if workers is not None else (os.cpu_count() or 1)))
     results: list[ConditionResult | None] = [None] * len(specs)
-    with make_executor("process", workers) as ex:
+    with make_executor("process", workers, start_method=start_method) as ex:
         stream = ex.imap(run_condition, specs)
         try:
             for done, (i, res) in enumerate(stream, start=1):

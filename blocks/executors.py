@@ -36,9 +36,12 @@ from typing import Any
 from models.errors import UserError
 
 __all__ = ["Executor", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "VectorizedExecutor", "make_executor",
-           "EXECUTORS"]
+           "EXECUTORS", "THREADED_START_METHOD"]
 
 EXECUTORS = ("serial", "process", "dask", "vectorized")
+
+#: how a process that runs other threads (the GUI) starts its worker processes (:class:`ProcessExecutor`)
+THREADED_START_METHOD = "spawn"
 
 
 class Executor:
@@ -77,8 +80,14 @@ def _ignore_sigint() -> None:
 
 class ProcessExecutor(Executor):
     """``concurrent.futures.ProcessPoolExecutor`` with ``workers`` processes, started by
-    ``start_method`` (default the platform's; the GUI asks for ``"spawn"``: forking a process that
-    runs Qt threads may deadlock the child)."""
+    ``start_method`` (default the platform's: ``fork`` on Linux).
+
+    A process running other threads must ask for :data:`THREADED_START_METHOD` (the GUI does, for
+    Compare and Tuning): a forked child has a copy of the parent's memory but only the forking
+    thread, so a lock another thread held at that instant stays locked in the child for ever. The
+    GUI's background compile holds numba's compiler lock for the whole compile (10-25 s the first
+    time); a child forked meanwhile blocks on its first compile or cache load, and the parent waits
+    for its result for ever (docs/gui-threads.md)."""
 
     name = "process"
 
@@ -195,9 +204,10 @@ class VectorizedExecutor(Executor):
                 yield start + j, res
 
 
-def make_executor(kind: str, workers: int = 1, scheduler: str | None = None) -> Executor:
+def make_executor(kind: str, workers: int = 1, scheduler: str | None = None,
+                  start_method: str | None = None) -> Executor:
     """``serial`` | ``process`` | ``dask`` | ``vectorized`` (``process`` with one worker runs serially,
-    in this process)."""
+    in this process; ``start_method`` as in :class:`ProcessExecutor`)."""
     if kind == "vectorized":
         if scheduler:
             raise UserError("--scheduler needs --executor dask")
@@ -207,7 +217,7 @@ def make_executor(kind: str, workers: int = 1, scheduler: str | None = None) -> 
     if scheduler:
         raise UserError("--scheduler needs --executor dask")
     if kind == "process" and workers > 1:
-        return ProcessExecutor(workers)
+        return ProcessExecutor(workers, start_method)
     if kind in ("serial", "process"):
         return Executor()
     raise UserError(f"unknown executor {kind!r}; known: {', '.join(EXECUTORS)}")

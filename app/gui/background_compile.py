@@ -56,7 +56,13 @@ class _Signals(QtCore.QObject):
 
 
 class _Job(QtCore.QRunnable):
-    """Runs ``work()`` (worker thread; touches no widget) and emits its result or its exception."""
+    """Runs ``work()`` (worker thread; touches no widget) and emits its result or its exception.
+
+    Nothing may leave :meth:`run`: an exception escaping it would reach ``sys.excepthook`` on this
+    thread (the window's error reporter, which opens a dialog: a widget built off the GUI thread),
+    and the job would end unreported, its window busy and disabled for good. So every exception,
+    ``BaseException`` too, goes to ``failed``; an emit after the window closed (its signals
+    object deleted) is dropped."""
 
     def __init__(self, job_id: int, work: Callable[[], Any], signals: _Signals) -> None:
         super().__init__()
@@ -65,10 +71,16 @@ class _Job(QtCore.QRunnable):
     def run(self) -> None:
         try:
             result = self.work()
-        except Exception as exc:  # noqa: BLE001 - every failure goes to the error dialog
-            self.signals.failed.emit(self.job_id, exc)
+        except BaseException as exc:  # noqa: BLE001 - every failure goes to the error dialog
+            self._emit(self.signals.failed, exc)
             return
-        self.signals.done.emit(self.job_id, result)
+        self._emit(self.signals.done, result)
+
+    def _emit(self, signal: Any, value: Any) -> None:
+        try:
+            signal.emit(self.job_id, value)
+        except RuntimeError:   # the window is gone (its C++ objects deleted): nobody to tell
+            pass
 
 
 def _compile_work(plan: Plan | Callable[[], Plan]) -> Callable[[], Any]:

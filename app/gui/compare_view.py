@@ -27,10 +27,15 @@ PLOTS = (("Trunk angle α", "trunk_deg", "deg"), ("Knee flexion γ (left)", "kne
 
 
 def load_compare() -> tuple[CompareFn, TableFn]:
-    """``app.comparison.compare`` and ``metrics_table`` (imported when the view is built)."""
-    from app.comparison import compare, metrics_table
+    """``app.comparison.compare`` and ``metrics_table`` (imported when the view is built). The
+    window runs threads (its background compile holds numba's compiler lock while it compiles), so
+    compare's worker processes are spawned, never forked (:class:`blocks.executors.ProcessExecutor`)."""
+    from functools import partial
 
-    return compare, metrics_table
+    from app.comparison import compare, metrics_table
+    from blocks.executors import THREADED_START_METHOD
+
+    return partial(compare, start_method=THREADED_START_METHOD), metrics_table
 
 
 class CompareWorker(QtCore.QObject):

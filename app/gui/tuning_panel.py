@@ -194,7 +194,7 @@ class TuningPanel(QtWidgets.QWidget):
     def _job(self) -> tuple[Job, int]:
         from app.tuning.optimize import optimize, tune_params
         from app.tuning.service import grid_sweep, sweep_points
-        from blocks.executors import Executor, ProcessExecutor
+        from blocks.executors import THREADED_START_METHOD, Executor, ProcessExecutor
 
         base = self.base_spec()
         axes = [ed.axis() for ed in self.axes[:2 if self.use2.isChecked() else 1]]
@@ -202,7 +202,7 @@ class TuningPanel(QtWidgets.QWidget):
         workers = self.workers.value()
 
         def executor(n: int) -> Executor:  # worker processes keep the GIL away from the window
-            return ProcessExecutor(n, "spawn") if n > 0 else Executor()
+            return ProcessExecutor(n, THREADED_START_METHOD) if n > 0 else Executor()
         if self.mode.currentIndex() == 0:
             total = len(sweep_points(base, axes))  # checks names and ranges before the thread starts
 

@@ -1,0 +1,95 @@
+"""The GUI's worker threads and worker processes cannot stall the window (docs/gui-threads.md).
+
+* Compare's worker processes are spawned, not forked: the window's background compile holds
+  numba's compiler lock for the whole compile (10-25 s the first time), and a child forked
+  meanwhile kept a copy of that lock, locked, for ever: it blocked on its first compile and the
+  Compare tab (and the test suite) waited for it with the machine idle.
+* Whatever a background job raises (``BaseException`` too) comes back to the GUI thread as an
+  error; before, it escaped the worker thread and the window stayed busy, Run disabled, for good.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+
+import pytest
+
+from app.gui.background_compile import BackgroundCompile, BusyIndicator
+from app.gui.compare_view import load_compare
+
+
+def _until(cond, timeout: float) -> bool:  # type: ignore[no-untyped-def]
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return bool(cond())
+
+
+@pytest.mark.slow
+def test_compare_workers_start_while_another_thread_holds_the_numba_compiler_lock() -> None:
+    from numba.core.compiler_lock import global_compiler_lock
+
+    compare, _ = load_compare()
+    held, release = threading.Event(), threading.Event()
+
+    def background_compile() -> None:   # as BackgroundCompile's worker does for 10-25 s
+        with global_compiler_lock:
+            held.set()
+            release.wait(120.0)
+
+    holder = threading.Thread(target=background_compile, daemon=True)
+    holder.start()
+    assert held.wait(10.0)
+    before = set(multiprocessing.active_children())
+    results: list[object] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            results.extend(compare(["barefoot", "sneakers"], duration=0.2, workers=2))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    try:
+        # the workers exist while the lock is held (a forked one has it, locked, for ever) ...
+        assert _until(lambda: len(set(multiprocessing.active_children()) - before) == 2 or not runner.is_alive(), 60.0)
+    finally:
+        release.set()                       # ... then the "compile" ends in this process
+        holder.join(10.0)
+    runner.join(180.0)
+    stuck = runner.is_alive()
+    if stuck:                               # free the blocked workers, so the suite goes on
+        for child in set(multiprocessing.active_children()) - before:
+            child.kill()
+        runner.join(30.0)
+    assert not stuck, "compare's worker processes never finished (forked with the compiler lock held)"
+    assert not errors, errors
+    assert [r.name for r in results] == ["barefoot", "sneakers"]   # type: ignore[attr-defined]
+
+
+class _Stop(BaseException):
+    """Not an ``Exception`` (as ``SystemExit``, ``KeyboardInterrupt`` or pytest's outcomes)."""
+
+
+def test_a_base_exception_in_a_background_job_is_reported_and_the_window_is_not_left_busy(qtbot) -> None:
+    indicator = BusyIndicator()
+    qtbot.addWidget(indicator)
+    compiler = BackgroundCompile(indicator)
+    done: list[object] = []
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        raise _Stop("the job stopped")
+
+    compiler.call(work, "loading…", done.append, failed.append)
+    qtbot.waitUntil(lambda: not compiler.busy, timeout=10000)
+    assert done == [] and len(failed) == 1 and isinstance(failed[0], _Stop)
+    assert indicator.isHidden()
+    compiler.wait()
+    compiler.detach()
