@@ -57,7 +57,7 @@ _POSITIONS = {  # signal flow left to right (app.gui.auto_layout, rounded): scen
     "switch": (1520, 220), "body": (1800, 190), "kin": (2080, 140),
     # inside the stabilisers subsystem
     "ref_motion": (0, 1030), "trunk": (280, 460), "stance_damp": (280, 300), "footprints": (280, 660),
-    "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 560), "mz_sum": (1120, 500),
+    "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 640), "mz_sum": (1120, 520),
 }
 _STABILISERS_AT = (840, 120)   # the collapsed subsystem [scene px]
 
