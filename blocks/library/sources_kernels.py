@@ -31,8 +31,8 @@ import numpy as np
 from blocks.core import CompileContext, Params
 from blocks.kernels import kernel
 
-__all__ = ["GRID_SIZE", "grid_header", "grid_lookup", "grid_time", "search", "interp_at", "spline_interval",
-           "spline_at", "grf_output", "reference_output"]
+__all__ = ["GRID_SIZE", "grid_header", "grid_lookup", "grid_time", "search", "interp_at", "table_row", "table_value",
+           "spline_interval", "spline_at", "grf_output", "reference_output"]
 
 GRID_SIZE = 7
 
@@ -129,6 +129,33 @@ def spline_at(p, xb, n, m, cb, j, x, col):  # noqa: ANN001, ANN201
     return value, rate
 
 
+@kernel
+def table_row(p, h, t):  # noqa: ANN001, ANN201
+    """Where time ``t`` falls in a sampled table (grid header at ``p[h:]``, then the ``n`` sample times):
+    ``(n, tb, f, on, xa, ja, xb, jb)``, the recording times ``xa``, ``xb`` of the two grid rows around
+    ``t`` and their intervals ``ja``, ``jb`` (``xb, jb = xa, ja`` on the grid), for :func:`table_value`."""
+    n = int(p[h + 6])
+    tb = h + GRID_SIZE
+    i, f, on = grid_lookup(p, h, t)
+    xa = grid_time(p, h, i)
+    ja = search(p, tb, n, xa)
+    if on:
+        return n, tb, f, on, xa, ja, xa, ja
+    xb = grid_time(p, h, i + 1)
+    return n, tb, f, on, xa, ja, xb, search(p, tb, n, xb)
+
+
+@kernel
+def table_value(p, row, k, offset):  # noqa: ANN001, ANN201
+    """Column ``k`` of the table, minus ``offset``, at the time :func:`table_row` located (``np.interp``
+    at each grid row, shifted, then blended linearly between the two rows as ``sources._row``)."""
+    n, tb, f, on, xa, ja, xb, jb = row
+    cb = tb + n * (k + 1)
+    if on:
+        return interp_at(p, tb, n, ja, xa, cb) - offset
+    return (1.0 - f) * (interp_at(p, tb, n, ja, xa, cb) - offset) + f * (interp_at(p, tb, n, jb, xb, cb) - offset)
+
+
 # ----------------------------------------------------------------- GrfSource
 @kernel
 def _perturbed(p, v, k):  # noqa: ANN001, ANN201
@@ -146,25 +173,9 @@ def _perturbed(p, v, k):  # noqa: ANN001, ANN201
 def grf_output(t, x, z, p, y0, y1):  # noqa: ANN001, ANN201
     """GrfSource: ``p = [gain, propulsion_gain, vertical_gain, mass_scale, grid header, t (n),
     F_lx, F_ly, F_rx, F_ry, cop_l, cop_r (n each)]``."""
-    h = 4
-    n = int(p[h + 6])
-    tb = h + GRID_SIZE
-    i, f, on = grid_lookup(p, h, t)
-    xa = grid_time(p, h, i)
-    ja = search(p, tb, n, xa)
-    if on:
-        for k in range(6):
-            v = interp_at(p, tb, n, ja, xa, tb + n * (k + 1))
-            if k < 4:
-                y0[k] = _perturbed(p, v, k)
-            else:
-                y1[k - 4] = v
-        return
-    xb = grid_time(p, h, i + 1)
-    jb = search(p, tb, n, xb)
+    row = table_row(p, 4, t)
     for k in range(6):
-        cb = tb + n * (k + 1)
-        v = (1.0 - f) * interp_at(p, tb, n, ja, xa, cb) + f * interp_at(p, tb, n, jb, xb, cb)
+        v = table_value(p, row, k, 0.0)
         if k < 4:
             y0[k] = _perturbed(p, v, k)
         else:

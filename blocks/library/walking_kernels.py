@@ -14,7 +14,7 @@ Packed layouts (``Block.pack``; a choice is its index in the parameter's ``choic
 from __future__ import annotations
 
 from blocks.kernels import kernel
-from blocks.library.sources_kernels import GRID_SIZE, grid_lookup, grid_time, interp_at, search
+from blocks.library.sources_kernels import table_row, table_value
 from models._eom_numba import foot_state_side
 
 __all__ = ["CONTACT_BIPED", "CONTACT_PARAMS", "contact_output", "feedback_enable_output", "reference_motion_output",
@@ -88,30 +88,12 @@ def feedback_enable_output(t, x, z, swing, p, enable):  # noqa: ANN001, ANN202
 
 
 @kernel
-def _motion_value(p, n, j, xt, k):  # noqa: ANN001, ANN202
-    """Column ``k`` of the ReferenceMotion table at data time ``xt`` (interval ``j``), origin-shifted."""
-    tb = 3 + GRID_SIZE
-    v = interp_at(p, tb, n, j, xt, tb + n * (k + 1))
-    if 4 <= k < 10:
-        v -= p[1 + (k - 4) % 2]
-    return v
-
-
-@kernel
 def reference_motion_output(t, x, z, p, tau, feet, com):  # noqa: ANN001, ANN202
-    """ReferenceMotion: the played-back row ``[tau, feet, com]`` (module docstring for ``p``)."""
-    h = 3
-    n = int(p[h + 6])
-    tb = h + GRID_SIZE
-    i, f, on = grid_lookup(p, h, t)
-    xa = grid_time(p, h, i)
-    ja = search(p, tb, n, xa)
-    xb = grid_time(p, h, i + 1) if not on else xa
-    jb = search(p, tb, n, xb) if not on else ja
+    """ReferenceMotion: the played-back row ``[tau, feet, com]`` (module docstring for ``p``), the feet
+    and the CoM shifted by the origin ``p[1:3]``."""
+    row = table_row(p, 3, t)
     for k in range(12):
-        v = _motion_value(p, n, ja, xa, k)
-        if not on:
-            v = (1.0 - f) * v + f * _motion_value(p, n, jb, xb, k)
+        v = table_value(p, row, k, p[1 + k % 2] if 4 <= k < 10 else 0.0)  # positions shifted, not rates
         if k < 4:
             tau[k] = v * p[0]
         elif k < 8:

@@ -35,6 +35,16 @@ def walk(qtbot) -> DiagramPane:
     return p
 
 
+def empty_pane(qtbot) -> DiagramPane:
+    """An empty diagram (0.2 s) in the palette + canvas pane."""
+    p = DiagramPane(DiagramCanvas())
+    qtbot.addWidget(p)
+    p.resize(1200, 700)
+    p.show()
+    p.canvas.bind(SimSession(Diagram("small", solver=SolverSettings(dt=1e-3, t_end=0.2)), preset=""))
+    return p
+
+
 def double_click(qtbot, c: DiagramCanvas, name: str) -> None:
     item = c.items_by_name[name]
     c.centerOn(item)
@@ -152,11 +162,7 @@ def test_grouping_inside_a_subsystem_is_refused(qtbot, walk: DiagramPane) -> Non
 
 
 def test_deleting_a_subsystem_deletes_its_blocks_and_undo_restores_it(qtbot) -> None:
-    p = DiagramPane(DiagramCanvas())
-    qtbot.addWidget(p)
-    p.resize(1200, 700)
-    p.show()
-    p.canvas.bind(SimSession(Diagram("small", solver=SolverSettings(dt=1e-3, t_end=0.2)), preset=""))
+    p = empty_pane(qtbot)
     c = p.canvas
     step = palette_add(qtbot, p, "Step")
     drop_block(p, "Gain", QtCore.QPoint(500, 150))
@@ -228,11 +234,7 @@ def test_auto_layout_default_diagram_top_and_inside_and_undo(qtbot, walk: Diagra
 
 
 def test_auto_layout_of_a_palette_built_diagram(qtbot) -> None:
-    p = DiagramPane(DiagramCanvas())
-    qtbot.addWidget(p)
-    p.resize(1200, 700)
-    p.show()
-    p.canvas.bind(SimSession(Diagram("small", solver=SolverSettings(dt=1e-3, t_end=0.2)), preset=""))
+    p = empty_pane(qtbot)
     c = p.canvas
     names = {}
     for t, (x, y) in (("Step", (1000, 500)), ("Sum", (760, 80)), ("Gain", (520, 420)), ("Integrator", (300, 120)),
