@@ -42,8 +42,8 @@ CONFIGS: tuple[tuple[str, float, str], ...] = (
     ("paper", 1.0, "with the estimator"), ("tracking", 0.0, "without the estimator (`est.gain = 0`)"))
 
 
-def _f(v: Any, scale: float = 1.0, digits: int = 2) -> str:
-    return "n/a" if not isinstance(v, (int, float)) else f"{v * scale:.{digits}f}"
+def _f(v: Any, scale: float = 1.0, digits: int = 2, sign: bool = False) -> str:
+    return "n/a" if not isinstance(v, (int, float)) else f"{v * scale:{'+' if sign else ''}.{digits}f}"
 
 
 def rows(results: Sequence[RunResult]) -> list[tuple[str, list[str]]]:
@@ -86,13 +86,22 @@ def rows(results: Sequence[RunResult]) -> list[tuple[str, list[str]]]:
                    f"{_f(get(r, 'recording', 'stride_length_m'))}"),
         ("CoM height, mean [m] (recording)", lambda r: f"{_f(r.summary.get('com_height_m'), digits=3)} "
                                                        f"({_f(get(r, 'recording', 'com_height_m'), digits=3)})"),
-        ("stance joint impulse: estimator / feedback / trunk / stance damping [%]",
+        ("stance joint impulse: estimator / feedback / trunk / stance damping / GRF match [%]",
          lambda r: " / ".join(_f(get(r, 'actuation', 'stance_joint_impulse_share', k), 100, 0)
-                              for k in ("estimator", "joint_feedback", "trunk_balance", "stance_damping"))),
+                              for k in ("estimator", "joint_feedback", "trunk_balance", "stance_damping",
+                                        "grf_match"))),
         ("contact correction RMS [BW]", lambda r: _f(get(r, "actuation", "contact_correction", "rms_bw"))),
         ("residual x / y, RMS [% of peak GRF]: verdict",
          lambda r: f"{_f(get(r, 'residual', 'x', 'rms_fraction'), 100, 1)} / "
                    f"{_f(get(r, 'residual', 'y', 'rms_fraction'), 100, 1)}: {get(r, 'residual', 'verdict')}"),
+        ("residual moment RMS [N·m] (% of peak GRF × CoM height): verdict",
+         lambda r: f"{_f(get(r, 'residual', 'moment', 'rms_nm'), digits=0)} "
+                   f"({_f(get(r, 'residual', 'moment', 'rms_fraction'), 100, 1)}): "
+                   f"{get(r, 'residual', 'moment_verdict')}"),
+        ("mean speed [m/s] = initial + recorded GRF + floor",
+         lambda r: f"{_f(get(r, 'speed_account', 'mean_m_s'))} = {_f(get(r, 'speed_account', 'initial_m_s'))} "
+                   f"{_f(get(r, 'speed_account', 'recorded_grf_m_s'), sign=True)} "
+                   f"{_f(get(r, 'speed_account', 'residual_m_s'), sign=True)}"),
         ("real-time factor", lambda r: f"{_f(r.summary.get('realtime_factor'), digits=1)}x"),
     ]
     return [(name, [fn(r) for r in results]) for name, fn in table]

@@ -14,13 +14,15 @@ of a fallen run are computed up to the fall only (``metrics_until_s``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from blocks import Results
 from blocks.library.context import biped_of
-from models.force_account import force_account, residual, residual_moment
+from models.biped import FiveLinkBiped
+from models.force_account import force_account, height_account, residual, residual_moment, speed_account
 from models.gait_metrics import walking_metrics
 
 FALL_ALPHA_RAD = np.radians(60.0)  # a trunk tilted beyond 60 deg has fallen
@@ -30,10 +32,12 @@ BLOWUP = 1e3  # |q| beyond this (m or rad) is a numerical blow-up, not a fall
 
 # role -> canonical signal (app.signals.CANONICAL names the block types)
 ROLES: dict[str, str] = {
-    "q": "body.q", "stance": "phase.stance", "feet": "kin.feet", "contact": "kin.contact", "com": "kin.com",
-    "hip": "kin.hip", "tau": "switch.tau", "ref": "ref.angles", "grf": "grf.F", "corr": "contact.corr",
+    "q": "body.q", "qd": "body.qd", "stance": "phase.stance", "feet": "kin.feet", "contact": "kin.contact",
+    "com": "kin.com", "hip": "kin.hip", "tau": "switch.tau", "ref": "ref.angles", "grf": "grf.F",
+    "corr": "contact.corr",
     "est": "est.tau", "trunk": "trunk.tau", "damp": "stance_damp.tau", "ff": "ref_motion.tau", "cop": "ankle.cop",
     "mz": "ankle.mz", "trunk_mz": "trunk.mz", "ref_feet": "ref_motion.feet", "ref_com": "ref_motion.com",
+    "match": "grf_match.dtau",
 }
 # what the ``recording`` block of summary.json holds: the same metrics on the recording itself
 RECORDING_KEYS = ("trunk_deg", "knee_range_deg", "knee_deg", "stride_length_m", "com_height_m")
@@ -41,8 +45,12 @@ REQUIRED = ("q", "stance", "feet", "com", "tau")
 
 
 def find_signals(results: Results) -> dict[str, np.ndarray]:
-    """``role -> array`` for every role of :data:`ROLES` the run recorded."""
-    return {role: results.signals[key] for role, key in ROLES.items() if key in results.signals}
+    """``role -> array`` for every role of :data:`ROLES` the run recorded; ``tau`` is the torque the body
+    gets: the switch's plus what ``GrfMatch`` adds."""
+    s = {role: results.signals[key] for role, key in ROLES.items() if key in results.signals}
+    if "tau" in s and "match" in s:
+        s["tau"] = s["tau"] + s["match"]
+    return s
 
 
 def fall_time(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length: float | None) -> float | None:
@@ -70,7 +78,8 @@ def _account(t: np.ndarray, s: dict[str, np.ndarray], mass: float, g: float) -> 
     legs = np.repeat(stance, 2, axis=1)[:, [0, 2, 1, 3]]  # [hip_l hip_r knee_l knee_r] -> its leg's flag
     tau = s["tau"]
     parts = {name: np.where(legs, s[role], 0.0) for name, role in
-             (("estimator", "est"), ("trunk_balance", "trunk"), ("stance_damping", "damp")) if role in s}
+             (("estimator", "est"), ("trunk_balance", "trunk"), ("stance_damping", "damp"), ("grf_match", "match"))
+             if role in s}
     if "ff" in s:
         parts["feedforward"] = np.where(legs, 0.0, s["ff"])
     # joint feedback: whatever the applied torque holds beyond the named sources
@@ -78,7 +87,7 @@ def _account(t: np.ndarray, s: dict[str, np.ndarray], mass: float, g: float) -> 
     for part in parts.values():  # in place: the same sums as sum(parts.values(), zeros), no temporaries
         named += part
     parts["joint_feedback"] = np.subtract(tau, named, out=named)
-    order = ("estimator", "joint_feedback", "trunk_balance", "feedforward", "stance_damping")
+    order = ("estimator", "joint_feedback", "trunk_balance", "feedforward", "stance_damping", "grf_match")
     torques = {k: parts[k] for k in order if k in parts}
     grf = s.get("grf")
     if grf is None:
@@ -101,8 +110,10 @@ def ground_moment(s: dict[str, np.ndarray]) -> np.ndarray | None:
 
 
 def walking_summary_from(results: Results, mass: float, leg_length: float | None = None,
-                         g: float = 9.81) -> dict[str, Any]:
-    """Status, walking metrics (up to a fall) and the force account; ``{}`` without walking signals."""
+                         g: float = 9.81, com_velocity: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+                         ) -> dict[str, Any]:
+    """Status, walking metrics (up to a fall) and the force account; ``{}`` without walking signals.
+    ``com_velocity(q, qd)``, the model's CoM velocity (2,) [m/s] in a state, adds the speed and height accounts."""
     s = find_signals(results)
     if any(role not in s for role in REQUIRED) or results.t.size < 2:
         return {}
@@ -134,6 +145,11 @@ def walking_summary_from(results: Results, mass: float, leg_length: float | None
         out["peak_ground_moment_nm_per_kg"] = float(np.abs(mz).max()) / mass
     out["com_height_m"] = float(np.mean(cut["com"][:, 1]))
     out.update(_account(t[:n], cut, mass, g))
+    if com_velocity is not None and "qd" in cut and "grf" in cut:
+        v0 = com_velocity(cut["q"][0], cut["qd"][0])
+        floor = cut.get("corr")
+        out["speed_account"] = speed_account(t[:n], cut["com"][:, 0], float(v0[0]), cut["grf"], floor, mass)
+        out["height_account"] = height_account(t[:n], cut["com"][:, 1], float(v0[1]), cut["grf"], floor, mass, g)
     if "ref" in cut and "ref_feet" in cut and "ref_com" in cut:
         out["recording"] = recording_metrics(t[:n], cut, mass)
     return out
@@ -156,7 +172,9 @@ def recording_metrics(t: np.ndarray, s: dict[str, np.ndarray], mass: float) -> d
 def walking_summary(results: Results, built: Any) -> dict[str, Any]:
     """Metric hook of :mod:`app.runs` (``results`` carries the canonical names: :func:`app.signals.by_type`)."""
     bp = biped_of(built.model.ctx)
-    out = walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g)
+    body = FiveLinkBiped(bp)
+    out = walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g,
+                               lambda q, qd: body.com_state(q, qd)[2:4])
     preset = built.spec.preset
     if out and preset:
         out["preset"] = preset

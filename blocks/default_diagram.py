@@ -54,7 +54,7 @@ _POSITIONS = {  # signal flow left to right (app.gui.auto_layout, rounded): scen
     "grf": (0, 100), "ref": (0, 240), "meas_hip": (0, 420), "meas_knee": (0, 530),
     "est": (280, 0), "phase": (280, 140), "pid_hip": (280, 300), "pid_knee": (280, 480),
     "swing_mux": (560, 410), "swing_sum": (840, 420), "stance_sum": (1240, 140),
-    "switch": (1520, 220), "body": (1800, 190), "kin": (2080, 140),
+    "switch": (1520, 220), "grf_match": (1800, 220), "body": (2080, 190), "kin": (2360, 140),
     # inside the stabilisers subsystem
     "ref_motion": (0, 1030), "trunk": (280, 460), "stance_damp": (280, 300), "footprints": (280, 660),
     "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 640), "mz_sum": (1120, 520),
@@ -92,6 +92,7 @@ def build_grf_walk() -> Diagram:
     d.add("footprints", "Footprints")
     d.add("stance_damp", "StanceDamping")
     d.add("mz_sum", "Sum", signs="++", n=2)
+    d.add("grf_match", "GrfMatch")
     d.connect("grf.F", "phase.F", "est.F", "contact.F_rec")
     d.connect("contact.F", "body.grf")
     d.connect("body.q", "est.q", "meas_hip.u", "meas_knee.u", "kin.q", "contact.q", "trunk.q")
@@ -123,7 +124,14 @@ def build_grf_walk() -> Diagram:
     d.connect("stance_fb.y", "stance_sum.u2")
     d.connect("trunk.tau", "stance_sum.u3")
     d.connect("stance_sum.y", "switch.tau_stance")
-    d.connect("switch.tau", "body.tau")
+    d.connect("switch.tau", "grf_match.tau_in")
+    d.connect("grf_match.tau", "body.tau")
+    d.connect("body.q", "grf_match.q")
+    d.connect("body.qd", "grf_match.qd")
+    d.connect("grf.F", "grf_match.F")
+    d.connect("mz_sum.y", "grf_match.mz")
+    d.connect("phase.stance", "grf_match.stance")
+    d.connect("footprints.feet", "grf_match.feet_ref")
     d.connect("body.q", "ankle.q")
     d.connect("body.qd", "ankle.qd")
     d.connect("phase.stance", "ankle.stance")
@@ -147,10 +155,10 @@ def build_grf_walk_analysis() -> Diagram:
     d.add("decomp", "TorqueDecomposition", ts=0.01)
     d.connect("body.q", "reactions.q", "decomp.q")
     d.connect("body.qd", "reactions.qd", "decomp.qd")
-    d.connect("switch.tau", "reactions.tau", "decomp.tau")
+    d.connect("grf_match.tau", "reactions.tau", "decomp.tau")
     d.connect("contact.F", "reactions.F", "decomp.F")
-    d.set_position("reactions", 2080, 380)
-    d.set_position("decomp", 2080, 560)
+    d.set_position("reactions", 2360, 380)
+    d.set_position("decomp", 2360, 560)
     return d
 
 

@@ -39,6 +39,28 @@ correction at each foot's contact point and the ground moments (CoP shifts)::
 RMS and peak, per kg, and against ``peak external force x mean CoM height`` (the same
 guidance reads a residual moment below 1 % of that as good: ``moment_verdict`` is ``good``
 or ``poor``). A correction moved from a force into a CoP shift shows here.
+
+Speed account (``speed_account``): where the mean forward speed of the run comes from. The
+only external horizontal forces are the recorded GRF and the contact correction (a ground
+moment is a couple), so Newton's second law for the whole-body CoM, integrated twice over the
+window ``[t_0, T]`` (``D = T - t_0``), splits the mean speed exactly::
+
+    v_mean = (x_c(T) - x_c(t_0)) / D
+           = v_0 + 1/(m D) int (T - u) F_rec,x(u) du + 1/(m D) int (T - u) F_corr,x(u) du
+
+``v_0`` [m/s] is the CoM's speed at ``t_0`` (an initial condition), the second term what the
+recording adds to it, the third what the forces beyond the recording add. The third term is
+what the measured mean speed leaves after the first two (Newton: nothing else acts), because
+the contact correction sampled once per tick misses much of a landing impact, which changes
+within the step: ``residual_sampled_m_s`` is the same term from those samples, and the
+difference is what the samples miss. The height account (``height_account``) splits the
+CoM's mean height over the window the same way, with gravity in the recorded term::
+
+    y_mean = y_c(t_0) + v_y0 D / 2 + 1/(m D) int (T - u)^2 / 2 (F_rec,y(u) - m g) du + (residual)
+
+Stride in steady walking is ``v_mean`` times the cycle time, which the recorded
+GRF sets: so a stride that differs between two runs differs through these terms, and the
+account says which.
 """
 
 from __future__ import annotations
@@ -48,7 +70,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GOOD", "GOOD_MOMENT", "ACCEPTABLE", "force_account", "residual", "residual_moment", "verdict"]
+__all__ = ["GOOD", "GOOD_MOMENT", "ACCEPTABLE", "force_account", "residual", "residual_moment", "speed_account",
+           "height_account", "verdict"]
 
 GOOD, ACCEPTABLE = 0.05, 0.10  # residual / peak external force (Hicks et al. 2015)
 GOOD_MOMENT = 0.01  # residual moment / (peak external force x CoM height) (Hicks et al. 2015)
@@ -140,3 +163,34 @@ def force_account(t: np.ndarray, stance: np.ndarray, mass: float, g: float, reco
     out["stance_joint_impulse_share"] = {k: (v / total if total > 0 else 0.0) for k, v in impulses.items()}
     out["stance_joint_impulse_nms"] = total
     return out
+
+
+def _lever_integral(t: np.ndarray, f: np.ndarray, power: int = 1) -> float:
+    """``int_{t_0}^{T} (T - u)^power / power! f(u) du`` by the trapezoid rule."""
+    y = (t[-1] - t) ** power * f / (2.0 if power == 2 else 1.0)
+    return float(np.sum(0.5 * (y[1:] + y[:-1]) * np.diff(t)))
+
+
+def speed_account(t: np.ndarray, com_x: np.ndarray, v0: float, recorded: np.ndarray,
+                  correction: np.ndarray | None, mass: float) -> dict[str, float]:
+    """The speed account of the module docstring [m/s]: ``t`` (n,) s, the CoM's ``com_x`` (n,) m, its
+    speed ``v0`` at ``t[0]`` m/s, ``recorded`` and ``correction`` (n, 4) N ``[F_lx, F_ly, F_rx, F_ry]``, ``mass`` kg."""
+    span = float(t[-1] - t[0])
+    mean = float(com_x[-1] - com_x[0]) / span
+    rec = _lever_integral(t, _net(recorded)[:, 0]) / (mass * span)
+    sampled = _lever_integral(t, _net(correction)[:, 0]) / (mass * span) if correction is not None else 0.0
+    return {"mean_m_s": mean, "initial_m_s": float(v0), "recorded_grf_m_s": rec, "residual_m_s": mean - v0 - rec,
+            "residual_sampled_m_s": sampled, "window_s": span}
+
+
+def height_account(t: np.ndarray, com_y: np.ndarray, vy0: float, recorded: np.ndarray,
+                   correction: np.ndarray | None, mass: float, g: float) -> dict[str, float]:
+    """The height account of the module docstring [m]: as :func:`speed_account` for the CoM height
+    ``com_y`` (n,) m, its vertical speed ``vy0`` at ``t[0]`` m/s and gravity ``g`` m/s^2."""
+    span = float(t[-1] - t[0])
+    mean = float(np.sum(0.5 * (com_y[1:] + com_y[:-1]) * np.diff(t))) / span
+    initial = float(com_y[0]) + vy0 * span / 2.0
+    rec = _lever_integral(t, _net(recorded)[:, 1] - mass * g, 2) / (mass * span)
+    sampled = _lever_integral(t, _net(correction)[:, 1], 2) / (mass * span) if correction is not None else 0.0
+    return {"mean_m": mean, "initial_m": initial, "recorded_grf_m": rec, "residual_m": mean - initial - rec,
+            "residual_sampled_m": sampled, "window_s": span}

@@ -63,7 +63,7 @@ def default_scopes(s: SimSession) -> list[ScopeSpec]:
     q = s.find("FiveLinkDynamics", "q")
     ref = s.find("ReferenceSource", "angles")
     est = s.find("NetTorqueEstimator", "tau")
-    sw = s.find("TorqueSwitch", "tau")
+    sw = s.find("GrfMatch", "tau") or s.find("TorqueSwitch", "tau")  # the torque the body gets
     grf = s.find("GrfSource", "F")
     cop = s.find("AnkleBalance", "cop")
     out: list[ScopeSpec] = []
@@ -79,7 +79,7 @@ def default_scopes(s: SimSession) -> list[ScopeSpec]:
 
     angle_scope("Hip flexion β", (3, 4), (1, 2))
     angle_scope("Knee flexion γ", (5, 6), (3, 4))
-    # joint torques of both legs: columns [hip_l, hip_r, knee_l, knee_r] of est.tau and switch.tau
+    # joint torques of both legs: columns [hip_l, hip_r, knee_l, knee_r] of est.tau and the applied torque
     for title, cols in (("Hip torque", (0, 1)), ("Knee torque", (2, 3))):
         tr = []
         for side, c, colour in (("L", cols[0], LEFT), ("R", cols[1], RIGHT)):

@@ -50,12 +50,13 @@ def test_emergent_trunk_is_not_a_copy_of_the_recording(runs: dict, ds: str) -> N
     corr = float(np.corrcoef(alpha, ref)[0, 1])
     rms = float(np.sqrt(np.mean((alpha - ref) ** 2)))
     assert corr < 0.999 or rms > 0.3
-    assert rms > 0.3  # measured 2.2-2.5 deg (correlation -0.26 to -0.63)
+    assert rms > 0.3  # measured 1.9-2.6 deg
 
 
 def test_emergent_reads_no_stance_posture_of_the_recording(runs: dict) -> None:
     """Stance feedback is off: the whole stance-joint impulse comes from the estimator, the trunk
-    balance and the stance-leg impedance, and the footprints are where the model landed."""
+    balance and the GRF match (measured 40 / 57 / 3 % on sneakers), and the footprints are where the
+    model landed."""
     for ds in BUNDLED:
         s, r = runs[ds]
         share = s["actuation"]["stance_joint_impulse_share"]
@@ -70,17 +71,33 @@ def test_emergent_reads_no_stance_posture_of_the_recording(runs: dict) -> None:
 def test_emergent_stride_within_10_percent(runs: dict, ds: str, rec: float) -> None:
     s, _ = runs[ds]
     assert s["recording"]["stride_length_m"] == pytest.approx(rec, abs=0.01)  # the recording's own stride
-    # measured 0.781 m sneakers (+4.1 %), 0.784 m barefoot (+7.4 %), 0.737 m high heels (+2.3 %)
+    # measured 0.789 m sneakers (+5.2 %), 0.778 m barefoot (+6.5 %), 0.738 m high heels (+2.5 %)
     assert s["stride_length_m"] == pytest.approx(rec, rel=0.10)
 
 
-@pytest.mark.xfail(strict=True, reason="residual measured poor on every bundled set: vertical 51-55 %, fore-aft 15 % "
-                   "of the peak GRF (RMS); the best shared setting of the study (benchmarks/emergent_study.py) that "
-                   "keeps the met targets leaves the vertical one at 31 % (a softer floor, which turns the "
-                   "propulsion response negative)")
 @pytest.mark.parametrize("ds", BUNDLED)
 def test_emergent_residual_good(runs: dict, ds: str) -> None:
+    """Measured RMS fore-aft / vertical: sneakers 2.6 / 2.2 %, barefoot 0.8 / 1.8 %, high heels 3.5 / 2.0 %
+    of the peak GRF (before the GRF match: 15 / 51-55 %)."""
     assert runs[ds][0]["residual"]["verdict"] == "good"
+
+
+def test_the_speed_is_the_recordings_not_the_floors(runs: dict) -> None:
+    """The speed account: the floor adds under 0.03 m/s to the mean speed (measured +0.018 sneakers,
+    +0.026 barefoot, -0.006 high heels), and the account closes on the CoM's own displacement."""
+    for ds in BUNDLED:
+        s, r = runs[ds]
+        acc = s["speed_account"]
+        assert abs(acc["residual_m_s"]) < 0.03
+        assert acc["mean_m_s"] == pytest.approx(_speed(s, r), abs=1e-9)
+        assert acc["mean_m_s"] == pytest.approx(acc["initial_m_s"] + acc["recorded_grf_m_s"] + acc["residual_m_s"])
+
+
+def test_without_the_grf_match_the_walker_falls(tmp_path: Path) -> None:
+    """The GRF match carries 3 % of the stance joint impulse, and without it the preset falls (measured
+    on sneakers at 2.6 s): the estimator's quasi-static torques alone leave the floor to make up the rest."""
+    s, _ = emergent(tmp_path, "sneakers", "--set", "grf_match.gain=0", duration=5.0)
+    assert s["status"] == "fell"
 
 
 def test_status_and_force_account_are_reported(runs: dict) -> None:
@@ -88,6 +105,7 @@ def test_status_and_force_account_are_reported(runs: dict) -> None:
     act = s["actuation"]
     assert act["recorded_grf"]["rms_bw"] == pytest.approx(1.0, abs=0.15)
     assert sum(act["stance_joint_impulse_share"].values()) == pytest.approx(1.0)
+    assert 0.0 < act["stance_joint_impulse_share"]["grf_match"] < 0.2
     res = s["residual"]
     assert res["verdict"] in ("good", "acceptable", "poor")
     assert res["y"]["rms_fraction"] == pytest.approx(res["y"]["rms_n"] / res["peak_external_n"])
@@ -111,12 +129,10 @@ def propulsion(tmp_path_factory: pytest.TempPathFactory, runs: dict) -> dict[flo
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="measured on sneakers: speed 0.7013 / 0.7018 / 0.7022 m/s and stride 0.7798 / "
-                   "0.7805 / 0.7810 m for propulsion x0.9 / 1.0 / 1.1 (the right sign, under a tenth of the size): "
-                   "the planted floor supplies whatever fore-aft force the legs' geometry needs, so the GRF's "
-                   "propulsion does not reach the speed; no shared setting of the study that keeps the met targets "
-                   "passes (the largest spread 7.4 mm/s)")
 def test_perturbation_speed_and_stride_rise_with_propulsion(propulsion: dict[float, tuple[float, float]]) -> None:
+    """Measured on sneakers: speed 0.530 / 0.704 / 0.800 m/s and stride 0.604 / 0.789 / 0.886 m for
+    propulsion x0.9 / 1.0 / 1.1 (before the GRF match: 0.7013 / 0.7018 / 0.7022 m/s, the floor cancelling
+    99.5 % of the change)."""
     speeds = [propulsion[g][0] for g in (0.9, 1.0, 1.1)]
     strides = [propulsion[g][1] for g in (0.9, 1.0, 1.1)]
     assert speeds[2] - speeds[0] > 0.01 and np.all(np.diff(speeds) > 0)
@@ -157,14 +173,28 @@ def test_swap_high_heels_grf_leans_the_trunk_back(swap: dict[str, Any], runs: di
     assert shift <= 0.1 * rec_shift
 
 
+@pytest.mark.xfail(strict=True, reason="measured 0.8834 against 0.7888 m (+95 mm): the high-heels GRF adds "
+                   "no net fore-aft impulse and its cycle is 6 % longer, so a model whose floor adds (almost) "
+                   "nothing strides longer at the same speed (see the next test); before the GRF match the "
+                   "stride was 4.5 mm shorter, and 95 % of the speed drop behind it was the floor's force "
+                   "(speed_account)")
 def test_swap_high_heels_grf_shortens_the_stride(swap: dict[str, Any], runs: dict) -> None:
     """Same swing reference, high-heels GRF: the stride shortens by at least a tenth of the recordings'
-    30 mm difference (measured: 0.7760 against 0.7805 m, 4.5 mm; a thin margin: with every other shared
-    parameter jittered by 5 %, 34 of 40 runs pass, docs/presets.md)."""
+    30 mm difference."""
     rec_shift = _recorded_shift(runs, "stride_length_m")
     shift = swap["stride_length_m"] - runs["sneakers"][0]["stride_length_m"]
     assert rec_shift < 0
     assert shift <= 0.1 * rec_shift
+
+
+def test_swap_the_recordings_imply_the_same_speed(swap: dict[str, Any], runs: dict) -> None:
+    """Why the swap cannot shorten the stride through the GRF: the mean speed the inputs imply (initial
+    speed of the phase-warped sneakers kinematics plus what the high-heels GRF adds; measured 0.684
+    against 0.686 m/s for sneakers) is the same within 1 %, while the stride is that speed times the
+    GRF's cycle time (1.176 against 1.112 s). Only a force beyond the recording could shorten it."""
+    def implied(s: dict[str, Any]) -> float:
+        return s["speed_account"]["initial_m_s"] + s["speed_account"]["recorded_grf_m_s"]
+    assert implied(swap) == pytest.approx(implied(runs["sneakers"][0]), rel=0.01)
 
 
 TRIALS = {  # GRF, kinematics, subject
@@ -197,18 +227,40 @@ def test_emergent_walks_the_real_trials_whole(trials: dict[str, dict[str, Any]],
     assert s["actuation"]["stance_joint_impulse_share"]["joint_feedback"] < 0.01
 
 
+_FAST_GRF = "the recorded GRF adds more speed than the recording walked (next test), and the floor no longer takes it"
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["subject01", "walk1", "walk2"])
+@pytest.mark.parametrize("name", ["subject01",
+                                  pytest.param("walk1", marks=pytest.mark.xfail(strict=True, reason=_FAST_GRF)),
+                                  pytest.param("walk2", marks=pytest.mark.xfail(strict=True, reason=_FAST_GRF))])
 def test_emergent_real_trial_stride_within_10_percent(trials: dict[str, dict[str, Any]], name: str) -> None:
-    """Measured: subject01 1.324 m against its recorded 1.432 m (-7.5 %), walk1 -5.5 %, walk2 +6.0 %."""
+    """Measured: subject01 1.532 m against its recorded 1.432 m (+7.0 %); walk1 +21.8 % and walk2 +19.3 %
+    (strict xfails: their recorded GRF speeds the body up, see the next test)."""
     s = trials[name]
     assert s["stride_length_m"] == pytest.approx(s["recording"]["stride_length_m"], rel=0.10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["walk1", "walk2"])
+def test_the_recorded_grf_of_walk1_and_walk2_is_faster_than_their_walk(shared_data: Path, tmp_path: Path,
+                                                                       name: str) -> None:
+    """Under ``tracking`` (the CoM follows the recording) the floor takes 0.18 (walk1) and 0.19 (walk2) m/s
+    off the mean speed the recorded GRF alone would give: the GRF and the kinematics of these trials
+    disagree by about a 10 N mean fore-aft force. A model that takes nothing from the floor walks
+    faster, and strides longer, than the recording."""
+    grf, kin, subject = TRIALS[name]
+    main(["run", "--grf", str(shared_data / grf), "--kinematics", str(shared_data / kin), *subject,
+          "--preset", "tracking", "--out", str(tmp_path)])
+    acc = json.loads((tmp_path / "summary.json").read_text())["speed_account"]
+    assert acc["residual_m_s"] < -0.1
 
 
 def test_residual_moment_is_reported_and_tracking_is_good_where_emergent_is_not(runs: dict, tmp_path: Path) -> None:
     """The residual moment about the CoM (contact corrections plus CoP shifts) completes the account:
     under ``tracking`` the model agrees with its recording (measured 3.8 N m RMS, 0.6 % of peak GRF x
-    CoM height on sneakers); ``emergent`` needs an order of magnitude more (measured 88 N m, 13.8 %)."""
+    CoM height on sneakers); ``emergent`` needs an order of magnitude more (measured 110-145 N m: the trunk
+    balance's ground couple)."""
     main(["run", "--grf", "sneakers", "--preset", "tracking", "--out", str(tmp_path)])
     tracking = json.loads((tmp_path / "summary.json").read_text())["residual"]
     assert tracking["moment_verdict"] == "good" and tracking["moment"]["rms_fraction"] <= 0.01
@@ -216,37 +268,3 @@ def test_residual_moment_is_reported_and_tracking_is_good_where_emergent_is_not(
         em = runs[ds][0]["residual"]
         assert em["moment"]["rms_nm"] > 5 * tracking["moment"]["rms_nm"]
         assert em["moment_verdict"] == "poor"
-
-
-def test_trunk_balance_through_the_ground_moves_the_residual_from_force_to_moment(runs: dict, tmp_path: Path) -> None:
-    """Routing the trunk balance down the stance leg into a ground moment (``trunk.route=ground``) with
-    the landing height held where the foot lands (``footprints.tau_land``) cuts the vertical residual
-    force (measured 50.8 -> 20.9 % on sneakers) but not the residual moment (88 -> 82 N m): the walk
-    needs about the same external moment beyond the recording either way."""
-    s, _ = emergent(tmp_path, "sneakers", "--set", "trunk.route=ground", "--set", "contact.height=reference",
-                    "--set", "footprints.tau_land=0.05")
-    base = runs["sneakers"][0]["residual"]
-    assert s["status"] == "ok"
-    assert s["residual"]["y"]["rms_fraction"] < 0.5 * base["y"]["rms_fraction"]
-    assert s["residual"]["moment"]["rms_nm"] > 0.8 * base["moment"]["rms_nm"]
-    assert s["actuation"]["ground_moment"]["rms_nm"] > 2 * runs["sneakers"][0]["actuation"]["ground_moment"]["rms_nm"]
-
-
-def test_a_neutral_stance_leg_carries_the_propulsion_and_most_of_the_force(runs: dict, tmp_path: Path) -> None:
-    """``examples/neutral_stance_leg.json`` on top of ``emergent``: with a stance leg that adds almost
-    nothing to the estimator, the speed answers a +/-10 % change of the propulsive force (measured
-    0.597 / 0.641 / 0.649 m/s on sneakers) and the floor's force falls (residual 3.1 / 11.1 % against
-    15.0 / 50.8 %). What it misses is in docs/presets.md (subject01's stride, the swap, the moment)."""
-    neutral = Path(__file__).resolve().parents[2] / "examples" / "neutral_stance_leg.json"
-    speeds, strides = [], []
-    for g in (0.9, 1.0, 1.1):
-        s, r = emergent(tmp_path / str(g), "sneakers", "--set-file", str(neutral), "--set", f"grf.propulsion_gain={g}")
-        assert s["status"] == "ok"
-        speeds.append(_speed(s, r))
-        strides.append(s["stride_length_m"])
-        if g == 1.0:
-            base = runs["sneakers"][0]["residual"]
-            assert s["residual"]["y"]["rms_fraction"] < 0.3 * base["y"]["rms_fraction"]
-            assert s["residual"]["x"]["rms_fraction"] < 0.5 * base["x"]["rms_fraction"]
-    assert speeds[2] - speeds[0] > 0.01 and np.all(np.diff(speeds) > 0)
-    assert np.all(np.diff(strides) > 0)

@@ -65,3 +65,30 @@ def test_residual_moment_is_the_correction_moment_about_the_com_plus_the_ground_
     small = residual(rec, corr, m * 0.3, com_height=1.0, mass=50.0)
     assert small["moment_verdict"] == "good"
     assert "moment" not in residual(rec, corr)  # no contact points or CoM given: force residual only
+
+
+def test_speed_and_height_accounts_split_the_mean_by_newton() -> None:
+    """A body under constant recorded and correction forces (closed form): the account gives each
+    source's share of the mean speed and mean height, and the residual share from the motion alone
+    equals the one from the sampled correction."""
+    from models.force_account import height_account, speed_account
+
+    m, g, D = 60.0, 9.81, 4.0
+    t = np.linspace(0.0, D, 4001)
+    f_rec, f_corr, v0 = np.array([12.0, m * g + 30.0]), np.array([-5.0, -18.0]), np.array([1.1, -0.05])
+    a = (f_rec + f_corr - np.array([0.0, m * g])) / m
+    x = 0.3 + v0[0] * t + 0.5 * a[0] * t ** 2
+    y = 0.95 + v0[1] * t + 0.5 * a[1] * t ** 2
+    rec = np.tile([f_rec[0] / 2, f_rec[1] / 2, f_rec[0] / 2, f_rec[1] / 2], (t.size, 1))  # two feet
+    corr = np.tile([f_corr[0], f_corr[1], 0.0, 0.0], (t.size, 1))
+    s = speed_account(t, x, v0[0], rec, corr, m)
+    assert s["mean_m_s"] == pytest.approx(v0[0] + a[0] * D / 2)
+    assert s["recorded_grf_m_s"] == pytest.approx(f_rec[0] * D / (2 * m), rel=1e-6)
+    assert s["residual_m_s"] == pytest.approx(f_corr[0] * D / (2 * m), rel=1e-6)
+    assert s["residual_sampled_m_s"] == pytest.approx(s["residual_m_s"], rel=1e-6)
+    h = height_account(t, y, v0[1], rec, corr, m, g)
+    assert h["mean_m"] == pytest.approx(0.95 + v0[1] * D / 2 + a[1] * D ** 2 / 6, rel=1e-6)
+    assert h["initial_m"] == pytest.approx(0.95 + v0[1] * D / 2)
+    assert h["recorded_grf_m"] == pytest.approx((f_rec[1] - m * g) * D ** 2 / (6 * m), rel=1e-5)
+    assert h["residual_m"] == pytest.approx(f_corr[1] * D ** 2 / (6 * m), rel=1e-4)
+    assert h["residual_sampled_m"] == pytest.approx(h["residual_m"], rel=1e-4)

@@ -1,0 +1,216 @@
+r"""``GrfMatch``: stance torques under which the recorded GRF is the force the stance feet need.
+
+Why: with a stance foot held by the floor, the floor supplies whatever force the leg's joint
+torques and the body's motion ask of it. The GRF estimator's torques (``J^T F``) are the
+quasi-static answer for a massless leg; any other stance torque (a knee spring, the trunk
+balance) and the legs' own inertia make the floor's force differ from the recording, and that
+difference (the contact correction) sets the body's speed, not the recorded GRF. This block
+adds to the stance joints the torque that makes the recorded GRF exactly the force the stance
+feet need, so the floor adds nothing beyond the recording and the whole-body momentum follows
+the recorded GRF (Newton: ``m a_com = F_rec + m g``).
+
+Law. Write ``a_s(tau)`` [m/s^2] for the acceleration of stance foot ``s`` (its rolling contact
+point) when the body is driven by the joint torques ``tau`` [N m], the recorded foot forces
+``F`` [N] and the ground moments ``m_z`` [N m] and by nothing else::
+
+    a_s(tau) = J_s(q) qdd(q, qd, tau, F, m_z) + Jdot_s(q, qd) qd        (qdd: the forward dynamics)
+
+It is affine in ``tau``. With ``tau = tau_in + d`` (``d`` on the stance joints only: hip and knee
+of each stance leg, 2 or 4 unknowns for 2 or 4 foot-acceleration rows)::
+
+    A d = a_des - a(tau_in),   A[:, j] = J (qdd(tau_in + e_j) - qdd(tau_in))
+
+solved in the least-squares sense with a Tikhonov term ``lambda = reg trace(A^T A) / n`` (near a
+straight knee ``A`` loses rank): ``d = (A^T A + lambda I)^-1 A^T (a_des - a(tau_in))``. The wanted
+foot acceleration holds the foot where it is held (``feet_ref``, from ``Footprints``) through the
+joint torques, not through a floor force::
+
+    a_des = -v_foot / tau_v - (p_foot - p_held) / tau_p^2        (a term is off when its tau is 0)
+
+Internal torques cannot change the whole-body momentum, so stopping a landing foot this way
+passes its momentum to the body, as a floor that pushes only the recorded force would.
+``Jdot qd`` is a central difference of ``J(q) qd`` along ``qd`` (step ``1e-6``).
+
+Output ``tau = tau_in + gain d`` (``gain`` 0 passes ``tau_in`` through: the block is off) and
+``dtau = gain d`` [N m], reported in the force account as ``grf_match``. The floor
+(``GroundContact``) still holds the foot: what the torques do not achieve (the regularised part,
+the change within a solver step of torques held from its start) is its correction, and stays
+in the residual.
+
+Sampled like the controllers (output computed once per tick and held). Compiled form: the
+kernel and the Python callback run the same compiled function :func:`match_torques` on the
+packed vector :data:`PACK_LAYOUT` then the biped's 14 parameters.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import ParamSpec as P
+from blocks.kernels import kernel
+from blocks.library.context import biped_of
+from models._eom_numba import foot_state_side, forward_dynamics_into
+from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
+from models.jit import njit
+
+__all__ = ["GrfMatch", "PACK_LAYOUT", "match_torques"]
+
+#: the packed vector's head; the biped's parameter vector (``BipedParams.as_array``) follows
+PACK_LAYOUT = ("gain", "reg", "tau_v", "tau_p")
+_H = 1e-6  # central-difference step of Jdot qd [s]
+_FEET = ("x_l", "y_l", "x_r", "y_r")
+
+
+@njit(cache=True, nogil=True)
+def _spd_solve(N, r, n):  # noqa: ANN001, ANN202
+    """Solve ``N x = r`` in place (``x`` in ``r``) for the leading ``n x n`` SPD block (Cholesky)."""
+    for j in range(n):
+        acc = N[j, j]
+        for k in range(j):
+            acc -= N[j, k] * N[j, k]
+        d = math.sqrt(acc)
+        N[j, j] = d
+        for i in range(j + 1, n):
+            acc = N[i, j]
+            for k in range(j):
+                acc -= N[i, k] * N[j, k]
+            N[i, j] = acc / d
+    for i in range(n):
+        acc = r[i]
+        for k in range(i):
+            acc -= N[i, k] * r[k]
+        r[i] = acc / N[i, i]
+    for i in range(n - 1, -1, -1):
+        acc = r[i]
+        for k in range(i + 1, n):
+            acc -= N[k, i] * r[k]
+        r[i] = acc / N[i, i]
+
+
+@njit(cache=True, nogil=True)
+def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):  # noqa: ANN001, ANN202, PLR0913, PLR0912
+    """``dtau`` (4) [N m]: the module docstring's ``gain d`` for packed ``p`` (:data:`PACK_LAYOUT`, biped)."""
+    gain, reg, tau_v, tau_p = p[0], p[1], p[2], p[3]
+    bp = p[4:18]
+    for k in range(4):
+        dtau[k] = 0.0
+    legs = np.empty(2, np.int64)
+    n_legs = 0
+    for s in range(2):
+        if stance[s] > 0.5:
+            legs[n_legs] = s
+            n_legs += 1
+    if gain <= 0.0 or n_legs == 0:
+        return
+    m = 2 * n_legs
+    joints = np.empty(4, np.int64)
+    for i in range(n_legs):
+        joints[2 * i] = legs[i]          # hip
+        joints[2 * i + 1] = 2 + legs[i]  # knee
+    qdd0 = np.empty(7)
+    forward_dynamics_into(bp, q, qd, tau_in, F, mz, qdd0)
+    qp = q + _H * qd
+    qm = q - _H * qd
+    rhs = np.zeros(4)
+    for i in range(n_legs):
+        s = legs[i]
+        x, y, vx, vy = foot_state_side(bp, q, qd, s)
+        _, _, jx, jy = foot_state_side(bp, q, qdd0, s)  # J qdd (the velocity map is linear in qd)
+        _, _, px, py = foot_state_side(bp, qp, qd, s)
+        _, _, mx, my = foot_state_side(bp, qm, qd, s)
+        ax = jx + (px - mx) / (2.0 * _H)
+        ay = jy + (py - my) / (2.0 * _H)
+        dx = -vx / tau_v if tau_v > 0.0 else 0.0
+        dy = -vy / tau_v if tau_v > 0.0 else 0.0
+        if tau_p > 0.0:
+            dx -= (x - held[2 * s]) / (tau_p * tau_p)
+            dy -= (y - held[2 * s + 1]) / (tau_p * tau_p)
+        rhs[2 * i] = dx - ax
+        rhs[2 * i + 1] = dy - ay
+    A = np.zeros((4, 4))
+    tau_e = tau_in.copy()
+    qdd = np.empty(7)
+    for c in range(m):
+        j = joints[c]
+        tau_e[j] += 1.0
+        forward_dynamics_into(bp, q, qd, tau_e, F, mz, qdd)
+        tau_e[j] -= 1.0
+        for k in range(7):
+            qdd[k] -= qdd0[k]
+        for i in range(n_legs):
+            _, _, jx, jy = foot_state_side(bp, q, qdd, legs[i])
+            A[2 * i, c] = jx
+            A[2 * i + 1, c] = jy
+    N = np.zeros((4, 4))
+    r = np.zeros(4)
+    trace = 0.0
+    for a in range(m):
+        for b in range(m):
+            acc = 0.0
+            for i in range(m):
+                acc += A[i, a] * A[i, b]
+            N[a, b] = acc
+        trace += N[a, a]
+        acc = 0.0
+        for i in range(m):
+            acc += A[i, a] * rhs[i]
+        r[a] = acc
+    lam = reg * trace / m
+    for a in range(m):
+        N[a, a] += lam
+    if trace <= 0.0:
+        return
+    _spd_solve(N, r, m)
+    for c in range(m):
+        dtau[joints[c]] = gain * r[c]
+
+
+@kernel
+def grf_match_output(t, x, z, tau_in, q, qd, F, mz, stance, held, p, tau, dtau):  # noqa: ANN001, ANN202, PLR0913
+    """GrfMatch: ``tau = tau_in + dtau`` (module docstring)."""
+    match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau)
+    for k in range(4):
+        tau[k] = tau_in[k] + dtau[k]
+
+
+class GrfMatch(Block):
+    """Adds the stance torques under which the recorded GRF is what the stance feet need (module docstring)."""
+
+    params = {"gain": P(0.0, min=0.0, max=1.0, description="1 = on, 0 = off (tau_in passes through)"),
+              "reg": P(1e-3, min=0.0, max=1.0, description="Tikhonov weight, relative to trace(A^T A) / n"),
+              "tau_v": P(0.05, min=0.0, max=10.0, unit="s",
+                         description="stance-foot velocity time constant of the wanted foot acceleration (0 = off)"),
+              "tau_p": P(0.1, min=0.0, max=10.0, unit="s",
+                         description="stance-foot position time constant of the wanted foot acceleration (0 = off)")}
+    inputs = (PortSpec("tau_in", 4, "N*m", "joint torques of every other source", TAU_NAMES),
+              PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+              PortSpec("F", 4, "N", "recorded foot forces", GRF_NAMES),
+              PortSpec("mz", 2, "N*m", "ground moments on the shanks", ("l", "r")),
+              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
+              PortSpec("feet_ref", 4, "m", "where each stance foot is held", _FEET))
+    outputs = (PortSpec("tau", 4, "N*m", "joint torques to apply", TAU_NAMES),
+               PortSpec("dtau", 4, "N*m", "torque added to the stance joints", TAU_NAMES))
+    discrete = True
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_biped", biped_of(ctx).as_array())
+
+    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
+        """No state: the block is sampled only so that its output is held between ticks."""
+
+    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
+        args = [np.ascontiguousarray(a, dtype=np.float64) for a in u]
+        dtau = np.zeros(4)
+        match_torques(self.pack(p), args[1], args[2], args[0], args[3], args[4], args[5], args[6], dtau)
+        y[1][:] = dtau
+        np.add(u[0], dtau, out=y[0])
+
+    def kernels(self) -> Kernels:
+        return Kernels(output=grf_match_output)
+
+    def pack(self, p: Params) -> np.ndarray:
+        """:data:`PACK_LAYOUT`, then the biped's parameter vector."""
+        return np.concatenate([[p.gain, p.reg, p.tau_v, p.tau_p], p._biped])
