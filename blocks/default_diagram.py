@@ -54,7 +54,7 @@ _POSITIONS = {  # signal flow left to right (app.gui.auto_layout, rounded): scen
     "grf": (0, 100), "ref": (0, 240), "meas_hip": (0, 420), "meas_knee": (0, 530),
     "est": (280, 0), "phase": (280, 140), "pid_hip": (280, 300), "pid_knee": (280, 480),
     "swing_mux": (560, 410), "swing_sum": (840, 420), "stance_sum": (1240, 140),
-    "switch": (1520, 220), "grf_match": (1800, 220), "body": (2080, 190), "kin": (2360, 140),
+    "switch": (1520, 220), "grf_match": (1800, 330), "body": (2080, 190), "kin": (2360, 140),
     # inside the stabilisers subsystem
     "ref_motion": (0, 1030), "trunk": (280, 460), "stance_damp": (280, 300), "footprints": (280, 660),
     "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 640), "mz_sum": (1120, 520),
