@@ -107,7 +107,8 @@ if AVAILABLE:
 
     @njit(cache=True)
     def _cholesky_solve(M, b, x):
-        n = 7
+        """Solve ``M x = b`` for SPD ``M`` (n x n, overwritten by its Cholesky factor)."""
+        n = M.shape[0]
         for j in range(n):
             acc = M[j, j]
             for k in range(j):

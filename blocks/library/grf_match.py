@@ -44,15 +44,13 @@ packed vector :data:`PACK_LAYOUT` then the biped's 14 parameters.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel
 from blocks.library.context import biped_of
-from models._eom_numba import foot_state_side, forward_dynamics_into
+from models._eom_numba import _cholesky_solve, foot_state_side, forward_dynamics_into
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
 from models.jit import njit
 
@@ -62,32 +60,6 @@ __all__ = ["GrfMatch", "PACK_LAYOUT", "match_torques"]
 PACK_LAYOUT = ("gain", "reg", "tau_v", "tau_p")
 _H = 1e-6  # central-difference step of Jdot qd [s]
 _FEET = ("x_l", "y_l", "x_r", "y_r")
-
-
-@njit(cache=True, nogil=True)
-def _spd_solve(N, r, n):  # noqa: ANN001, ANN202
-    """Solve ``N x = r`` in place (``x`` in ``r``) for the leading ``n x n`` SPD block (Cholesky)."""
-    for j in range(n):
-        acc = N[j, j]
-        for k in range(j):
-            acc -= N[j, k] * N[j, k]
-        d = math.sqrt(acc)
-        N[j, j] = d
-        for i in range(j + 1, n):
-            acc = N[i, j]
-            for k in range(j):
-                acc -= N[i, k] * N[j, k]
-            N[i, j] = acc / d
-    for i in range(n):
-        acc = r[i]
-        for k in range(i):
-            acc -= N[i, k] * r[k]
-        r[i] = acc / N[i, i]
-    for i in range(n - 1, -1, -1):
-        acc = r[i]
-        for k in range(i + 1, n):
-            acc -= N[k, i] * r[k]
-        r[i] = acc / N[i, i]
 
 
 @njit(cache=True, nogil=True)
@@ -144,8 +116,8 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):  # noqa: ANN001,
             _, _, jx, jy = foot_state_side(bp, q, qdd, legs[i])
             A[2 * i, c] = jx
             A[2 * i + 1, c] = jy
-    N = np.zeros((4, 4))
-    r = np.zeros(4)
+    N = np.zeros((m, m))
+    r = np.zeros(m)
     trace = 0.0
     for a in range(m):
         for b in range(m):
@@ -163,9 +135,10 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):  # noqa: ANN001,
         N[a, a] += lam
     if trace <= 0.0:
         return
-    _spd_solve(N, r, m)
+    d = np.empty(m)
+    _cholesky_solve(N, r, d)
     for c in range(m):
-        dtau[joints[c]] = gain * r[c]
+        dtau[joints[c]] = gain * d[c]
 
 
 @kernel
