@@ -10,7 +10,7 @@ Sources (arrays on the run's time base ``t`` [s], ``n`` samples):
 * ``contact_correction`` (n, 4) N: the ground's force beyond the recording;
 * joint torques (n, 4) N m ``[hip_l, hip_r, knee_l, knee_r]``, each already zero where
   the source does not act: ``estimator``, ``joint_feedback``, ``trunk_balance``,
-  ``feedforward``, ``stance_damping`` (any subset);
+  ``feedforward``, ``stance_damping``, ``grf_match`` (any subset);
 * ``ground_moment`` (n, 2) N m: the CoP/ankle moment on each stance shank.
 
 For a force source: ``rms_n``, ``peak_n`` (norm of the per-sample vector over both feet's
