@@ -5,11 +5,19 @@ each type in :data:`app.signals.CANONICAL`, whatever it is called; :func:`app.si
 renamed block changes nothing. A diagram without the walking signals gets no walking keys.
 
 Status (:func:`run_status`): ``failed`` if the engine stopped (non-finite value) or the
-state blew up (a coordinate beyond :data:`BLOWUP`); ``fell`` at the first time the trunk
-tilts beyond 60 deg, the hip drops below half the leg length or a hip or knee angle passes half a
-turn (``fell_at_s``); else ``ok``.
-A walker whose legs fold or spin has fallen even with an upright trunk. The walking metrics
-of a fallen run are computed up to the fall only (``metrics_until_s``).
+state blew up (a coordinate beyond :data:`BLOWUP`); ``fell`` at the first time (``fell_at_s``)
+
+* the trunk tilts beyond 60 deg,
+* the hip drops below half the leg length,
+* a hip angle passes half a turn,
+* a knee flexes beyond 160 deg (past the human knee's passive range) or hyperextends beyond
+  30 deg: the leg has folded, or
+* the shank of a leg in stance tilts past horizontal (90 deg from vertical): its foot has rolled
+  a quarter turn and no longer stands on the ground (a rolling foot, ``foot_radius > 0``, can
+  otherwise roll on while the recorded GRF still pushes on it);
+
+else ``ok``. A walker whose legs fold or spin has fallen even with an upright trunk. The walking
+metrics of a fallen run are computed up to the fall only (``metrics_until_s``).
 """
 
 from __future__ import annotations
@@ -27,7 +35,9 @@ from models.gait_metrics import walking_metrics
 
 FALL_ALPHA_RAD = np.radians(60.0)  # a trunk tilted beyond 60 deg has fallen
 FALL_HIP_FRACTION = 0.5  # ... and so has a hip below half the leg length
-FALL_JOINT_RAD = np.radians(180.0)  # ... and a leg that has folded or spun past half a turn at hip or knee
+FALL_JOINT_RAD = np.radians(180.0)  # ... and a leg that has spun past half a turn at the hip
+FALL_KNEE_RAD = (np.radians(-30.0), np.radians(160.0))  # ... or folded at the knee (flexion gamma outside this)
+FALL_SHANK_RAD = np.radians(90.0)  # ... or whose stance shank tilts past horizontal
 BLOWUP = 1e3  # |q| beyond this (m or rad) is a numerical blow-up, not a fall
 
 # role -> canonical signal (app.signals.CANONICAL names the block types)
@@ -53,9 +63,16 @@ def find_signals(results: Results) -> dict[str, np.ndarray]:
     return s
 
 
-def fall_time(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length: float | None) -> float | None:
-    """First time of a fall (module docstring), or None."""
-    down = (np.abs(q[:, 2]) > FALL_ALPHA_RAD) | (np.abs(q[:, 3:7]) > FALL_JOINT_RAD).any(axis=1)
+def fall_time(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length: float | None,
+              stance: np.ndarray | None = None) -> float | None:
+    """First time of a fall (module docstring), or None. ``stance`` (n, 2) flags [l, r] add the
+    stance-shank criterion."""
+    knee = q[:, 5:7]
+    down = ((np.abs(q[:, 2]) > FALL_ALPHA_RAD) | (np.abs(q[:, 3:5]) > FALL_JOINT_RAD).any(axis=1)
+            | ((knee < FALL_KNEE_RAD[0]) | (knee > FALL_KNEE_RAD[1])).any(axis=1))
+    if stance is not None:
+        shank = q[:, 2:3] - q[:, 3:5] + knee  # absolute shank angle from vertical [rad], per leg
+        down |= ((np.abs(shank) > FALL_SHANK_RAD) & (stance > 0.5)).any(axis=1)
     if leg_length is not None and hip is not None:
         down |= hip[:, 1] < FALL_HIP_FRACTION * leg_length
     fallen = np.flatnonzero(down)
@@ -118,7 +135,7 @@ def walking_summary_from(results: Results, mass: float, leg_length: float | None
     if any(role not in s for role in REQUIRED) or results.t.size < 2:
         return {}
     t = results.t
-    fell = fall_time(t, s["q"], s.get("hip"), leg_length)
+    fell = fall_time(t, s["q"], s.get("hip"), leg_length, s["stance"])
     status = run_status(results.status, s, fell)
     n = t.size if fell is None else max(int(np.searchsorted(t, fell, side="right")), 2)
     cut = {k: v[:n] for k, v in s.items()}

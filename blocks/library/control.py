@@ -12,6 +12,19 @@ Tracking mode gives bumpless transfer: while the phase detector has the joint in
 integrator follows the torque actually applied (``track``), so when the leg enters swing the
 PID output starts from that torque instead of jumping. ``I`` is stored in N m, so changing
 ``ki`` live does not bump the output either.
+
+Reference blend (``t_blend = T_b`` [s] > 0; 0, the default, is off): the tracking integrator
+cannot keep the output from jumping when the joint is far from its reference at the switch,
+because it is clipped at ``u_max`` and so absorbs at most ``u_max`` of ``K_p e`` (in the ``emergent``
+preset the stance leg leaves the ground 12-25 deg from the swing reference: K_p e reaches
+500-1100 N m, and the hip and knee outputs jumped to their 300 N m limit at every toe-off).
+With the blend the error starts from zero and reaches the full error along a quintic::
+
+    e_k = (r_k - y_k) - e_0 b(s),   s = (t_k - t_0) / T_b,   b(s) = 1 - s^3 (10 - 15 s + 6 s^2)  (s < 1)
+
+``t_0`` is the tick the joint is enabled and ``e_0 = r - y`` there; ``b`` falls from 1 to 0 with
+zero slope at both ends. While disabled, ``e = 0`` (the error the blend would start from).
+So the swing torque starts from the stance torque and moves to tracking within ``T_b``.
 """
 
 from __future__ import annotations
@@ -41,7 +54,8 @@ class PID(Block):
     -------
     u : (n,) N m
 
-    Discrete state ``[I (n), D (n), e_prev (n), enabled (n), started]``.
+    Discrete state ``[I (n), D (n), e_prev (n), enabled (n), started, e_0 (n), t - t_0 (n)]``
+    (the last two for the reference blend, ``t_blend``).
     Default gains: the authors' Simulink prototype, P = 500, I = 250, D = 25 (N m/rad).
 
     Per-joint gains: ``kp``, ``ki`` and ``kd`` are each one number for every joint (the presets'
@@ -55,6 +69,8 @@ class PID(Block):
               "kd": P(25.0, min=0.0, max=1e4, unit="N*m*s/rad", description="derivative gain", size="n"),
               "tf": P(0.005, min=0.0, max=1.0, unit="s", description="derivative filter time constant"),
               "u_max": P(300.0, min=0.0, max=1e5, unit="N*m", description="output limit (symmetric)"),
+              "t_blend": P(0.0, min=0.0, max=2.0, unit="s",
+                           description="reference blend after enable (0 = off): the error starts from 0"),
               "n": P(2, min=1, max=64, tunable=False, description="number of joints")}
     inputs = (PortSpec("ref", "n", "rad"), PortSpec("meas", "n", "rad"), PortSpec("enable", "n"),
               PortSpec("track", "n", "N*m"))
@@ -63,7 +79,7 @@ class PID(Block):
     discrete = True
 
     def discrete_size(self) -> int:
-        return 4 * int(self.values["n"]) + 1
+        return 6 * int(self.values["n"]) + 1
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         h = p.ts if p.ts > 0 else ctx.dt
@@ -73,29 +89,31 @@ class PID(Block):
         for g in ("kp", "ki", "kd"):  # one float per joint: a number applies to all
             p.set(f"_{g}", [float(v) for v in np.broadcast_to(getattr(p, g), n)])
 
-    def _law(self, z: list[float], ref: list[float], meas: list[float], p: Params) -> tuple[list[float], ...]:
+    def _law(self, z: list[float], ref: list[float], meas: list[float], enable: list[float],
+             p: Params) -> tuple[list[float], ...]:
         n = p._n
         kp, kd, tf, h = p._kp, p._kd, p.tf, p._h
         started = z[4 * n] > 0.5
         es, ds, vs = [0.0] * n, [0.0] * n, [0.0] * n
         for i in range(n):
-            e = ref[i] - meas[i]
+            e = _blended(ref[i] - meas[i], enable[i] > 0.5, z[3 * n + i] > 0.5, z[4 * n + 1 + i],
+                         z[5 * n + 1 + i], p.t_blend)
             d = (tf * z[n + i] + kd[i] * (e - z[2 * n + i])) / (tf + h) if started else 0.0
             es[i], ds[i], vs[i] = e, d, kp[i] * e + z[i] + d
         return es, ds, vs
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        _, _, vs = self._law(z.tolist(), u[0].tolist(), u[1].tolist(), p)
+        _, _, vs = self._law(z.tolist(), u[0].tolist(), u[1].tolist(), u[2].tolist(), p)
         out, um = y[0], p.u_max
         for i, v in enumerate(vs):
             out[i] = um if v > um else (-um if v < -um else v)
 
     def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
         zl = z.tolist()
-        es, ds, vs = self._law(zl, u[0].tolist(), u[1].tolist(), p)
-        enable, track = u[2].tolist(), u[3].tolist()
+        ref, meas, enable, track = u[0].tolist(), u[1].tolist(), u[2].tolist(), u[3].tolist()
+        es, ds, vs = self._law(zl, ref, meas, enable, p)
         n, um, h, ki, kp = p._n, p.u_max, p._h, p._ki, p._kp
-        new = zl
+        new = list(zl)
         for i in range(n):
             e, v = es[i], vs[i]
             on = enable[i] > 0.5
@@ -105,6 +123,9 @@ class PID(Block):
                 new[i] = min(max(track[i] - kp[i] * e - ds[i], -um), um)
             new[n + i] = ds[i]
             new[2 * n + i] = e
+            rising = on and zl[3 * n + i] < 0.5
+            new[4 * n + 1 + i] = ref[i] - meas[i] if rising else zl[4 * n + 1 + i]
+            new[5 * n + 1 + i] = (h if rising else zl[5 * n + 1 + i] + h) if on else 0.0
             new[3 * n + i] = 1.0 if on else 0.0
         new[4 * n] = 1.0
         znext[:] = new
@@ -113,17 +134,34 @@ class PID(Block):
         return Kernels(output=_pid_output, update=_pid_update)
 
     def pack(self, p: Params) -> np.ndarray:
-        """``[n, tf, u_max, h, kp (n), ki (n), kd (n)]``."""
-        return np.array([float(p._n), p.tf, p.u_max, p._h, *p._kp, *p._ki, *p._kd])
+        """``[n, tf, u_max, h, kp (n), ki (n), kd (n), t_blend]``."""
+        return np.array([float(p._n), p.tf, p.u_max, p._h, *p._kp, *p._ki, *p._kd, p.t_blend])
 
 
 @kernel
-def _pid_law(z, ref, meas, p, i):  # noqa: ANN001, ANN202
+def _blended(e, on, was_on, e0, age, t_blend):  # noqa: ANN001, ANN202
+    """The error after the reference blend (module docstring): ``e`` [rad] the raw error, ``on`` the
+    enable flag now, ``was_on`` at the last update, ``e0`` [rad] and ``age`` [s] the stored start."""
+    if t_blend <= 0.0:
+        return e
+    if not on:
+        return 0.0
+    if not was_on:
+        return 0.0  # the first enabled tick: e - e b(0) with e0 = e
+    s = age / t_blend
+    if s >= 1.0:
+        return e
+    return e - e0 * (1.0 - s * s * s * (10.0 - 15.0 * s + 6.0 * s * s))
+
+
+@kernel
+def _pid_law(z, ref, meas, enable, p, i):  # noqa: ANN001, ANN202
     # (e, D, v) of joint i: the law of PID._law, term for term (same rounding)
     n = int(p[0])
     tf, h = p[1], p[3]
     kp, kd = p[4 + i], p[4 + 2 * n + i]
-    e = ref[i] - meas[i]
+    e = _blended(ref[i] - meas[i], enable[i] > 0.5, z[3 * n + i] > 0.5, z[4 * n + 1 + i], z[5 * n + 1 + i],
+                 p[4 + 3 * n])
     d = (tf * z[n + i] + kd * (e - z[2 * n + i])) / (tf + h) if z[4 * n] > 0.5 else 0.0
     return e, d, kp * e + z[i] + d
 
@@ -132,7 +170,7 @@ def _pid_law(z, ref, meas, p, i):  # noqa: ANN001, ANN202
 def _pid_output(t, x, z, ref, meas, enable, track, p, u):  # noqa: ANN001, ANN202
     um = p[2]
     for i in range(int(p[0])):
-        v = _pid_law(z, ref, meas, p, i)[2]
+        v = _pid_law(z, ref, meas, enable, p, i)[2]
         u[i] = um if v > um else (-um if v < -um else v)
 
 
@@ -141,7 +179,7 @@ def _pid_update(t, x, z, ref, meas, enable, track, p, znext):  # noqa: ANN001, A
     n = int(p[0])
     um, h = p[2], p[3]
     for i in range(n):
-        e, d, v = _pid_law(z, ref, meas, p, i)
+        e, d, v = _pid_law(z, ref, meas, enable, p, i)
         on = enable[i] > 0.5
         if on:
             ki = p[4 + n + i]
@@ -150,6 +188,12 @@ def _pid_update(t, x, z, ref, meas, enable, track, p, znext):  # noqa: ANN001, A
             znext[i] = min(max(track[i] - p[4 + i] * e - d, -um), um)
         znext[n + i] = d
         znext[2 * n + i] = e
+        rising = on and z[3 * n + i] < 0.5
+        znext[4 * n + 1 + i] = ref[i] - meas[i] if rising else z[4 * n + 1 + i]
+        if on:
+            znext[5 * n + 1 + i] = h if rising else z[5 * n + 1 + i] + h
+        else:
+            znext[5 * n + 1 + i] = 0.0
         znext[3 * n + i] = 1.0 if on else 0.0
     znext[4 * n] = 1.0
 

@@ -43,6 +43,7 @@ CASES: list[Block] = [
                d=(0.7, -0.2), x0=(0.0, 0.0)),
     PID("pid", n=2, kp=(400.0, 650.0), ki=120.0, kd=(20.0, 35.0), tf=0.01, u_max=30.0),
     PID("pid1", n=3, ts=0.002),
+    PID("pidb", n=2, kp=(400.0, 650.0), ki=120.0, kd=(20.0, 35.0), tf=0.01, u_max=30.0, t_blend=0.1),
     TorqueSwitch("sw"),
 ]
 
@@ -53,7 +54,7 @@ def test_kernels_agree_with_callbacks(block: Block, t: float) -> None:
     rng = np.random.default_rng(7)
     ins, _ = block.port_specs()
     p = block.make_params(__import__("blocks.core", fromlist=["CompileContext"]).CompileContext())
-    for trial in range(20):
+    for _ in range(20):
         u = {s.name: rng.normal(scale=2.0, size=int(s.size)) for s in ins}
         if block.type_name in ("PID", "TorqueSwitch"):  # flags of 0/1 and both PID regimes
             for key in ("enable", "stance"):
@@ -62,7 +63,9 @@ def test_kernels_agree_with_callbacks(block: Block, t: float) -> None:
         x = rng.normal(size=block.state_size())
         z = rng.normal(size=block.discrete_size())
         if block.type_name == "PID":
-            z[-1] = float(trial % 2)  # started / not started
+            n = int(block.values["n"])
+            z[3 * n:4 * n + 1] = rng.integers(0, 2, size=n + 1)  # enabled flags, started
+            z[5 * n + 1:] = rng.uniform(0.0, 0.2, size=n)  # time since enabled, inside and past the blend
         ref = block.probe(t, u, x=x, z=z, p=p)
         got = probe_kernels(block, p, t, tuple(u[s.name] for s in ins), x, z)
         for name in ref.y:
@@ -75,7 +78,7 @@ def test_pid_saturates_and_clamps_in_the_kernel() -> None:
     """A large error saturates the output at u_max and freezes the integrator (anti-windup)."""
     blk = PID("pid", n=1, kp=1000.0, ki=100.0, u_max=5.0)
     p = blk.make_params(__import__("blocks.core", fromlist=["CompileContext"]).CompileContext())
-    z = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
+    z = np.array([1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0])
     got = probe_kernels(blk, p, 0.0, (np.array([1.0]), np.array([0.0]), np.array([1.0]), np.array([0.0])),
                         np.zeros(0), z)
     assert got.y["u"][0] == 5.0 and got.z_next[0] == 1.0
@@ -84,3 +87,41 @@ def test_pid_saturates_and_clamps_in_the_kernel() -> None:
 def test_scope_has_an_empty_compiled_form_and_function_none() -> None:
     assert Scope("sc", n=2).kernels() == (None, None, None)
     assert Function("f", func=np.sin).kernels() is None
+
+
+def _step(blk: PID, p: object, z: np.ndarray, ref: float, meas: float, enable: float, track: float,
+          ) -> tuple[float, np.ndarray]:
+    """One sample of a one-joint PID through its kernels: (output, next state)."""
+    got = probe_kernels(blk, p, 0.0, (np.array([ref]), np.array([meas]), np.array([enable]), np.array([track])),
+                        np.zeros(0), z)
+    return float(got.y["u"][0]), got.z_next
+
+
+def test_reference_blend_starts_from_the_tracked_torque_and_reaches_the_full_error() -> None:
+    """Enabled 0.4 rad from its reference: without the blend the tracking integrator, clipped at u_max,
+    cannot absorb K_p e = 1000 N m and the output jumps to its 300 N m limit; with ``t_blend`` it starts
+    at the torque it tracked, follows the quintic (at a quarter of the blend b = 1 - s^3 (10 - 15 s + 6 s^2)
+    = 0.8965) as a monotone ramp, and is plain PID (saturated again) once the blend is over."""
+    ctx = __import__("blocks.core", fromlist=["CompileContext"]).CompileContext()
+    e0, track = 0.4, 12.0
+    for t_blend in (0.0, 0.1):
+        blk = PID("pid", n=1, kp=2500.0, ki=0.0, kd=0.0, tf=0.0, u_max=300.0, t_blend=t_blend)
+        p = blk.make_params(ctx)
+        h = p._h  # the sample period [s]
+        z = np.zeros(blk.discrete_size())
+        for _ in range(5):  # in stance: tracking the applied torque
+            _, z = _step(blk, p, z, e0, 0.0, 0.0, track)
+        u, z = _step(blk, p, z, e0, 0.0, 1.0, track)  # the enable tick
+        if t_blend == 0.0:
+            assert u == 300.0
+            continue
+        assert u == pytest.approx(track, abs=1e-12)
+        outputs = [u]
+        for _ in range(int(round(t_blend / h)) + 5):
+            u, z = _step(blk, p, z, e0, 0.0, 1.0, track)
+            outputs.append(u)
+        s = 0.25
+        b = 1.0 - s**3 * (10.0 - 15.0 * s + 6.0 * s * s)
+        assert outputs[int(round(s * t_blend / h))] == pytest.approx(track + 2500.0 * e0 * (1.0 - b), rel=1e-9)
+        ramp = np.array(outputs)
+        assert np.all(np.diff(ramp[ramp < 300.0]) > 0) and ramp[-1] == 300.0

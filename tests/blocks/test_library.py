@@ -43,11 +43,11 @@ def test_pid_proportional_derivative_and_limits() -> None:
     pid = PID("pid", kp=100.0, ki=0.0, kd=2.0, tf=0.01, u_max=50.0, n=2)
     ctx = CompileContext(dt=0.001)
     p = pid.make_params(ctx)
-    z0 = np.zeros(9)
+    z0 = np.zeros(13)  # [I, D, e_prev, enabled] x 2, started, [e_0, t - t_0] x 2 (the blend's, unused)
     out = pid.probe(u={"ref": [0.1, 1.0], "meas": [0.0, 0.0], "enable": [1, 1], "track": [0, 0]}, z=z0, ctx=ctx, p=p)
     np.testing.assert_allclose(out.y["u"], [10.0, 50.0])  # first sample: no derivative yet; 100 N m clipped
     # started, previous error 0: D = kd * de / (tf + h)
-    z1 = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1.0])
+    z1 = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1.0, 0, 0, 0, 0])
     out = pid.probe(u={"ref": [0.1, 0.0], "meas": [0.0, 0.0], "enable": [1, 1], "track": [0, 0]}, z=z1, ctx=ctx, p=p)
     np.testing.assert_allclose(out.y["u"], [10.0 + 2.0 * 0.1 / 0.011, 0.0])
     np.testing.assert_allclose(out.z_next[2:4], [2.0 * 0.1 / 0.011, 0.0])
@@ -57,7 +57,7 @@ def test_pid_integrator_anti_windup_and_bumpless_transfer() -> None:
     pid = PID("pid", kp=10.0, ki=100.0, kd=0.0, u_max=5.0, n=2)
     ctx = CompileContext(dt=0.01)
     p = pid.make_params(ctx)
-    z = np.array([0.2, 4.9, 0, 0, 0, 0, 1, 1, 1.0])
+    z = np.array([0.2, 4.9, 0, 0, 0, 0, 1, 1, 1.0, 0, 0, 0, 0])
     out = pid.probe(u={"ref": [0.1, 0.1], "meas": [0, 0], "enable": [1, 1], "track": [0, 0]}, z=z, ctx=ctx, p=p)
     # channel 0 unsaturated (1 + 0.2): integrates ki h e = 0.1; channel 1 saturated (1 + 4.9 > 5): held
     np.testing.assert_allclose(out.z_next[0:2], [0.3, 4.9])
