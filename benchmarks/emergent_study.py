@@ -204,6 +204,9 @@ def score(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
         return float(v) if isinstance(v, (int, float)) and v is not None else float("nan")
 
     def stride_err(role: str) -> float:
+        """Stride error of a whole run; nan for a run that fell (its stride up to the fall is no result)."""
+        if rows.get(role, {}).get("status") != "ok":
+            return float("nan")
         return g(role, "stride_length_m") / g(role, "recording.stride_length_m") - 1.0
 
     fell = [r for r in rows if rows[r].get("status") != "ok"]
@@ -215,7 +218,8 @@ def score(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
     rec_trunk = g("high_heels", "recording.trunk_deg.min") - g("sneakers", "recording.trunk_deg.min")
     swap_trunk = g("swap", "trunk_deg.min") - g("sneakers", "trunk_deg.min")
     rec_stride = g("high_heels", "recording.stride_length_m") - g("sneakers", "recording.stride_length_m")
-    swap_stride = g("swap", "stride_length_m") - g("sneakers", "stride_length_m")
+    swap_stride = (g("swap", "stride_length_m") - g("sneakers", "stride_length_m") if "swap" not in fell
+                   else float("nan"))
     speeds = [g("prop0.9", "study_speed_m_s"), g("sneakers", "study_speed_m_s"), g("prop1.1", "study_speed_m_s")]
     strides = [g("prop0.9", "stride_length_m"), g("sneakers", "stride_length_m"), g("prop1.1", "stride_length_m")]
     est_share = min(g(r, "actuation.stance_joint_impulse_share.estimator") for r in BUNDLED)
@@ -229,7 +233,8 @@ def score(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "keeps": keeps, "ok": not fell, "fell": fell, "swap_trunk": swap_trunk, "est_share": est_share,
         "trunk_lo": trunk_lo, "trunk_hi": trunk_hi, "slip_cm": slip * 100,
         "stride_err_pct": stride * 100,
-        "walk_pct": max((abs(stride_err(r)) for r in ("walk1", "walk2") if r in rows), default=float("nan")) * 100,
+        "walk_pct": max((abs(stride_err(r)) for r in ("walk1", "walk2") if r in rows), default=float("nan")) * 100
+        if not {"walk1", "walk2"} & set(fell) else float("nan"),
         "prop_spread": speeds[2] - speeds[0],
         "prop_pass": prop_pass,
         "swap_mm": swap_stride * 1000, "swap_pass": bool("swap" not in fell and swap_stride <= 0.1 * rec_stride

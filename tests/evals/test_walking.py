@@ -91,7 +91,7 @@ def test_estimator_does_real_work(default_runs: dict[str, dict[str, Any]], tmp_p
 
 
 def test_paper_preset_falls_as_reported(tmp_path: Path) -> None:
-    """The published scheme falls within the first stride (0.93 s on sneakers). Not because of its gains:
+    """The published scheme falls within the first stride (0.76 s on sneakers). Not because of its gains:
     nothing controls the trunk or the stance leg (tests/evals/test_paper_preset.py, docs/paper-preset.md)."""
     s = run_summary(tmp_path, "--grf", "sneakers", "--preset", "paper", "--duration", "3", code=3)
     assert s["status"] == "fell"  # exit code 3, not a success

@@ -140,7 +140,7 @@ def test_malformed_files_show_error_and_keep_session(qtbot, window: MainWindow, 
 
 
 def test_a_fall_shows_in_the_validity_panel_status_bar_and_scopes(qtbot, settings) -> None:
-    """The paper preset falls at about 0.84 s on sneakers: the window says so instead of 'finished'."""
+    """The paper preset falls at about 0.76 s on sneakers: the window says so instead of 'finished'."""
     s = SimSession(dataset="sneakers", preset="paper", t_end=1.5)
     win = MainWindow(session=s, settings=settings, hook_exceptions=False)
     qtbot.addWidget(win)
