@@ -49,28 +49,23 @@ def deboor(t, x, k, ell, nu):  # noqa: ANN001, ANN201
     h = np.zeros(k + 1)
     hh = np.zeros(k + 1)
     h[0] = 1.0
-    for j in range(1, k - nu + 1):
+    for j in range(1, k + 1):
+        deriv = j > k - nu  # the last nu rounds differentiate
         hh[:j] = h[:j]
         h[0] = 0.0
         for n in range(1, j + 1):
             xb, xa = t[ell + n], t[ell + n - j]
             if xb == xa:
-                h[n] = 0.0
+                h[nu if deriv else n] = 0.0  # scipy's quirk kept: a repeated knot zeroes h[nu] when differentiating
                 continue
-            w = hh[n - 1] / (xb - xa)
-            h[n - 1] += w * (xb - x)
-            h[n] = w * (x - xa)
-    for j in range(k - nu + 1, k + 1):
-        hh[:j] = h[:j]
-        h[0] = 0.0
-        for n in range(1, j + 1):
-            xb, xa = t[ell + n], t[ell + n - j]
-            if xb == xa:
-                h[nu] = 0.0
-                continue
-            w = j * hh[n - 1] / (xb - xa)
-            h[n - 1] -= w
-            h[n] = w
+            if deriv:
+                w = j * hh[n - 1] / (xb - xa)
+                h[n - 1] -= w
+                h[n] = w
+            else:
+                w = hh[n - 1] / (xb - xa)
+                h[n - 1] += w * (xb - x)
+                h[n] = w * (x - xa)
     return h
 
 
