@@ -20,6 +20,7 @@ renamed block changes nothing.
 from __future__ import annotations
 
 import math
+import warnings as pywarnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -243,9 +244,12 @@ def build(spec: RunSpec) -> Built:
             # a recording: scale the model to its subject (given, else estimated, else the default height)
             diagram.model = replace(diagram.model, mass_kg=subject["mass_kg"], height_m=subject["height_m"])
         cached = {dataset: data}
-        model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end,
-                                resources={BIPED: model_for(diagram, recorded),
-                                           DATASETS: lambda s: cached[s] if s in cached else resolve_dataset(s)})
+        with pywarnings.catch_warnings(record=True) as caught:  # a block's note on its data (e.g. init_vy)
+            pywarnings.simplefilter("always", UserWarning)
+            model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end,
+                                    resources={BIPED: model_for(diagram, recorded),
+                                               DATASETS: lambda s: cached[s] if s in cached else resolve_dataset(s)})
+        warnings.extend(str(w.message) for w in caught if w.category is UserWarning)
     else:
         model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end)
     logged = list(spec.logged) if spec.logged is not None else None

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from models.dataset import DatasetMeta, GaitDataset
+from models.dataset import KINEMATICS_FROM, DatasetMeta, GaitDataset
 from models.errors import DataFormatError, UserError
 from models.userdirs import user_dir
 
@@ -256,7 +256,7 @@ def swap_kinematics(grf_ds: GaitDataset, kin_ds: GaitDataset) -> GaitDataset:
 
     meta = replace(grf_ds.meta, name=f"{grf_ds.name}{PAIR_SEPARATOR}{kin_ds.name}",
                    notes=f"GRF of {grf_ds.name}, kinematics of {kin_ds.name} followed by gait phase",
-                   extra={**grf_ds.meta.extra, "kinematics_from": kin_ds.name,
+                   extra={**grf_ds.meta.extra, KINEMATICS_FROM: kin_ds.name,
                           "phase_map": {"grf_events": len(gait_events(grf_ds.t, grf_ds.grf))}})
     return replace(grf_ds, t=grf_ds.t[keep], grf=grf_ds.grf[keep], meta=meta,
                    angles=warp(kin_ds.reference_angles()), q=warp(kin_ds.q),

@@ -25,6 +25,7 @@ import numpy as np
 
 ANGLE_NAMES = ("alpha", "beta_l", "beta_r", "gamma_l", "gamma_r")
 GRF_COLUMNS = ("F_lx", "F_ly", "F_rx", "F_ry")
+KINEMATICS_FROM = "kinematics_from"  # DatasetMeta.extra key: the recording the joint angles come from, if not this one
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,13 @@ class FiveLinkDynamics(Block):
     and rates from the dataset's reference at the start of the run, with the stance foot
     on the ground at rest (:func:`~blocks.library.sources.initial_from_reference`; the rates
     are the slope of a least-squares cubic over ``rate_window_s`` either side of the start);
-    ``init = "params"`` uses ``q0`` and ``qd0``.
+    ``init = "params"`` uses ``q0`` and ``qd0``. ``init_vy = "grf"`` (with ``init = "reference"``) then
+    gives the CoM the vertical velocity under which the recorded GRF keeps the mean height over the
+    run's whole gait cycles, through the stance leg's rates with its foot still at rest
+    (:mod:`models.initial_state`); the reference's own value is kept, with a warning, when the run
+    holds no whole cycle or the stance knee is too straight. ``init_vy = "paired"`` does so only
+    when the kinematics come from another recording than the GRF (``--grf A --kinematics B``),
+    whose reference velocity belongs to another GRF; a recording's own kinematics keep theirs.
     """
 
     params = {"init": P("reference", tunable=False, choices=("reference", "params"),
@@ -77,7 +83,11 @@ class FiveLinkDynamics(Block):
               "dataset": P("", tunable=False, description="dataset for init = reference; empty = the run's"),
               "rate_window_s": P(0.05, min=0.0, max=1.0, unit="s", tunable=False,
                                  description="initial rates: least-squares cubic over +/- this span of the "
-                                             "reference (0 = the spline's derivative)")}
+                                             "reference (0 = the spline's derivative)"),
+              "init_vy": P("reference", tunable=False, choices=("reference", "grf", "paired"),
+                           description="initial vertical CoM velocity: the reference's; the one under which the "
+                                       "recorded GRF keeps the mean height over whole cycles (grf); or grf only "
+                                       "when the kinematics come from another recording than the GRF (paired)")}
     inputs = (PortSpec("tau", 4, "N*m", "joint torques", TAU_NAMES), PortSpec("grf", 4, "N", "foot forces", GRF_NAMES),
               PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r"), optional=True))
     outputs = (PortSpec("q", 7, "m, rad", "generalised coordinates", Q_NAMES),

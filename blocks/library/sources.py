@@ -14,6 +14,7 @@ import functools
 import hashlib
 import math
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,8 +25,9 @@ from blocks.core import ParamSpec as P
 from blocks.library import sources_kernels as sk
 from blocks.library.context import biped_of, data_of, dataset_of
 from models.biped import GRF_NAMES, FiveLinkBiped
-from models.dataset import ANGLE_NAMES, GaitDataset
+from models.dataset import ANGLE_NAMES, KINEMATICS_FROM, GaitDataset
 from models.filters import lowpass2
+from models.initial_state import periodic_vertical_velocity, with_com_velocity
 
 __all__ = ["GrfSource", "ReferenceSource", "initial_from_reference", "lowpass"]
 
@@ -330,4 +332,24 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
     contact = biped.feet_state(q, qd)[4 * side: 4 * side + 4]  # (xi, eta, vx, vy) with the base at rest
     q[0:2] = -contact[0:2]
     qd[0:2] = -contact[2:4]
+    mode = values.get("init_vy", "reference")
+    if mode == "grf" or (mode == "paired" and KINEMATICS_FROM in ds.meta.extra):
+        qd = _grf_vertical_rate(ctx, ds, biped, q, qd, side, td[0])
     return q, qd
+
+
+def _grf_vertical_rate(ctx: CompileContext, ds: GaitDataset, biped: FiveLinkBiped, q: np.ndarray, qd: np.ndarray,
+                       side: int, td0: float) -> np.ndarray:
+    """``qd`` with the CoM's vertical velocity of :func:`models.initial_state.periodic_vertical_velocity`
+    (the recording's mass, else the model's), or unchanged with a warning when the run holds no whole cycle."""
+    td1 = float(_data_times(ds, ctx, np.array([ctx.t_end]))[0])
+    mass = ds.meta.body_mass_kg or biped.total_mass
+    vy0 = periodic_vertical_velocity(ds.t, ds.grf, mass, biped.params.g, td0, td1)
+    why = f"{ds.name!r} holds no whole gait cycle in the run ({td0:.2f}-{td1:.2f} s)"
+    if vy0 is not None:
+        try:
+            return with_com_velocity(biped, q, qd, side, np.array([biped.com_state(q, qd)[2], vy0]))
+        except ValueError as exc:
+            why = str(exc)
+    warnings.warn(f"body.init_vy: {why}; the reference's initial vertical velocity is kept", stacklevel=2)
+    return qd

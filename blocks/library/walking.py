@@ -104,6 +104,8 @@ class GroundContact(Block):
               "ground_y": P(0.0, min=-1.0, max=1.0, unit="m", description="ground height"),
               "f_max": P(2000.0, min=0.0, max=1e5, unit="N", description="limit on each correction component"),
               "unilateral": P(False, description="a floor that only pushes (stance foot above the ground: no pull)"),
+              "no_pull": P(False, description="the floor never pulls a stance foot down: the total vertical force "
+                                              "(recorded + correction) of each foot stays >= 0"),
               "mu": P(0.0, min=0.0, max=5.0,
                       description="friction coefficient: |F_x| <= mu F_y of that foot (0 = no friction limit)"),
               "gain": P(1.0, min=0.0, max=1.0, description="1 = contact on, 0 = recorded GRF only (paper)"),
@@ -144,7 +146,11 @@ class GroundContact(Block):
                 fx, fy, vx, vy = fs[4 * s: 4 * s + 4]
                 gy = ref[2 * s + 1] if p.height == "reference" else p.ground_y
                 cy = p.gain * _clip(-p.k_y * (fy - gy) - p.c_y * vy, p.f_max)
-                corr[2 * s + 1] = max(cy, 0.0) if p.unilateral and fy < gy else 0.0 if p.unilateral else cy
+                if p.unilateral:
+                    cy = max(cy, 0.0) if fy < gy else 0.0
+                if p.no_pull:
+                    cy = max(cy, -u[3].item(2 * s + 1))
+                corr[2 * s + 1] = cy
                 cx = p.gain * _clip(-p.k_x * (fx - ref[2 * s]) - p.c_x * vx, p.f_max)
                 if p.mu > 0.0:  # regularised Coulomb friction: the stick spring saturates at mu N
                     f_rec = u[3].item(2 * s)

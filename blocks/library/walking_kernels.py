@@ -20,7 +20,7 @@ from models._eom_numba import foot_state_side
 __all__ = ["CONTACT_BIPED", "CONTACT_PARAMS", "contact_output", "feedback_enable_output", "reference_motion_output",
            "trunk_output"]
 
-CONTACT_PARAMS = ("k_x", "c_x", "k_y", "c_y", "ground_y", "f_max", "unilateral", "mu", "gain", "height")
+CONTACT_PARAMS = ("k_x", "c_x", "k_y", "c_y", "ground_y", "f_max", "unilateral", "mu", "gain", "height", "no_pull")
 CONTACT_BIPED = len(CONTACT_PARAMS)
 
 
@@ -33,7 +33,7 @@ def _clip(v, lim):  # noqa: ANN001, ANN202
 def contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):  # noqa: ANN001, ANN202, PLR0913
     """GroundContact: recorded GRF plus the stance-foot spring-damper (``walking`` docstring)."""
     k_x, c_x, k_y, c_y, ground_y, f_max = p[0], p[1], p[2], p[3], p[4], p[5]
-    unilateral, mu, gain, reference_height = p[6] != 0.0, p[7], p[8], p[9] != 0.0
+    unilateral, mu, gain, reference_height, no_pull = p[6] != 0.0, p[7], p[8], p[9] != 0.0, p[10] != 0.0
     for k in range(4):
         corr[k] = 0.0
     if gain > 0.0 and (stance[0] > 0.5 or stance[1] > 0.5):
@@ -46,6 +46,8 @@ def contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):  # noqa:
             cy = gain * _clip(-k_y * (fy - gy) - c_y * vy, f_max)
             if unilateral:
                 cy = max(cy, 0.0) if fy < gy else 0.0
+            if no_pull:
+                cy = max(cy, -f_rec[2 * s + 1])
             corr[2 * s + 1] = cy
             cx = gain * _clip(-k_x * (fx - ref[2 * s]) - c_x * vx, f_max)
             if mu > 0.0:

@@ -86,6 +86,27 @@ def test_ground_contact_friction_limit_and_unilateral_floor() -> None:
     assert bi.probe(u=lifted, ctx=ctx, p=bi.make_params(ctx)).y["corr"][1] < 0.0
 
 
+def test_a_no_pull_floor_never_pulls_a_foot_down_past_the_recorded_force() -> None:
+    """``no_pull``: the spring's pull on a lifted stance foot (2 cm: -2000 N, at f_max) is cut where the
+    foot's total vertical force (recorded + correction) would turn negative; a smaller pull, and any push,
+    pass unchanged."""
+    ctx = CompileContext()
+    xi = FiveLinkBiped(BipedParams.paper()).contact_coordinates(Q[None, :])[0]
+    lifted = {"q": Q + np.array([0, 0.02 - xi[1], 0, 0, 0, 0, 0]), "qd": np.zeros(7), "stance": [1, 0],
+              "feet_ref": [xi[0], 0.0, 0.0, 0.0]}
+    floor = GroundContact("np", height="ground", no_pull=True)
+    p = floor.make_params(ctx)
+
+    def vertical(f_rec_y: float, q: np.ndarray = lifted["q"]) -> tuple[float, float]:
+        y = floor.probe(u=dict(lifted, q=q, F_rec=[0.0, f_rec_y, 0.0, 0.0]), ctx=ctx, p=p).y
+        return float(y["corr"][1]), float(y["F"][1])
+
+    assert vertical(300.0) == pytest.approx((-300.0, 0.0))  # the pull stops at zero total force
+    assert vertical(5000.0)[0] == pytest.approx(-2000.0)  # a pull the recorded force covers passes
+    sunk = Q + np.array([0, -0.01 - xi[1], 0, 0, 0, 0, 0])  # 1 cm into the floor: a push, unchanged
+    assert vertical(300.0, sunk)[0] == pytest.approx(1000.0)
+
+
 def test_contact_reports_its_stable_step() -> None:
     gc = GroundContact("gc", k_y=1e5, c_y=2e3)
     h = gc.max_step(gc.make_params(CompileContext()))
@@ -120,6 +141,9 @@ def test_leg_spring_is_an_axial_force_along_the_hip_to_foot_line() -> None:
 @pytest.mark.parametrize("block, u, z", [
     (StanceDamping("sd", c_hip=10.0, c_knee=20.0, k_knee=600.0, k_stop=500.0, k_leg=3000.0, c_leg=600.0),
      {"q": Q, "qd": np.linspace(-1, 1, 7), "stance": [1, 1]}, np.zeros(0)),
+    (GroundContact("gc", height="ground", no_pull=True, mu=0.6),
+     {"q": Q + np.array([0, 0.3, 0, 0, 0, 0, 0]), "qd": np.linspace(-1, 1, 7), "stance": [1, 1],
+      "F_rec": [40.0, 120.0, -30.0, 900.0], "feet_ref": [0.1, 0.0, 0.2, 0.0]}, np.zeros(0)),
     (Footprints("fp", source="landing", tau_land=0.2),
      {"q": Q + np.array([0, 0.3, 0, 0, 0, 0, 0]), "stance": [1, 1], "feet_ref": [0.0] * 4},
      np.array([0.4, 0.6, 1.0, 0.0, 0.02, 0.0, 0.9, 0.0])),
