@@ -3,7 +3,8 @@
 Every figure in ``docs/results.md`` comes from this script running :func:`app.runs.run`; none is
 typed by hand. It runs
 
-* the bundled synthetic sets (``sneakers``, ``barefoot``, ``high_heels``), 10 s, under each preset
+* the bundled synthetic sets (``sneakers``, ``barefoot``, ``high_heels``) and the swap (the
+  high-heels GRF with the sneakers kinematics, followed by gait phase), 10 s, under each preset
   (``tracking``, ``emergent``, ``paper``), and ``tracking`` without the net-torque estimator
   (``est.gain = 0``);
 * the real trials of the shared data folder (``$GAITBLOCKS_DATA``; skipped with a note when it is
@@ -29,6 +30,8 @@ from typing import Any
 from app.runs import RunResult, RunSpec, run
 
 BUNDLED = ("sneakers", "barefoot", "high_heels")
+SWAP = ("high_heels", "sneakers")  # the swap eval's pair: this GRF with these kinematics, by gait phase
+SWAP_LABEL = "swap: high_heels GRF, sneakers kinematics"
 TRIALS: dict[str, tuple[str, str, float | None, float | None]] = {  # grf, kinematics, mass kg, height m
     "OpenSim subject01": ("opensim-core/subject01_walk1_grf.mot", "opensim-core/subject01_walk_IK.mot", 72.6, 1.8),
     "demotu walk1": ("demotu-BMC/walk1.forces", "demotu-BMC/walk1.trc", None, None),
@@ -126,11 +129,12 @@ def report(data_dir: Path | None, duration: float = 10.0) -> str:
              "`summary.json` (`gaitblocks run`). Targets: `docs/walking.md`.", ""]
     for preset, est, label in CONFIGS:
         results = []
-        for name in BUNDLED:
-            _progress(f"report: {name}, {preset}, {label}")
-            results.append(run(RunSpec(dataset=name, preset=preset, duration=duration,
+        for name, kinematics in [(n, None) for n in BUNDLED] + [SWAP]:
+            _progress(f"report: {name}{'' if kinematics is None else ' + ' + kinematics}, {preset}, {label}")
+            results.append(run(RunSpec(dataset=name, kinematics=kinematics, preset=preset, duration=duration,
                                        settings=(("est.gain", est),))))
-        lines += markdown(f"Bundled synthetic sets, {duration:g} s, `{preset}` preset, {label}", BUNDLED, results)
+        lines += markdown(f"Bundled synthetic sets, {duration:g} s, `{preset}` preset, {label}",
+                          [*BUNDLED, SWAP_LABEL], results)
     if data_dir is None or not data_dir.is_dir():
         lines += ["## Real trials", "", f"Not run: the shared data folder ({data_dir}) was not found; set "
                   "`GAITBLOCKS_DATA` and run the script again.", ""]
