@@ -17,7 +17,10 @@ answers one of these, and each can be switched off to measure what it does.
     reference foot position (``tracking``) or where the foot landed (``emergent``; both from
     :class:`~blocks.library.floor.Footprints`), ``K`` [N/m], ``C`` [N s/m]. With ``mu > 0``
     the horizontal force is regularised Coulomb friction: the total ``|F_x|`` of a foot
-    (recorded plus correction) is held within ``mu F_y`` and the foot slides beyond it. The footprint anchor
+    (recorded plus correction) is held within ``mu F_y`` and the foot slides beyond it. With
+    ``no_pull`` the vertical correction is cut at ``-F_rec,y`` of that foot, so the floor never
+    pulls: the foot's total vertical force stays >= 0 (a lifted foot under a small recorded force
+    is let go instead of yanked down). The footprint anchor
     keeps the model in step with the recording: an anchor where the model's own foot landed
     brakes it a little every step until it meets the recorded events too early and falls.
     Physically the correction is the ground's reaction to the difference between the
