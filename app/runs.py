@@ -256,7 +256,7 @@ def build(spec: RunSpec) -> Built:
     ticks = int(round((t_end - t0) / model.dt))
     runner = Runner(model, capacity=ticks // spec.record_every + 2, logged=logged, record_every=spec.record_every,
                     engine=spec.engine)
-    warning = coarse_step_warning(runner)
+    warning = runner.coarse_step_warning()
     if warning:
         warnings.append(warning)
     return Built(spec, diagram, model, runner, dataset, tuple(warnings))
@@ -278,18 +278,6 @@ def _fit_to_data(spec: RunSpec, t0: float, t_end: float, data: GaitDataset) -> t
         note = (f"--duration {asked:g} s is longer than the data ('{data.name}', {data.duration:g} s): the run is "
                 f"cut to {data.duration:g} s; give --repeat-cycles to repeat whole gait cycles of the recording")
     return t0 + data.duration, data, note
-
-
-def coarse_step_warning(runner: Runner) -> str | None:
-    """A warning when the solver tick exceeds a block's stable step (:meth:`Block.max_step`), else None."""
-    known = [(h, b.name) for b in runner.model.blocks if (h := b.max_step(runner.params[b.name])) is not None]
-    if not known:
-        return None
-    h, name = min(known)
-    if runner.model.dt <= h:
-        return None
-    return (f"the solver step dt = {runner.model.dt:g} s is above the stable step of block '{name}' "
-            f"(about {h * 1e3:.1f} ms with RK4): expect a blow-up; use --dt {h / 2:.2g} or smaller")
 
 
 # ----------------------------------------------------------------------------- summary

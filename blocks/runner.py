@@ -109,6 +109,15 @@ class Runner:
         self._build_calls()
         self._initial = self.snapshot()
 
+    def coarse_step_warning(self) -> str | None:
+        """A warning when the tick ``dt`` exceeds a block's stable step (:meth:`Block.max_step`), else None."""
+        known = [(h, b.name) for b in self.model.blocks if (h := b.max_step(self.params[b.name])) is not None]
+        if not known or self.dt <= min(known)[0]:
+            return None
+        h, name = min(known)
+        return (f"the solver step dt = {self.dt:g} s is above the stable step of block '{name}' "
+                f"(about {h * 1e3:.1f} ms with RK4): expect a blow-up; use dt = {h / 2:.2g} s or smaller")
+
     # ------------------------------------------------------------------ plumbing
     def _views(self, buf: np.ndarray, slot: tuple[int, int]) -> np.ndarray:
         return buf[slot[0]: slot[0] + slot[1]]

@@ -15,6 +15,7 @@ from app.gui.session import SimSession
 from app.runs import RunSpec, build_diagram, run
 from app.signals import find_signal
 from blocks import Diagram
+from tests.run_helpers import com_start_vy
 
 TIMING = ("wall_s", "realtime_factor")  # wall-clock figures differ from run to run by nature
 
@@ -128,18 +129,14 @@ def test_init_vy_grf_starts_at_the_grf_velocity_and_a_short_run_says_why_it_cann
     from models.initial_state import periodic_vertical_velocity
     from models.params import G_EARTH
 
-    def start_vy(res: Any) -> float:  # one-sided second-order difference of the CoM height at t0
-        y, dt = res["kin.com"][:3, 1], res.t[1] - res.t[0]
-        return float((-3.0 * y[0] + 4.0 * y[1] - y[2]) / (2.0 * dt))
-
     spec = RunSpec(dataset="barefoot", preset="emergent", duration=3.0, settings=(("body.init_vy", "grf"),))
     r = run(spec)
     t = r.results.t
     vy0 = periodic_vertical_velocity(t, r.results["grf.F"], r.summary["subject"]["model_mass_kg"], G_EARTH,
                                      t[0], t[-1])
-    vy_ref = start_vy(run(replace(spec, settings=(("body.init_vy", "reference"),))).results)
+    vy_ref = com_start_vy(run(replace(spec, settings=(("body.init_vy", "reference"),))).results)
     assert vy0 is not None and abs(vy0 - vy_ref) > 0.005  # measured: 0.003 against the reference's 0.010 m/s
-    assert start_vy(r.results) == pytest.approx(vy0, abs=1e-3)
+    assert com_start_vy(r.results) == pytest.approx(vy0, abs=1e-3)
     assert not any("init_vy" in w for w in r.summary["warnings"])
     short = run(replace(spec, duration=0.5))
     assert any("body.init_vy" in w and "no whole gait cycle" in w for w in short.summary["warnings"])

@@ -24,7 +24,7 @@ def test_the_height_returns_after_whole_cycles_under_the_recorded_grf(sneakers) 
     off is not (it drifts 0.02 m/s times the span)."""
     ds = sneakers
     mass = ds.meta.body_mass_kg
-    t0, t1 = ds.t[0] + 0.3, ds.t[0] + 6.0
+    t0, t1 = ds.t[0] + 0.3, ds.t[0] + 5.3
     vy0 = periodic_vertical_velocity(ds.t, ds.grf, mass, G_EARTH, t0, t1)
     assert vy0 is not None
     fy = ds.grf[:, 1] + ds.grf[:, 3]
@@ -34,11 +34,10 @@ def test_the_height_returns_after_whole_cycles_under_the_recorded_grf(sneakers) 
                         t_eval=at, max_step=1e-3, rtol=1e-9, atol=1e-12)
         return sol.y[0]
 
-    strikes = [te for te, k in gait_events(ds.t, ds.grf) if t0 <= te <= t1]
-    lefts = [te for te, k in gait_events(ds.t, ds.grf) if k == "L_on" and t0 <= te <= t1]
-    rights = [te for te, k in gait_events(ds.t, ds.grf) if k == "R_on" and t0 <= te <= t1]
-    span = max((lefts[0], lefts[-1]), (rights[0], rights[-1]), key=lambda ab: (ab[1] - ab[0]))
-    assert len(strikes) >= 6
+    events = gait_events(ds.t, ds.grf)
+    lefts = [te for te, k in events if k == "L_on" and t0 <= te <= t1]
+    span = (lefts[0], lefts[-1])  # the left strikes span 4.45 s of this window, the right 3.34 s
+    assert len(lefts) >= 4
     y = height(vy0, np.array(span))
     assert abs(y[1] - y[0]) < 2e-4  # m
     off = height(vy0 + 0.02, np.array(span))
