@@ -5,7 +5,8 @@ each type in :data:`app.signals.CANONICAL`, whatever it is called; :func:`app.si
 renamed block changes nothing. A diagram without the walking signals gets no walking keys.
 
 Status (:func:`run_status`): ``failed`` if the engine stopped (non-finite value) or the
-state blew up (a coordinate beyond :data:`BLOWUP`); ``fell`` at the first time (``fell_at_s``)
+state blew up (a coordinate beyond :data:`BLOWUP`); ``fell`` at the first time (``fell_at_s``; ``fell_because``
+names the criterion and the value that passed it, :func:`first_fall`)
 
 * the trunk tilts beyond 60 deg,
 * the hip drops below half the leg length,
@@ -23,7 +24,7 @@ metrics of a fallen run are computed up to the fall only (``metrics_until_s``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -63,20 +64,47 @@ def find_signals(results: Results) -> dict[str, np.ndarray]:
     return s
 
 
-def fall_time(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length: float | None,
-              stance: np.ndarray | None = None) -> float | None:
-    """First time of a fall (module docstring), or None. ``stance`` (n, 2) flags [l, r] add the
-    stance-shank criterion."""
+class Fall(NamedTuple):
+    """When a walker fell [s] and which criterion said so, with the value that passed it."""
+
+    at_s: float
+    cause: str
+
+
+_SIDES = ("left", "right")
+
+
+def first_fall(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length: float | None,
+               stance: np.ndarray | None = None) -> Fall | None:
+    """The first fall (module docstring) and its cause, or None. ``stance`` (n, 2) flags [l, r] add the
+    stance-shank criterion. When several criteria fire at the same tick the first of the docstring's
+    list names the cause."""
+    deg = np.degrees
     knee = q[:, 5:7]
-    down = ((np.abs(q[:, 2]) > FALL_ALPHA_RAD) | (np.abs(q[:, 3:5]) > FALL_JOINT_RAD).any(axis=1)
-            | ((knee < FALL_KNEE_RAD[0]) | (knee > FALL_KNEE_RAD[1])).any(axis=1))
-    if stance is not None:
-        shank = q[:, 2:3] - q[:, 3:5] + knee  # absolute shank angle from vertical [rad], per leg
-        down |= ((np.abs(shank) > FALL_SHANK_RAD) & (stance > 0.5)).any(axis=1)
+    shank = q[:, 2:3] - q[:, 3:5] + knee  # absolute shank angle from vertical [rad], per leg
+    lo, hi = deg(FALL_KNEE_RAD)
+    # (mask (n,), value (n,), text of the value ``v``), in the docstring's order
+    checks = [(np.abs(q[:, 2]) > FALL_ALPHA_RAD, deg(q[:, 2]), "the trunk tilted to {v:+.2f} deg (beyond 60 deg)")]
     if leg_length is not None and hip is not None:
-        down |= hip[:, 1] < FALL_HIP_FRACTION * leg_length
-    fallen = np.flatnonzero(down)
-    return float(t[fallen[0]]) if fallen.size else None
+        half = FALL_HIP_FRACTION * leg_length
+        checks.append((hip[:, 1] < half, hip[:, 1],
+                       f"the hip dropped to {{v:.3f}} m (below half the leg, {half:.3f} m)"))
+    per_leg = [(np.abs(q[:, 3:5]) > FALL_JOINT_RAD, deg(q[:, 3:5]), "the {side} hip angle reached {v:+.0f} deg "
+                "(past half a turn)"),
+               (knee > FALL_KNEE_RAD[1], deg(knee), f"the {{side}} knee folded to {{v:.2f}} deg (beyond {hi:.0f} deg)"),
+               (knee < FALL_KNEE_RAD[0], deg(knee), f"the {{side}} knee hyperextended to {{v:.2f}} deg "
+                                                    f"(beyond {lo:.0f} deg)")]
+    if stance is not None:
+        per_leg.append(((np.abs(shank) > FALL_SHANK_RAD) & (stance > 0.5), deg(shank),
+                        "the {side} stance shank tilted {v:+.0f} deg from vertical (past horizontal)"))
+    for mask, value, text in per_leg:
+        checks += [(mask[:, k], value[:, k], text.replace("{side}", side)) for k, side in enumerate(_SIDES)]
+    firsts = [(int(np.argmax(mask)), j) for j, (mask, _, _) in enumerate(checks) if mask.any()]
+    if not firsts:
+        return None
+    i, j = min(firsts)
+    _, value, text = checks[j]
+    return Fall(float(t[i]), text.format(v=value[i]))
 
 
 def run_status(engine_status: str, sig: dict[str, np.ndarray], fell_at: float | None) -> str:
@@ -87,6 +115,18 @@ def run_status(engine_status: str, sig: dict[str, np.ndarray], fell_at: float | 
     if q is not None and (not np.all(np.isfinite(q)) or np.abs(q).max(initial=0.0) > BLOWUP):
         return "failed"
     return "fell" if fell_at is not None else "ok"
+
+
+def status_text(summary: dict[str, Any]) -> str:
+    """``ok``, ``FELL at 0.84 s: the right knee hyperextended to -31.2 deg (beyond -30 deg)`` or
+    ``FAILED: reason``: the first thing a user reads, on the console and in the GUI."""
+    status = summary.get("status", "")
+    if status == "fell":
+        cause = summary.get("fell_because")
+        return f"FELL at {summary.get('fell_at_s', float('nan')):.2f} s" + (f": {cause}" if cause else "")
+    if status == "failed":
+        return f"FAILED: {summary.get('message') or 'the state blew up (non-finite or beyond 1e3)'}"
+    return str(status)
 
 
 def _account(t: np.ndarray, s: dict[str, np.ndarray], mass: float, g: float) -> dict[str, Any]:
@@ -135,7 +175,8 @@ def walking_summary_from(results: Results, mass: float, leg_length: float | None
     if any(role not in s for role in REQUIRED) or results.t.size < 2:
         return {}
     t = results.t
-    fell = fall_time(t, s["q"], s.get("hip"), leg_length, s["stance"])
+    fall = first_fall(t, s["q"], s.get("hip"), leg_length, s["stance"])
+    fell = fall.at_s if fall else None
     status = run_status(results.status, s, fell)
     n = t.size if fell is None else max(int(np.searchsorted(t, fell, side="right")), 2)
     cut = {k: v[:n] for k, v in s.items()}
@@ -143,7 +184,7 @@ def walking_summary_from(results: Results, mass: float, leg_length: float | None
     q_ref = np.concatenate([q[:, :2], cut["ref"]], axis=1) if "ref" in cut else None
     # where the feet touch: the rolling contact coordinates (the foot points for point feet)
     feet = cut.get("contact", cut["feet"])
-    out: dict[str, Any] = {"status": status, "fell_at_s": fell,
+    out: dict[str, Any] = {"status": status, "fell_at_s": fell, "fell_because": fall.cause if fall else None,
                            "metrics_until_s": float(t[n - 1]),
                            "metrics_scope": "whole run" if fell is None else "up to the fall"}
     out.update(walking_metrics(t[:n], q, q_ref, cut["stance"] > 0.5, feet, cut["com"], cut["tau"], mass))

@@ -63,6 +63,9 @@ VARIANTS: tuple[tuple[str, Settings], ...] = (
     ("match tau_p 0.2", (("grf_match.tau_p", 0.2),)),
     ("match reg 1e-4", (("grf_match.reg", 1e-4),)),
     ("match reg 1e-2", (("grf_match.reg", 1e-2),)),
+    ("match u_max 400", (("grf_match.u_max", 400.0),)),
+    ("match u_max 1000", (("grf_match.u_max", 1000.0),)),
+    ("match unlimited", (("grf_match.u_max", 1e5),)),
     ("tau_land 0.1", (("footprints.tau_land", 0.1),)),
     ("tau_land 0.4", (("footprints.tau_land", 0.4),)),
     ("k_x 3e4", (("contact.k_x", 3e4), ("contact.c_x", 1100.0))),
@@ -241,6 +244,8 @@ def score(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
                                                           and swap_trunk <= 0.1 * rec_trunk),
         "res_x": res_x, "res_y": res_y,
         "res_y_min": min(g(r, "residual.y.rms_fraction") for r in BUNDLED) * 100,
+        "torque_real": max((max(g(r, "peak_torque_nm_per_kg.hip"), g(r, "peak_torque_nm_per_kg.knee"))
+                            for r in TRIALS if r in rows and r not in fell), default=float("nan")),
     }
 
 
@@ -252,8 +257,9 @@ def table(variants: tuple[tuple[str, Settings], ...], scores: list[dict[str, Any
     out = ["| variant (shared, every condition) | runs that fall | keeps today's targets | trunk min..max [deg] "
            "| slip max [cm] | worst bundled stride error [%] | walk1/walk2 worst stride error [%] "
            "| speed spread x0.9..x1.1 [mm/s] "
-           "| swap stride - sneakers [mm] | residual x / y RMS, worst bundled [% peak GRF] |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "| swap stride - sneakers [mm] | residual x / y RMS, worst bundled [% peak GRF] "
+           "| peak joint torque, worst real trial that walks [N·m/kg] |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for (label, settings), s in zip(variants, scores):
         what = ", ".join(f"`{k}` {v:g}" for k, v in settings) or "the preset as shipped"
         out.append(f"| {label}: {what} | {', '.join(s['fell']) or 'none'} | {'yes' if s['keeps'] else 'no'} "
@@ -261,7 +267,7 @@ def table(variants: tuple[tuple[str, Settings], ...], scores: list[dict[str, Any
                    f"| {_fmt(s['stride_err_pct'])} | {_fmt(s['walk_pct'])} "
                    f"| {_fmt(s['prop_spread'] * 1000, 2)}{' (passes)' if s['prop_pass'] else ''} "
                    f"| {_fmt(s['swap_mm'])}{' (passes)' if s['swap_pass'] else ''} "
-                   f"| {_fmt(s['res_x'])} / {_fmt(s['res_y'])} |")
+                   f"| {_fmt(s['res_x'])} / {_fmt(s['res_y'])} | {_fmt(s['torque_real'])} |")
     return out
 
 

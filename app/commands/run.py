@@ -168,16 +168,6 @@ def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: boo
 EXIT_CODES = {"ok": 0, "fell": 3, "failed": 1}  # 2: user error (models.errors.UserError)
 
 
-def status_line(summary: dict[str, Any]) -> str:
-    """``FELL at 0.84 s``, ``FAILED: reason`` or ``ok``: the first word a user reads."""
-    status = summary["status"]
-    if status == "fell":
-        return f"FELL at {summary['fell_at_s']:.2f} s (metrics up to the fall)"
-    if status == "failed":
-        return f"FAILED: {summary.get('message') or 'the state blew up (non-finite or beyond 1e3)'}"
-    return "ok"
-
-
 def account_line(summary: dict[str, Any]) -> str | None:
     """One line of the force account: what acted beyond the recorded GRF."""
     act, res = summary.get("actuation"), summary.get("residual")
@@ -212,7 +202,9 @@ def run(args: argparse.Namespace) -> int:
     results = built.runner.run(built.t_end)
     summary = summarise(results, built)
     write_outputs(results, summary, args.out, csv=args.csv, compress=args.compress)
-    print(status_line(summary))
+    from app.walking import status_text
+
+    print(status_text(summary) + ("; metrics up to the fall" if summary["status"] == "fell" else ""))
     rtf = summary["realtime_factor"]
     line = (f"{summary['status']}: {summary['steps']} steps to t = {summary['t_end_reached']:.3f} s, "
             f"{summary['wall_s']:.2f} s wall ({rtf:.1f}x real time), {len(results.events)} events -> {args.out}"

@@ -34,7 +34,8 @@ from app.gui.gain_panel import GainPanel
 from app.gui.scopes import ScopeStack
 from app.gui.session import Plan, SimSession
 from app.gui.stick_figure import StickFigure, draw_mechanism
-from app.gui.validity_panel import ValidityPanel, status_text
+from app.gui.validity_panel import ValidityPanel
+from app.walking import status_text
 
 __all__ = ["BUDGET_S", "FRAME_MS", "MAX_BUDGET_S", "PLAYBACK_MAX", "STATUS_S", "RunController", "RunViews"]
 

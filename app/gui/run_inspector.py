@@ -5,7 +5,7 @@ runner (:meth:`RunInspector.track`): when a run finishes or fails, when Reset st
 and when a compile replaces it (dataset, preset or a structural parameter changed, a session
 file opened), the run is kept in a :class:`~app.gui.run_store.RunStore` (at most
 :data:`~app.gui.run_store.MAX_RUNS`, oldest dropped with a note): its name (``run N``,
-editable in place), its status (:func:`~app.gui.validity_panel.status_text` and the recorded
+editable in place), its status (:func:`~app.walking.status_text` and the recorded
 span [s]) and a full-resolution copy of the signals the scopes showed. A run is kept once
 (not again when it is reset after finishing).
 
@@ -22,8 +22,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.run_store import KeptRun, RunStore, keep_runner
 from app.gui.scopes import ScopeStack
 from app.gui.session import SimSession
-from app.gui.validity_panel import status_text
 from app.runs import summarise
+from app.walking import status_text
 
 __all__ = ["RunInspector"]
 

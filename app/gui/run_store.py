@@ -1,7 +1,7 @@
 """The runs a GUI session keeps for the run inspector (no Qt in this module).
 
 A :class:`KeptRun` is a finished, reset or replaced run: its name (editable), its status line
-(:func:`app.gui.validity_panel.status_text` of its summary), the parameter changes applied while
+(:func:`app.walking.status_text` of its summary), the parameter changes applied while
 it ran, and a copy of its **scoped** signals only: every logged signal a scope showed when it
 was kept (all columns, at full resolution, not decimated), plus the stance flags for the
 % gait-cycle view. Memory is ``8 * ticks * (columns + 1)`` bytes per run: with the default

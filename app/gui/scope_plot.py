@@ -75,6 +75,7 @@ class Scope:
         self.overlay, self.markers, self.bands = RunOverlay(plot), ChangeMarkers(plot), CycleBands(plot)
         self.stats: list[tuple[float, float, float, float]] = []
         self.fall_line: pg.InfiniteLine | None = None
+        self.y_fitted = False               # y range held by fit_y_before
         self.filled: list[pg.LinearRegionItem] = []
         self.refreshed_at = -math.inf      # perf_counter time of the last live refresh
         self.stats_at = -math.inf          # ... and of the last statistics title
@@ -121,10 +122,31 @@ class Scope:
         self.filled = filled_bands(self.plot, self.legend, spans)
 
     def mark_fall(self, t_fall: float | None) -> None:
-        """A dashed vertical line at the time the walker fell (``fell_at_s``); None removes it."""
+        """A dashed vertical line at the time the walker fell (``fell_at_s``); None removes it (and
+        gives y back to auto-ranging if :meth:`fit_y_before` had taken it)."""
         if self.fall_line is not None:
             self.plot.removeItem(self.fall_line)
         self.fall_line = None if t_fall is None else fall_line(self.plot, t_fall)
+        if t_fall is None and self.y_fitted:
+            self.y_fitted = False
+            self.plot.enableAutoRange(axis="y")
+
+    def fit_y_before(self, s: SimSession, hi: int, margin: float = 0.08) -> None:
+        """Fit y to samples ``0:hi`` of every trace and keep it (y auto-ranging off): after a fall
+        the body may tumble or blow up (values of 1e50 and more), and a range fitted to that would
+        flatten the walk before it to a line. Zooming out (mouse) still shows the rest."""
+        lo_v, hi_v = math.inf, -math.inf
+        for tr in self.spec.traces:
+            y = self.trace_data(s, tr, 0, hi)
+            y = y[np.isfinite(y)]
+            if y.size:
+                lo_v, hi_v = min(lo_v, float(y.min())), max(hi_v, float(y.max()))
+        if not math.isfinite(lo_v):
+            return
+        span = max(hi_v - lo_v, 1e-6 + 1e-3 * abs(hi_v))
+        self.plot.enableAutoRange(axis="y", enable=False)
+        self.plot.setYRange(lo_v - margin * span, hi_v + margin * span, padding=0.0)
+        self.y_fitted = True
 
     def _add_curve(self, tr: Trace) -> None:
         curve = self.plot.plot(pen=trace_pen(tr), name=tr.label)

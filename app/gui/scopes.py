@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
@@ -251,9 +252,13 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             self.cursor_moved.emit(t)
 
     def mark_fall(self, t_fall: float | None) -> None:
-        """Mark (or, with None, unmark) the time of a fall on every scope."""
+        """Mark (or, with None, unmark) the time of a fall on every scope; the time scopes fit their
+        y range to the walk before it (:meth:`Scope.fit_y_before`), not to a tumbling body."""
+        s = self.session
         for sc in self.scopes:
             sc.mark_fall(t_fall)
+            if t_fall is not None and s is not None and not sc.is_xy and not self.cycle:
+                sc.fit_y_before(s, int(np.searchsorted(s.recorded_time(), t_fall, side="right")))
 
     def set_cursor(self, t: float) -> None:
         """Move every scope's cursor to ``t`` [s] and update the read-outs."""

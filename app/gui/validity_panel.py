@@ -19,6 +19,7 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from app.compare_report import label
+from app.walking import status_text
 
 __all__ = ["ValidityPanel"]
 
@@ -28,16 +29,6 @@ VERDICT_COLOURS = {"good": "#1b7f3b", "acceptable": "#b35c00", "poor": "#b00020"
 
 def _num(v: Any, digits: int = 2) -> str:
     return "–" if not isinstance(v, (int, float)) or v != v else f"{v:.{digits}f}"
-
-
-def status_text(summary: dict[str, Any]) -> str:
-    """``ok``, ``FELL at 0.84 s`` or ``FAILED: reason`` (the CLI's first line, without the note)."""
-    status = summary.get("status", "")
-    if status == "fell":
-        return f"FELL at {summary.get('fell_at_s', float('nan')):.2f} s"
-    if status == "failed":
-        return f"FAILED: {summary.get('message') or 'blow-up'}"
-    return str(status)
 
 
 class ValidityPanel(QtWidgets.QWidget):

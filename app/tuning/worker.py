@@ -74,7 +74,8 @@ def summary_row(row: dict[str, Any], summary: Mapping[str, Any], objective: Obje
     row.update(flatten(summary))
     if row["status"] == "ok" and isinstance(summary.get("fell_at_s"), (int, float)):
         row["status"] = "fell"
-        row["message"] = f"fell at t = {summary['fell_at_s']:.3f} s (trunk beyond 60 deg or hip below half a leg)"
+        cause = summary.get("fell_because") or "a fall criterion"
+        row["message"] = f"fell at t = {summary['fell_at_s']:.3f} s: {cause}"
     row["n_events"] = len(summary.get("events", []))
     row["objective"] = objective(row)
     row["job_wall_s"] = time.perf_counter() - start

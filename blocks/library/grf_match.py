@@ -31,10 +31,21 @@ Internal torques cannot change the whole-body momentum, so stopping a landing fo
 passes its momentum to the body, as a floor that pushes only the recorded force would.
 ``Jdot qd`` is a central difference of ``J(q) qd`` along ``qd`` (step ``1e-6``).
 
+Limit. The correction is scaled down whole when its largest joint torque passes ``u_max`` [N m]::
+
+    d <- d min(1, u_max / max_j |gain d_j|)
+
+Scaling keeps the direction of the least-squares solution (the mix of hip and knee torques the
+wanted foot acceleration asks for). Measured under ``emergent`` without a limit: at most 47 N m on
+the bundled sets over 10 s, but 2.5-4.0 kN m spikes at toe-offs and landings on the real trials
+(peak joint torques 41-73 N m/kg), and a tumbling body's torques grow without bound. With the
+default 600 N m the three real trials still walk their whole length (peak joint torques
+13.6-16.1 N m/kg; with 400 N m walk2 falls at 1.60 s of 1.67 s): docs/presets.md.
+
 Output ``tau = tau_in + gain d`` (``gain`` 0 passes ``tau_in`` through: the block is off) and
 ``dtau = gain d`` [N m], reported in the force account as ``grf_match``. The floor
 (``GroundContact``) still holds the foot: what the torques do not achieve (the regularised part,
-the change within a solver step of torques held from its start) is its correction, and stays
+the change within a solver step of torques held from its start, what the limit cuts) is its correction, and stays
 in the residual.
 
 Sampled like the controllers (output computed once per tick and held). Compiled form: the
@@ -57,7 +68,7 @@ from models.jit import njit
 __all__ = ["GrfMatch", "PACK_LAYOUT", "match_torques"]
 
 #: the packed vector's head; the biped's parameter vector (``BipedParams.as_array``) follows
-PACK_LAYOUT = ("gain", "reg", "tau_v", "tau_p")
+PACK_LAYOUT = ("gain", "reg", "tau_v", "tau_p", "u_max")
 _H = 1e-6  # central-difference step of Jdot qd [s]
 _FEET = ("x_l", "y_l", "x_r", "y_r")
 
@@ -65,8 +76,8 @@ _FEET = ("x_l", "y_l", "x_r", "y_r")
 @njit(cache=True, nogil=True)
 def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):  # noqa: ANN001, ANN202, PLR0913, PLR0912
     """``dtau`` (4) [N m]: the module docstring's ``gain d`` for packed ``p`` (:data:`PACK_LAYOUT`, biped)."""
-    gain, reg, tau_v, tau_p = p[0], p[1], p[2], p[3]
-    bp = p[4:18]
+    gain, reg, tau_v, tau_p, u_max = p[0], p[1], p[2], p[3], p[4]
+    bp = p[5:19]
     for k in range(4):
         dtau[k] = 0.0
     legs = np.empty(2, np.int64)
@@ -137,8 +148,12 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):  # noqa: ANN001,
         return
     d = np.empty(m)
     _cholesky_solve(N, r, d)
+    peak = 0.0
     for c in range(m):
-        dtau[joints[c]] = gain * d[c]
+        peak = max(peak, abs(gain * d[c]))
+    scale = u_max / peak if peak > u_max else 1.0
+    for c in range(m):
+        dtau[joints[c]] = scale * gain * d[c]
 
 
 @kernel
@@ -157,7 +172,9 @@ class GrfMatch(Block):
               "tau_v": P(0.05, min=0.0, max=10.0, unit="s",
                          description="stance-foot velocity time constant of the wanted foot acceleration (0 = off)"),
               "tau_p": P(0.1, min=0.0, max=10.0, unit="s",
-                         description="stance-foot position time constant of the wanted foot acceleration (0 = off)")}
+                         description="stance-foot position time constant of the wanted foot acceleration (0 = off)"),
+              "u_max": P(600.0, min=0.0, max=1e5, unit="N*m",
+                         description="largest added torque on a stance joint; a larger solution is scaled down whole")}
     inputs = (PortSpec("tau_in", 4, "N*m", "joint torques of every other source", TAU_NAMES),
               PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
               PortSpec("F", 4, "N", "recorded foot forces", GRF_NAMES),
@@ -186,4 +203,4 @@ class GrfMatch(Block):
 
     def pack(self, p: Params) -> np.ndarray:
         """:data:`PACK_LAYOUT`, then the biped's parameter vector."""
-        return np.concatenate([[p.gain, p.reg, p.tau_v, p.tau_p], p._biped])
+        return np.concatenate([[p.gain, p.reg, p.tau_v, p.tau_p, p.u_max], p._biped])

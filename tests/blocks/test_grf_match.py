@@ -104,3 +104,30 @@ def test_kernel_matches_the_callback_on_a_scaled_rolling_foot_model() -> None:
     got = probe_kernels(block, p, 0.0, ports, np.zeros(0), np.zeros(0))
     np.testing.assert_allclose(got.y["tau"], ref["tau"], rtol=0, atol=1e-9)
     assert np.abs(got.y["dtau"]).max() > 1.0
+
+
+def test_the_limit_scales_the_whole_correction_down_to_u_max() -> None:
+    """``d <- d min(1, u_max / max|d|)``: the largest joint gets exactly ``u_max``, the direction is kept,
+    and a correction inside the limit passes unchanged."""
+    u = _inputs([1, 1])
+    free = _probe(GrfMatch("m", gain=1.0, u_max=1e5), u)["dtau"]
+    peak = np.abs(free).max()
+    assert peak > 10.0
+    cut = _probe(GrfMatch("m", gain=1.0, u_max=0.25 * peak), u)
+    np.testing.assert_allclose(cut["dtau"], 0.25 * free, rtol=1e-12)
+    np.testing.assert_allclose(cut["tau"], TAU + cut["dtau"])
+    inside = _probe(GrfMatch("m", gain=1.0, u_max=1.01 * peak), u)["dtau"]
+    np.testing.assert_array_equal(inside, free)
+
+
+def test_kernel_matches_the_callback_with_the_limit_active() -> None:
+    ctx = CompileContext()
+    u = _inputs([1, 0])
+    free = np.abs(_probe(GrfMatch("m", gain=1.0, u_max=1e5), u)["dtau"]).max()
+    block = GrfMatch("m", gain=1.0, u_max=0.5 * free)
+    p = block.make_params(ctx)
+    ref = block.probe(u=u, ctx=ctx, p=p).y
+    ports = tuple(np.asarray(u[s.name], dtype=np.float64) for s in block.port_specs()[0])
+    got = probe_kernels(block, p, 0.0, ports, np.zeros(0), np.zeros(0))
+    np.testing.assert_allclose(got.y["dtau"], ref["dtau"], rtol=0, atol=1e-9)
+    assert np.abs(got.y["dtau"]).max() == pytest.approx(0.5 * free, rel=1e-12)

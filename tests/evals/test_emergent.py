@@ -267,9 +267,9 @@ def test_emergent_real_trial_falls_are_reported(trials: dict[str, dict[str, Any]
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TRIALS))
 def test_emergent_walks_the_real_trials_whole(trials: dict[str, dict[str, Any]], name: str) -> None:
-    """Every real trial walks its whole length (measured trunk -1.3..5.6 deg, slip 0.1 cm at most). Their
-    vertical residual is poor (10.6 / 14.1 / 11.9 % of the peak GRF: subject01 / walk1 / walk2), which
-    ``summary.json`` reports."""
+    """Every real trial walks its whole length (measured trunk -1.9..5.6 deg, slip 0.1 cm at most). Their
+    vertical residual is acceptable or poor (7.1 / 15.3 / 10.9 % of the peak GRF: subject01 / walk1 / walk2),
+    which ``summary.json`` reports."""
     s = trials[name]
     assert s["status"] == "ok" and s["fell_at_s"] is None
     assert -5.0 <= s["trunk_deg"]["min"] and s["trunk_deg"]["max"] <= 12.0
@@ -285,8 +285,8 @@ _FAST_GRF = ("walk1 strides 1.477 m against its recorded 1.190 m (+24 %): its re
 @pytest.mark.parametrize("name", ["subject01", "walk2",
                                   pytest.param("walk1", marks=pytest.mark.xfail(strict=True, reason=_FAST_GRF))])
 def test_emergent_real_trial_stride_within_10_percent(trials: dict[str, dict[str, Any]], name: str) -> None:
-    """Measured: subject01 1.486 m against its recorded 1.432 m (+3.8 %), walk2 1.202 against 1.096 m
-    (+9.7 %), walk1 +24 % (xfail: its GRF speeds the body up, see the next test)."""
+    """Measured: subject01 1.517 m against its recorded 1.432 m (+5.9 %), walk2 1.196 against 1.096 m
+    (+9.1 %), walk1 +24 % (xfail: its GRF speeds the body up, see the next test)."""
     s = trials[name]
     assert s["status"] == "ok"
     assert s["stride_length_m"] == pytest.approx(s["recording"]["stride_length_m"], rel=0.10)

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from app.cli import main
@@ -90,12 +91,20 @@ def test_estimator_does_real_work(default_runs: dict[str, dict[str, Any]], tmp_p
         assert without["rms_deg"][joint] > 3.0 * with_est[joint]
 
 
-def test_paper_preset_falls_as_reported(tmp_path: Path) -> None:
-    """The published scheme falls within the first stride (0.76 s on sneakers). Not because of its gains:
-    nothing controls the trunk or the stance leg (tests/evals/test_paper_preset.py, docs/paper-preset.md)."""
+def test_paper_preset_falls_as_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The published scheme falls within the first stride (0.76 s on sneakers, its left knee hyperextended
+    past -30 deg). Not because of its gains: nothing controls the trunk or the stance leg
+    (tests/evals/test_paper_preset.py, docs/paper-preset.md)."""
     s = run_summary(tmp_path, "--grf", "sneakers", "--preset", "paper", "--duration", "3", code=3)
     assert s["status"] == "fell"  # exit code 3, not a success
     assert s["fell_at_s"] is not None and s["fell_at_s"] < 1.5
+    # the cause names the knee and its angle at the fall, as the recorded state has it
+    with np.load(tmp_path / "results.npz") as z:
+        t, q = z["t"], z["body.q"]
+    knee = np.degrees(q[np.searchsorted(t, s["fell_at_s"]), 5])
+    assert knee < -30.0
+    assert s["fell_because"] == f"the left knee hyperextended to {knee:.2f} deg (beyond -30 deg)"
+    assert capsys.readouterr().out.startswith(f"FELL at {s['fell_at_s']:.2f} s: {s['fell_because']}; metrics up")
     assert s["metrics_scope"] == "up to the fall" and s["metrics_until_s"] == pytest.approx(s["fell_at_s"], abs=2e-3)
     assert s["rms_deg"]["hip_l"] < 90.0  # computed up to the fall, not over a spinning body (was ~2000 deg)
     assert s["contact_corr_bw_rms"]["x"] == 0.0  # no contact model in the paper preset

@@ -140,7 +140,8 @@ def test_malformed_files_show_error_and_keep_session(qtbot, window: MainWindow, 
 
 
 def test_a_fall_shows_in_the_validity_panel_status_bar_and_scopes(qtbot, settings) -> None:
-    """The paper preset falls at about 0.76 s on sneakers: the window says so instead of 'finished'."""
+    """The paper preset falls at about 0.76 s on sneakers: the window says so instead of 'finished', and
+    every time scope's y range holds the walk before the fall, not the tumble after it."""
     s = SimSession(dataset="sneakers", preset="paper", t_end=1.5)
     win = MainWindow(session=s, settings=settings, hook_exceptions=False)
     qtbot.addWidget(win)
@@ -149,10 +150,20 @@ def test_a_fall_shows_in_the_validity_panel_status_bar_and_scopes(qtbot, setting
     assert summary["status"] == "fell"
     fell = summary["fell_at_s"]
     assert 0.7 < fell < 1.0
-    assert win.validity.status.text() == f"FELL at {fell:.2f} s"
+    assert "knee hyperextended" in summary["fell_because"]
+    assert win.validity.status.text() == f"FELL at {fell:.2f} s: {summary['fell_because']}"
     assert win.status_state.text().startswith("FELL at")
     lines = [sc.fall_line for sc in win.scopes.scopes]
     assert all(line is not None and line.value() == pytest.approx(fell) for line in lines)
+    before = int(np.searchsorted(s.recorded_time(), fell, side="right"))
+    clipped = 0
+    for sc in win.scopes.scopes:
+        y0, y1 = sc.plot.getViewBox().viewRange()[1]
+        ys = [sc.trace_data(s, tr, 0, s.runner.recorder.length) for tr in sc.spec.traces]
+        walk = np.concatenate([y[:before] for y in ys])
+        assert y0 <= walk.min() and walk.max() <= y1 and (y1 - y0) < 1.2 * np.ptp(walk) + 1e-3
+        clipped += any(np.abs(y[before:]).max() > max(abs(y0), abs(y1)) for y in ys)
+    assert clipped >= 3  # the tumble leaves the hip, knee and trunk scopes' ranges
     # the force account names the estimator as the only stance torque source
     rows = {win.validity.forces.item(i, 0).text(): win.validity.forces.item(i, 1).text()
             for i in range(win.validity.forces.rowCount())}
