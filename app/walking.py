@@ -129,6 +129,15 @@ def status_text(summary: dict[str, Any]) -> str:
     return str(status)
 
 
+def speed_text(summary: dict[str, Any]) -> str | None:
+    """``mean speed 0.729 m/s = initial 0.750 -0.064 recorded GRF +0.043 floor`` (``speed_account``), or None."""
+    speed = summary.get("speed_account")
+    if not speed:
+        return None
+    return (f"mean speed {speed['mean_m_s']:.3f} m/s = initial {speed['initial_m_s']:.3f} "
+            f"{speed['recorded_grf_m_s']:+.3f} recorded GRF {speed['residual_m_s']:+.3f} floor")
+
+
 def _account(t: np.ndarray, s: dict[str, np.ndarray], mass: float, g: float) -> dict[str, Any]:
     """``actuation`` and ``residual`` (:mod:`models.force_account`) from the walking diagram's signals."""
     stance = s["stance"] > 0.5

@@ -9,13 +9,14 @@ so an initial vertical velocity ``v_y0`` that differs from the one the GRF impli
 the height by ``dv`` metres per second. The reference's own ``v_y0`` is measured through the
 five-link model, not the subject's true CoM; and when the kinematics come from another recording
 (``--grf A --kinematics B``) it belongs to another GRF altogether. Measured (reference against
-this module's value): high-heels GRF under sneakers kinematics +0.04 against -0.08 m/s over 10 s
+this module's value): high-heels GRF under sneakers kinematics +0.04 against -0.088 m/s
 (the body rose 4.6 cm within 0.2 s and the stance knee hyperextended); subject01 -0.093 against
--0.101 m/s; barefoot over 3 s +0.010 against +0.003 m/s.
+-0.101 m/s; barefoot +0.010 against +0.003 m/s.
 
 :func:`periodic_vertical_velocity` is the ``v_y0`` under which the recorded GRF keeps the
 mean height over whole gait cycles, i.e. the CoM returns to its height after them
-(``t_a``, ``t_b``: the first and last heel strike of one foot within the run)::
+(``t_a``, ``t_b``: the first and last heel strike of one foot within ``[t_0, t_1]``; the
+biped block takes the recording from the run's start to its end)::
 
     v_y0 = -(1 / (t_b - t_a)) int_{t_a}^{t_b} v(t) dt,     v(t) = int_{t_0}^{t} (F_y / m - g) dt'
 

@@ -183,11 +183,10 @@ def account_line(summary: dict[str, Any]) -> str | None:
             m = res["moment"]
             text += (f"; residual moment {m['rms_nm']:.1f} N m RMS ({100 * m['rms_fraction']:.1f} % of peak GRF x "
                      f"CoM height): {res['moment_verdict']}")
-    speed = summary.get("speed_account")
-    if speed:
-        text += (f"; mean speed {speed['mean_m_s']:.3f} m/s = initial {speed['initial_m_s']:.3f} "
-                 f"{speed['recorded_grf_m_s']:+.3f} recorded GRF {speed['residual_m_s']:+.3f} floor")
-    return text
+    from app.walking import speed_text
+
+    speed = speed_text(summary)
+    return text + (f"; {speed}" if speed else "")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -212,8 +212,10 @@ class RunController(QtCore.QObject):
         summary = self.session.summary()
         self.views.validity.show_summary(summary)
         self.views.scopes.mark_fall(summary.get("fell_at_s"))
+        kin = self.session.spec.kinematics
+        data = f"GRF {self.session.dataset}, kinematics {kin}" if kin else f"dataset {self.session.dataset}"
         self.views.status_state.setText(f"{status_text(summary)} · t = {self.session.time:.3f} s · "
-                                  f"dataset {self.session.dataset} · preset {self.session.preset}")
+                                        f"{data} · preset {self.session.preset}")
         return summary
 
     def step_frame(self) -> None:

@@ -38,6 +38,18 @@ def trace_pen(tr: Trace) -> QtGui.QPen:
     return pen
 
 
+def padded_bounds(arrays: list[np.ndarray | None], margin: float) -> tuple[float, float] | None:
+    """``(lo, hi)``: the finite values' range of ``arrays`` widened by ``margin`` of its span on each
+    side (a flat trace gets a small span); None when there is no finite value."""
+    finite = [y[np.isfinite(y)] for y in arrays if y is not None and y.size]
+    finite = [y for y in finite if y.size]
+    if not finite:
+        return None
+    lo, hi = min(float(y.min()) for y in finite), max(float(y.max()) for y in finite)
+    span = max(hi - lo, 1e-6 + 1e-3 * abs(hi))
+    return lo - margin * span, hi + margin * span
+
+
 class Scope:
     """One plot: its traces' curves, stance shading, cursor label and statistics title."""
 
@@ -135,18 +147,11 @@ class Scope:
         """Fit y to samples ``0:hi`` of every trace and keep it (y auto-ranging off): after a fall
         the body may tumble or blow up (values of 1e50 and more), and a range fitted to that would
         flatten the walk before it to a line. Zooming out (mouse) still shows the rest."""
-        lo_v, hi_v = math.inf, -math.inf
-        for tr in self.spec.traces:
-            y = self.trace_data(s, tr, 0, hi)
-            y = y[np.isfinite(y)]
-            if y.size:
-                lo_v, hi_v = min(lo_v, float(y.min())), max(hi_v, float(y.max()))
-        if not math.isfinite(lo_v):
-            return
-        span = max(hi_v - lo_v, 1e-6 + 1e-3 * abs(hi_v))
-        self.plot.enableAutoRange(axis="y", enable=False)
-        self.plot.setYRange(lo_v - margin * span, hi_v + margin * span, padding=0.0)
-        self.y_fitted = True
+        bounds = padded_bounds([self.trace_data(s, tr, 0, hi) for tr in self.spec.traces], margin)
+        if bounds is not None:
+            self.plot.enableAutoRange(axis="y", enable=False)
+            self.plot.setYRange(*bounds, padding=0.0)
+            self.y_fitted = True
 
     def _add_curve(self, tr: Trace) -> None:
         curve = self.plot.plot(pen=trace_pen(tr), name=tr.label)
@@ -232,19 +237,13 @@ class Scope:
     def sticky_y_range(self, margin: float = 0.08, fill: float = 0.4) -> None:
         """Fit y to the curves only when they leave the current range or fill less than
         ``fill`` of it (then with ``margin`` padding), so the axis rarely changes."""
-        lo, hi = math.inf, -math.inf
-        for c in self.curves:
-            y = c.yData
-            if y is not None and y.size:
-                y = y[np.isfinite(y)]
-                if y.size:
-                    lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
-        if not math.isfinite(lo):
+        bounds = padded_bounds([c.yData for c in self.curves], margin)
+        if bounds is None:
             return
-        span = max(hi - lo, 1e-6 + 1e-3 * abs(hi))
+        lo, hi = bounds
         y0, y1 = self.plot.getViewBox().viewRange()[1]
-        if lo < y0 or hi > y1 or span < fill * (y1 - y0):
-            self.plot.setYRange(lo - margin * span, hi + margin * span, padding=0.0)
+        if lo < y0 or hi > y1 or (hi - lo) < fill * (1.0 + 2.0 * margin) * (y1 - y0):
+            self.plot.setYRange(lo, hi, padding=0.0)
 
     def update_stats(self, s: SimSession, lo: int, hi: int) -> None:
         self.stats = [trace_stats(self.trace_data(s, tr, lo, hi)) for tr in self.spec.traces]

@@ -7,8 +7,8 @@ Filled from the run's ``summary.json`` dict (:meth:`app.gui.session.SimSession.s
 * the posture metrics beside the recording's own values (``summary["recording"]``), each
   marked *input* or *emergent* for the preset (:mod:`app.compare_report`);
 * the force account: each torque source's share of the stance-leg joint impulse and the
-  residual (the ground's force beyond the recording) against the peak GRF, with its verdict, and the
-  residual moment about the CoM.
+  residual (the ground's force beyond the recording) against the peak GRF, with its verdict, the
+  residual moment about the CoM, and the speed account (initial speed + recorded GRF + floor).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from app.compare_report import label
-from app.walking import status_text
+from app.walking import speed_text, status_text
 
 __all__ = ["ValidityPanel"]
 
@@ -111,9 +111,16 @@ class ValidityPanel(QtWidgets.QWidget):
                 f"Residual (ground force beyond the recording, net of both feet, RMS / peak external force): "
                 f"x {100 * res['x']['rms_fraction']:.1f} %, y {100 * res['y']['rms_fraction']:.1f} % → "
                 f"<b style='color:{colour}'>{res['verdict']}</b> (good ≤ 5 %, acceptable ≤ 10 %: Hicks et al. 2015)"
-                + _moment_text(res))
+                + _moment_text(res) + _speed_sentence(summary))
         else:
             self.residual.setText("no ground contact model in this diagram: no residual")
+
+
+def _speed_sentence(summary: dict[str, Any]) -> str:
+    """The speed account (``speed_account``: the initial speed, what the recorded GRF and what the floor
+    added over the run), or ``""``."""
+    text = speed_text(summary)
+    return f"<br>Speed account [m/s]: {text}" if text else ""
 
 
 def _moment_text(res: dict) -> str:

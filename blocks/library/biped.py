@@ -69,11 +69,12 @@ class FiveLinkDynamics(Block):
     are the slope of a least-squares cubic over ``rate_window_s`` either side of the start);
     ``init = "params"`` uses ``q0`` and ``qd0``. ``init_vy = "grf"`` (with ``init = "reference"``) then
     gives the CoM the vertical velocity under which the recorded GRF keeps the mean height over the
-    run's whole gait cycles, through the stance leg's rates with its foot still at rest
-    (:mod:`models.initial_state`); the reference's own value is kept, with a warning, when the run
-    holds no whole cycle or the stance knee is too straight. ``init_vy = "paired"`` does so only
-    when the kinematics come from another recording than the GRF (``--grf A --kinematics B``),
-    whose reference velocity belongs to another GRF; a recording's own kinematics keep theirs.
+    recording's whole gait cycles from the run's start (whatever the run's duration), through the stance
+    leg's rates with its foot still at rest (:mod:`models.initial_state`); the reference's own value is
+    kept, with a warning, when the recording holds no whole cycle or the stance knee is too straight.
+    ``init_vy = "paired"`` does so only when the kinematics come from another recording than the GRF
+    (``--grf A --kinematics B``), whose reference velocity belongs to another GRF; a recording's own
+    kinematics keep theirs.
     """
 
     params = {"init": P("reference", tunable=False, choices=("reference", "params"),

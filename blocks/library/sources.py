@@ -341,11 +341,13 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
 def _grf_vertical_rate(ctx: CompileContext, ds: GaitDataset, biped: FiveLinkBiped, q: np.ndarray, qd: np.ndarray,
                        side: int, td0: float) -> np.ndarray:
     """``qd`` with the CoM's vertical velocity of :func:`models.initial_state.periodic_vertical_velocity`
-    (the recording's mass, else the model's), or unchanged with a warning when the run holds no whole cycle."""
-    td1 = float(_data_times(ds, ctx, np.array([ctx.t_end]))[0])
+    over the recording from the run's start to its end, whatever the run's duration (a 0.5 s run starts
+    as a 10 s one does; the recording's mass, else the model's), or unchanged with a warning when that
+    holds no whole cycle."""
+    td1 = float(ds.t[-1])
     mass = ds.meta.body_mass_kg or biped.total_mass
     vy0 = periodic_vertical_velocity(ds.t, ds.grf, mass, biped.params.g, td0, td1)
-    why = f"{ds.name!r} holds no whole gait cycle in the run ({td0:.2f}-{td1:.2f} s)"
+    why = f"{ds.name!r} holds no whole gait cycle from the run's start to its end ({td0:.2f}-{td1:.2f} s)"
     if vy0 is not None:
         try:
             return with_com_velocity(biped, q, qd, side, np.array([biped.com_state(q, qd)[2], vy0]))

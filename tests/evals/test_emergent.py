@@ -135,7 +135,7 @@ def propulsion(tmp_path_factory: pytest.TempPathFactory, runs: dict) -> dict[flo
 
 
 def test_perturbation_speed_and_stride_rise_with_propulsion(propulsion: dict[float, tuple[float, float]]) -> None:
-    """Measured on sneakers: speed 0.554 / 0.729 / 0.822 m/s and stride 0.622 / 0.807 / 0.904 m for
+    """Measured on sneakers: speed 0.554 / 0.729 / 0.799 m/s and stride 0.622 / 0.807 / 0.888 m for
     propulsion x0.9 / 1.0 / 1.1 (before the GRF match: 0.7013 / 0.7018 / 0.7022 m/s, the floor cancelling
     99.5 % of the change)."""
     speeds = [propulsion[g][0] for g in (0.9, 1.0, 1.1)]
@@ -168,7 +168,7 @@ def _recorded_shift(runs: dict, *path: str) -> float:
 
 def test_the_swap_falls_with_the_sneakers_vertical_velocity(tmp_path: Path) -> None:
     """Why ``body.init_vy = paired``: started with the sneakers' own vertical CoM velocity (+0.04 m/s at
-    t0, where the high-heels GRF needs -0.08 m/s to keep the mean height) the high-heels GRF lifts the
+    t0, where the high-heels GRF needs -0.088 m/s to keep the mean height) the high-heels GRF lifts the
     body 4.6 cm within 0.2 s, the stance knee is pushed straight and on to -30 deg of hyperextension, and
     the run says it fell (measured: at 0.35 s)."""
     s, r = emergent(tmp_path, "high_heels", "--kinematics", "sneakers", "--set", "body.init_vy=reference")

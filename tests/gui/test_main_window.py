@@ -168,3 +168,8 @@ def test_a_fall_shows_in_the_validity_panel_status_bar_and_scopes(qtbot, setting
     rows = {win.validity.forces.item(i, 0).text(): win.validity.forces.item(i, 1).text()
             for i in range(win.validity.forces.rowCount())}
     assert rows["estimator"] == "100 %"
+    # the speed account: the mean speed up to the fall, from the initial speed and the recorded GRF (no floor)
+    acc = summary["speed_account"]
+    assert acc["mean_m_s"] == pytest.approx(acc["initial_m_s"] + acc["recorded_grf_m_s"] + acc["residual_m_s"])
+    assert abs(acc["residual_m_s"]) < 1e-3
+    assert f"Speed account [m/s]: mean speed {acc['mean_m_s']:.3f} m/s" in win.validity.residual.text()
