@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -46,7 +47,9 @@ CONFIGS: tuple[tuple[str, float, str], ...] = (
 
 
 def _f(v: Any, scale: float = 1.0, digits: int = 2, sign: bool = False) -> str:
-    return "n/a" if not isinstance(v, (int, float)) else f"{v * scale:{'+' if sign else ''}.{digits}f}"
+    if not isinstance(v, (int, float)) or not math.isfinite(v):
+        return "n/a"
+    return f"{v * scale:{'+' if sign else ''}.{digits}f}"
 
 
 def rows(results: Sequence[RunResult]) -> list[tuple[str, list[str]]]:
@@ -65,12 +68,12 @@ def rows(results: Sequence[RunResult]) -> list[tuple[str, list[str]]]:
                 f"{_f(m['trunk'])}")
 
     def fell(r: RunResult) -> str:
-        t = r.summary.get("fell_at_s")
-        return f"fell at {t:.2f} s" if isinstance(t, (int, float)) else "no"
+        t, why = r.summary.get("fell_at_s"), r.summary.get("fell_because")
+        return (f"fell at {t:.2f} s" + (f": {why}" if why else "")) if isinstance(t, (int, float)) else "no"
 
     table: list[tuple[str, Any]] = [
         ("status (simulated s)", lambda r: f"{r.summary['status']} ({r.summary['t_end_reached']:.2f})"),
-        ("fell", fell),
+        ("fell (criterion)", fell),
         ("cycles completed", lambda r: str(r.summary.get("cycles_completed", "n/a"))),
         ("RMS from the recording, hip / knee / trunk [deg]", rms),
         ("trunk α range [deg]", lambda r: f"{_f(get(r, 'trunk_deg', 'min'), digits=1)} to "
