@@ -1,0 +1,384 @@
+r"""The posture solver: the periodic five-link gait that a recorded GRF and CoP produce.
+
+Direct collocation over one gait cycle (CasADi + IPOPT), after Ackermann & van den Bogert
+(2010) and OpenSim Moco. On ``n`` nodes ``t_k = t0 + k h``, ``h = T / n``:
+
+Unknowns
+    ``q_k, qd_k, qdd_k`` (7 each), the stride ``D`` [m] and one footprint ``X_s`` [m] per stance.
+Dynamics
+    the inverse dynamics of :mod:`models.posture.dynamics` with the recorded foot forces and the
+    CoP's ground moments: ``gen_k = ID(q_k, qd_k, qdd_k, F_k, mz_k)``. Its rows 0-2 are the
+    *residual actuators* on the trunk, ``(R_x, R_y)`` [N] at the trunk CoM and a moment ``R_m``
+    [N m]: every force or moment that is not in the recording; rows 3-6 are the joint torques.
+Constraints
+    * trapezoidal collocation ``q_{k+1} - q_k = h/2 (qd_k + qd_{k+1})``, likewise ``qd``;
+    * periodicity: node ``n`` is node 0 shifted one stride, ``q_n = q_0 + D e_x``, ``qd_n = qd_0``
+      (written into the last collocation interval, so no constraint is duplicated);
+    * a stance foot at its footprint, ``foot(q_k) = (X_s - w_k D, 0)`` (``w_k`` = 1 on nodes of a
+      stance that began in the previous cycle), so it neither slips nor lifts;
+    * a swing foot at or above the floor, ``foot_y(q_k) >= 0``.
+Objective (means over the nodes; every weight is a named field of :class:`SolverOptions`)
+    ``J = w_dyn [ (|R_xy| / (s_F BW))^2 + (R_m / (s_M BW L))^2 ]
+       + sum_swing w_swing ((y_k - y_ref) / sigma)^2
+       + (tau / (s_tau BW L))^2 + (qdd / s_acc)^2``
+    with ``BW`` the body weight [N], ``L`` the leg length [m], ``y`` the swing reference
+    quantities (:mod:`models.posture.inputs`) and ``sigma`` their tolerance (deg or m).
+
+Free: trunk, stance hip and knee, CoM, footprints, stride and speed (``D / T``); or the
+speed given (``speed`` [m/s]: ``D = speed T``). Read of the recording: the GRF, the CoP and the
+swing hip and knee (:mod:`models.posture.inputs`). Nothing else.
+
+Continuation (one NLP, re-solved with new weights and bounds, each stage warm-started from the
+last; a single solve from the naive guess does not converge reliably):
+
+1. ``kinematic``: dynamics off, footprints at each stance's mean CoP;
+2. ``anchored``: dynamics on, footprints still at the mean CoP;
+3. ``free``: footprints and stride free (one footprint fixed: the gauge of x).
+
+The first guess reads no trunk, CoM or stance angle: trunk upright, the hip moving at a
+constant speed over the footprints, each stance leg reaching its footprint by inverse
+kinematics, each swing leg at its reference.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import casadi as ca
+import numpy as np
+
+from models.params import BipedParams
+from models.posture.dynamics import SymbolicBiped
+from models.posture.inputs import CycleInputs
+
+__all__ = ["SolverOptions", "PostureSolution", "solve_posture", "STAGES"]
+
+STAGES = ("kinematic", "anchored", "free")
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """Weights and settings of the posture NLP (module doc). Units in the field comments."""
+
+    sigma_deg: float = 0.5          # swing tracking tolerance [deg] (joint/segment references)
+    sigma_foot_m: float = 0.005     # swing tracking tolerance [m] (foot-path reference)
+    s_force_bw: float = 0.005       # residual force scale [BW]
+    s_moment: float = 0.0005        # residual moment scale [BW x leg length]
+    s_tau: float = 0.5              # joint torque regulariser scale [BW x leg length]
+    s_acc: float = 200.0            # acceleration regulariser scale [m/s^2, rad/s^2]
+    footprints: str = "free"        # "free" (the answer) or "cop" (held at each stance's mean CoP)
+    speed: float | None = None      # m/s: stride fixed to speed x period; None = free
+    max_iter: int = 3000
+    tol: float = 1e-8
+    stages: tuple[str, ...] = STAGES
+    print_level: int = 0
+
+
+@dataclass
+class PostureSolution:
+    """A solved cycle: arrays on the ``n`` nodes (SI units) and the solver's account."""
+
+    inputs: CycleInputs
+    options: SolverOptions
+    params: BipedParams
+    t: np.ndarray            # (n,) s
+    q: np.ndarray            # (n, 7)
+    qd: np.ndarray           # (n, 7)
+    qdd: np.ndarray          # (n, 7)
+    tau: np.ndarray          # (n, 4) N m [hip_l, hip_r, knee_l, knee_r]
+    residual: np.ndarray     # (n, 3) [R_x N, R_y N, R_m N m (ccw +, on the trunk)]
+    stride: float            # m
+    footprints: np.ndarray   # (runs,) m
+    status: str              # "converged" | "failed"
+    message: str
+    iterations: int
+    objective: float
+    constraint_violation: float
+    solve_time_s: float
+    stage_log: list[dict[str, Any]] = field(default_factory=list)
+    raw: np.ndarray | None = None  # the NLP's decision vector (warm starts)
+    lam_g: np.ndarray | None = None
+
+    @property
+    def converged(self) -> bool:
+        return self.status == "converged"
+
+
+def _ik(dx: np.ndarray, dy: np.ndarray, l1: float, l2: float, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(beta, gamma)`` [rad] putting the foot at ``(dx, dy)`` from the hip, knee flexed (gamma >= 0)."""
+    r = np.clip(np.hypot(dx, dy), 0.3 * (l1 + l2), 0.995 * (l1 + l2))
+    gamma = np.arccos(np.clip((r**2 - l1**2 - l2**2) / (2 * l1 * l2), -1.0, 1.0))
+    phi = np.arctan2(-dx, -dy)
+    th1 = phi - np.arctan2(l2 * np.sin(gamma), l1 + l2 * np.cos(gamma))
+    return alpha - th1, gamma
+
+
+def _periodic_rates(q: np.ndarray, h: float, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    nxt = np.roll(q, -1, axis=0)
+    nxt[-1] += shift
+    prv = np.roll(q, 1, axis=0)
+    prv[0] -= shift
+    return (nxt - prv) / (2 * h), (nxt - 2 * q + prv) / h**2
+
+
+def _footprint_guess(inputs: CycleInputs, stride: float) -> np.ndarray:
+    out = []
+    for run in inputs.runs:
+        if run.anchor is not None:
+            out.append(run.anchor)
+        else:  # no CoP: the right foot at 0, the left half a stride on, by symmetry
+            out.append(0.0 if run.foot == 1 else 0.5 * stride)
+    return np.asarray(out, dtype=float)
+
+
+def _stride_guess(inputs: CycleInputs, params: BipedParams) -> float:
+    for run in inputs.runs:
+        if run.anchor is not None and run.anchor_prev is not None:
+            return float(run.anchor - run.anchor_prev)
+    return 0.85 * params.leg_length * 1.0  # a typical stride of slow walking, m
+
+
+def initial_guess(inputs: CycleInputs, params: BipedParams, stride: float, footprints: np.ndarray) -> np.ndarray:
+    """``q`` (n, 7) of the first guess (module doc): reads no trunk, CoM or stance angle."""
+    n, T = inputs.n, inputs.period
+    t = np.arange(n) * T / n
+    l1, l2, r0 = params.thigh.length, params.shank.length, params.trunk.com
+    v = stride / T
+    right = next((r for r in inputs.runs if r.foot == 1 and not r.wrapped.any()), inputs.runs[0])
+    mid = t[right.nodes].mean()
+    x_hip = footprints[inputs.runs.index(right)] + v * (t - mid)
+    y_hip = np.full(n, 0.93 * (l1 + l2))
+    q = np.zeros((n, 7))
+    q[:, 0], q[:, 1] = x_hip, y_hip + r0
+    alpha = np.zeros(n)
+    for foot in (0, 1):
+        dx, dy = np.zeros(n), np.full(n, -0.93 * (l1 + l2))
+        for i, run in enumerate(inputs.runs):
+            if run.foot != foot:
+                continue
+            target = footprints[i] - run.wrapped * stride
+            dx[run.nodes] = target - x_hip[run.nodes]
+            dy[run.nodes] = -y_hip[run.nodes]
+        beta, gamma = _ik(dx, dy, l1, l2, alpha)
+        swing = ~inputs.stance[:, foot]
+        ref = inputs.swing_ref[:, foot]
+        if inputs.swing_reference == "joint":
+            beta[swing], gamma[swing] = ref[swing, 0], ref[swing, 1]
+        elif inputs.swing_reference == "segment":
+            beta[swing], gamma[swing] = alpha[swing] - ref[swing, 0], ref[swing, 1] - ref[swing, 0]
+        else:
+            b, g = _ik(ref[:, 0], ref[:, 1], l1, l2, alpha)
+            beta[swing], gamma[swing] = b[swing], g[swing]
+        q[:, 3 + foot], q[:, 5 + foot] = beta, gamma
+    return q
+
+
+class _Problem:
+    """The NLP of one :class:`CycleInputs` (built once, re-solved per stage)."""
+
+    def __init__(self, inputs: CycleInputs, params: BipedParams, options: SolverOptions) -> None:
+        self.inputs, self.params, self.options = inputs, params, options
+        n, h = inputs.n, inputs.period / inputs.n
+        self.n, self.h = n, h
+        sym = SymbolicBiped.build(params)
+        self.n_runs = len(inputs.runs)
+        nx = 21 * n + 1 + self.n_runs
+        x = ca.MX.sym("x", nx)
+        Q = ca.reshape(x[0:7 * n], 7, n)
+        V = ca.reshape(x[7 * n:14 * n], 7, n)
+        A = ca.reshape(x[14 * n:21 * n], 7, n)
+        D = x[21 * n]
+        P = x[21 * n + 1:]
+        w_dyn = ca.MX.sym("w_dyn")
+        grf = ca.DM(inputs.grf.T)
+        mz = ca.DM((inputs.cop_d * inputs.grf[:, [1, 3]]).T)
+        gen = sym.inverse_dynamics.map(n)(Q, V, A, grf, mz)
+        hip, _, _, foot_l, foot_r, _ = sym.points.map(n)(Q)
+        shift = ca.vertcat(D, ca.MX.zeros(6))
+        Qn = ca.horzcat(Q[:, 1:], Q[:, 0] + shift)
+        Vn = ca.horzcat(V[:, 1:], V[:, 0])
+        An = ca.horzcat(A[:, 1:], A[:, 0])
+        g = [ca.vec(Qn - Q - h / 2 * (V + Vn)), ca.vec(Vn - V - h / 2 * (A + An))]
+        lbg, ubg = [np.zeros(14 * n)], [np.zeros(14 * n)]
+        feet = (foot_l, foot_r)
+        for i, run in enumerate(inputs.runs):
+            idx = list(map(int, run.nodes))
+            target_x = P[i] - D * ca.DM(run.wrapped.astype(float)).T
+            g.append(ca.vec(feet[run.foot][0, idx] - target_x))
+            g.append(ca.vec(feet[run.foot][1, idx]))
+            lbg += [np.zeros(2 * len(idx))]
+            ubg += [np.zeros(2 * len(idx))]
+        for foot in (0, 1):
+            swing = [int(k) for k in np.flatnonzero(~inputs.stance[:, foot])]
+            if swing:
+                g.append(ca.vec(feet[foot][1, swing]))
+                lbg.append(np.zeros(len(swing)))
+                ubg.append(np.full(len(swing), np.inf))
+        bw = params.total_mass * params.g
+        L = params.leg_length
+        o = options
+        res_f = ca.sumsqr(gen[0:2, :] / (o.s_force_bw * bw)) / n
+        res_m = ca.sumsqr(gen[2, :] / (o.s_moment * bw * L)) / n
+        track = 0
+        sig = np.deg2rad(o.sigma_deg) if inputs.swing_reference != "foot" else o.sigma_foot_m
+        for foot in (0, 1):
+            b, gm = Q[3 + foot, :], Q[5 + foot, :]
+            if inputs.swing_reference == "joint":
+                y = (b, gm)
+            elif inputs.swing_reference == "segment":
+                y = (Q[2, :] - b, Q[2, :] - b + gm)
+            else:
+                y = (feet[foot][0, :] - hip[0, :], feet[foot][1, :] - hip[1, :])
+            w = ca.DM(inputs.swing_weight[:, foot]).T
+            for j in (0, 1):
+                track += ca.sumsqr(w * (y[j] - ca.DM(inputs.swing_ref[:, foot, j]).T) / sig)
+        track = track / n
+        reg = ca.sumsqr(gen[3:7, :] / (o.s_tau * bw * L)) / n + ca.sumsqr(A / o.s_acc) / n
+        f = w_dyn * (res_f + res_m) + track + reg
+        self.nlp = {"x": x, "p": w_dyn, "f": f, "g": ca.vertcat(*g)}
+        self.lbg, self.ubg = np.concatenate(lbg), np.concatenate(ubg)
+        self.terms = ca.Function("terms", [x], [gen, res_f, res_m, track, reg])
+        self.nx = nx
+        self.solver: Any = None
+
+    def make_solver(self, callback: Callable[[int, float, float], None] | None) -> None:
+        opts: dict[str, Any] = {
+            "ipopt.max_iter": self.options.max_iter, "ipopt.tol": self.options.tol,
+            "ipopt.print_level": self.options.print_level, "print_time": False,
+            "ipopt.mu_strategy": "adaptive", "ipopt.linear_solver": "mumps",
+        }
+        if callback is not None:
+            self._callback = _Progress(self.nx, len(self.lbg), callback)
+            opts["iteration_callback"] = self._callback
+        self.solver = ca.nlpsol("posture", "ipopt", self.nlp, opts)
+
+    def bounds(self, stage: str, footprints: np.ndarray, stride: float) -> tuple[np.ndarray, np.ndarray]:
+        n = self.n
+        lbx, ubx = np.full(self.nx, -np.inf), np.full(self.nx, np.inf)
+        # joint limits wide enough for any walk: knees from 10 deg hyperextension to 160 deg flexion
+        for k in (5, 6):
+            lbx[k:7 * n:7], ubx[k:7 * n:7] = np.deg2rad(-10.0), np.deg2rad(160.0)
+        lbx[2:7 * n:7], ubx[2:7 * n:7] = np.deg2rad(-60.0), np.deg2rad(60.0)
+        lbx[1:7 * n:7] = 0.0
+        iD, iP = 21 * n, 21 * n + 1
+        anchored = stage in ("kinematic", "anchored") or self.options.footprints == "cop"
+        if anchored:
+            lbx[iP:], ubx[iP:] = footprints, footprints
+            lbx[iD], ubx[iD] = stride, stride
+        else:
+            gauge = next(i for i, r in enumerate(self.inputs.runs) if r.foot == 1)
+            lbx[iP + gauge] = ubx[iP + gauge] = footprints[gauge]
+            lbx[iD] = 0.05
+        if self.options.speed is not None and stage == "free":
+            lbx[iD] = ubx[iD] = self.options.speed * self.inputs.period
+        return lbx, ubx
+
+
+class _Progress(ca.Callback):
+    """IPOPT iteration callback: calls ``report(iteration, objective, constraint violation)``."""
+
+    def __init__(self, nx: int, ng: int, report: Callable[[int, float, float], None]) -> None:
+        ca.Callback.__init__(self)
+        self.nx, self.ng, self.report, self.count = nx, ng, report, 0
+        self.construct("progress", {})
+
+    def get_n_in(self) -> int:
+        return ca.nlpsol_n_out()
+
+    def get_n_out(self) -> int:
+        return 1
+
+    def get_name_in(self, i: int) -> str:
+        return ca.nlpsol_out(i)
+
+    def get_name_out(self, i: int) -> str:
+        return "ret"
+
+    def get_sparsity_in(self, i: int) -> Any:
+        name = ca.nlpsol_out(i)
+        if name == "f":
+            return ca.Sparsity.scalar()
+        if name in ("x", "lam_x"):
+            return ca.Sparsity.dense(self.nx)
+        if name in ("g", "lam_g"):
+            return ca.Sparsity.dense(self.ng)
+        return ca.Sparsity(0, 0)
+
+    def eval(self, arg: list[Any]) -> list[Any]:
+        self.count += 1
+        self.report(self.count, float(arg[ca.nlpsol_out().index("f")]), 0.0)
+        return [0]
+
+
+def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptions | None = None,
+                  warm: PostureSolution | None = None,
+                  progress: Callable[[str, int, float, float], None] | None = None) -> PostureSolution:
+    """Solve ``inputs`` (module doc). ``warm``: a neighbouring solution on the same nodes to start
+    from (its last stage only is solved). ``progress(stage, iteration, objective, violation)``."""
+    options = options or SolverOptions()
+    start = time.perf_counter()
+    prob = _Problem(inputs, params, options)
+    stage_name = ["kinematic"]
+
+    def report(it: int, f: float, viol: float) -> None:
+        if progress is not None:
+            progress(stage_name[0], it, f, viol)
+
+    prob.make_solver(report if progress is not None else None)
+    n, h = inputs.n, inputs.period / inputs.n
+    stride = _stride_guess(inputs, params)
+    if options.speed is not None and not any(r.anchor is not None for r in inputs.runs):
+        stride = options.speed * inputs.period
+    prints = _footprint_guess(inputs, stride)
+    if warm is not None and warm.raw is not None and warm.raw.shape[0] == prob.nx:
+        x0 = warm.raw.copy()
+        stages: tuple[str, ...] = (options.stages[-1],)
+    else:
+        q = initial_guess(inputs, params, stride, prints)
+        shift = np.zeros(7)
+        shift[0] = stride
+        qd, qdd = _periodic_rates(q, h, shift)
+        x0 = np.concatenate([q.ravel(), qd.ravel(), qdd.ravel(), [stride], prints])
+        stages = options.stages
+    log: list[dict[str, Any]] = []
+    lam_g = None if warm is None else warm.lam_g
+    sol: dict[str, Any] = {}
+    stats: dict[str, Any] = {}
+    for stage in stages:
+        stage_name[0] = stage
+        lbx, ubx = prob.bounds(stage, prints, stride)
+        x0 = np.clip(x0, lbx, ubx)
+        args: dict[str, Any] = {"x0": x0, "lbx": lbx, "ubx": ubx, "lbg": prob.lbg, "ubg": prob.ubg,
+                                "p": 0.0 if stage == "kinematic" else 1.0}
+        if lam_g is not None:
+            args["lam_g0"] = lam_g
+        t_stage = time.perf_counter()
+        sol = prob.solver(**args)
+        stats = prob.solver.stats()
+        x0 = np.asarray(sol["x"]).ravel()
+        lam_g = np.asarray(sol["lam_g"]).ravel()
+        log.append({"stage": stage, "status": stats["return_status"], "iterations": int(stats["iter_count"]),
+                    "objective": float(sol["f"]), "time_s": time.perf_counter() - t_stage})
+    x = x0
+    gen, *_ = prob.terms(x)
+    gen = np.asarray(gen)
+    q = x[0:7 * n].reshape(n, 7)
+    qd = x[7 * n:14 * n].reshape(n, 7)
+    qdd = x[14 * n:21 * n].reshape(n, 7)
+    g_val = np.asarray(ca.Function("g", [prob.nlp["x"]], [prob.nlp["g"]])(x)).ravel()
+    viol = float(np.max(np.maximum(prob.lbg - g_val, 0.0) + np.maximum(g_val - prob.ubg, 0.0)))
+    ok = bool(stats.get("success", False)) and viol < 1e-6
+    return PostureSolution(
+        inputs=inputs, options=options, params=params, t=inputs.t, q=q, qd=qd, qdd=qdd, tau=gen[3:7].T.copy(),
+        residual=np.column_stack([gen[0], gen[1], -gen[2]]), stride=float(x[21 * n]),
+        footprints=x[21 * n + 1:].copy(), status="converged" if ok else "failed",
+        message=str(stats.get("return_status", "")), iterations=sum(s["iterations"] for s in log),
+        objective=float(sol["f"]), constraint_violation=viol, solve_time_s=time.perf_counter() - start,
+        stage_log=log, raw=x.copy(), lam_g=lam_g)
+
+
+def options_dict(options: SolverOptions) -> dict[str, Any]:
+    return asdict(options)
