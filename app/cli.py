@@ -23,6 +23,7 @@ from models.errors import UserError
 # command name -> (module, what it does)
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("app.commands.run", "simulate a diagram on a dataset, write results"),
+    "solve": ("app.commands.solve", "solve the periodic gait a recording's GRF and CoP produce (posture)"),
     "compare": ("app.commands.compare", "compare footwear conditions side by side"),
     "tune": ("app.commands.tune", "tune PID gains (Ziegler-Nichols or optimisation)"),
     "sweep": ("app.commands.sweep", "run a parameter grid"),

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from models.dataset import GaitDataset
     from models.params import BipedParams
 
+    from app.posture import SolveResult, SolveSpec
+
 __all__ = ["RunSpec", "Built", "RunResult", "build", "build_diagram", "run", "summarise", "METRICS", "register_metric",
            "metric_inputs", "default_diagram_path", "PAPER_SUBJECT"]
 
@@ -90,6 +92,9 @@ class RunSpec:
     engine : {"compiled", "python"} or None
         Stepping engine (:class:`blocks.runner.Runner`; ``--engine``): ``None`` = compiled when every
         block of the diagram has kernels and the solver is RK4, else python (``docs/engine.md``).
+    solve : SolveSpec or None
+        The posture-solver mode (:func:`solve`, ``gaitblocks solve``): the periodic gait the
+        dataset's GRF and CoP produce (:mod:`app.posture`); the diagram fields are then unused.
     """
 
     dataset: str = ""
@@ -108,6 +113,7 @@ class RunSpec:
     repeat: bool = False
     record_every: int = 1
     engine: str | None = None
+    solve: SolveSpec | None = None
 
     def with_settings(self, *pairs: tuple[str, Any]) -> RunSpec:
         """A copy with ``pairs`` applied after this spec's settings (an earlier value of the same
@@ -388,3 +394,15 @@ def run(spec: RunSpec) -> RunResult:
     built = build(spec)
     results = built.runner.run(built.t_end)
     return RunResult(spec, summarise(results, built), results, built)
+
+
+def solve(spec: RunSpec, progress: Callable[[str, int, float, float], None] | None = None,
+          warm: Any = None) -> SolveResult:
+    """The posture-solver mode of a run: ``spec.solve`` (default settings if None) on ``spec.dataset``
+    (default ``sneakers``), scaled by ``spec.mass``/``spec.height``. ``progress(stage, iteration,
+    objective, violation)`` is called per IPOPT iteration; ``warm`` is a neighbouring
+    :class:`~models.posture.solver.PostureSolution` to start from."""
+    from app.posture import SolveSpec, solve_one
+
+    return solve_one(spec.dataset or "sneakers", spec.solve or SolveSpec(), mass=spec.mass, height=spec.height,
+                     progress=progress, warm=warm)
