@@ -46,7 +46,7 @@ SWING_REFERENCES = ("joint", "segment", "foot")
 class StanceRun:
     """One stance of a foot on the cycle's nodes.
 
-    ``nodes`` are node indices (increasing); ``wrapped[i]`` is True for nodes before the cycle's
+    ``nodes`` are node indices in the stance's own time order; ``wrapped[i]`` is True for nodes before the cycle's
     start of a stance that began in the previous cycle (their footprint is ``X - stride``);
     ``anchor`` [m] is the stance's force-weighted mean CoP in the recording (None without CoP).
     """
@@ -196,9 +196,9 @@ def cycle_inputs(grf_ds: GaitDataset, kin_ds: GaitDataset | None = None, *, n: i
             if c in last and first and c not in first:
                 prev = first[0]
                 head = np.flatnonzero((t >= prev.on_s) & (t <= prev.off_s))
-                nodes = np.concatenate([head, nodes])
-                wrapped = np.concatenate([np.ones(head.shape, dtype=bool), np.zeros(nodes.shape[0] - head.shape[0],
-                                                                                     dtype=bool)])
+                # in the order of the stance's own time: from its heel strike (end of the cycle) on
+                wrapped = np.concatenate([np.zeros(nodes.shape, dtype=bool), np.ones(head.shape, dtype=bool)])
+                nodes = np.concatenate([nodes, head])
                 anchor_prev = _cop_anchor(grf_ds, prev, foot)
             if nodes.size:
                 runs.append(StanceRun(foot, nodes, wrapped, _cop_anchor(grf_ds, c, foot), anchor_prev))

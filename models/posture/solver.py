@@ -4,7 +4,10 @@ Direct collocation over one gait cycle (CasADi + IPOPT), after Ackermann & van d
 (2010) and OpenSim Moco. On ``n`` nodes ``t_k = t0 + k h``, ``h = T / n``:
 
 Unknowns
-    ``q_k, qd_k, qdd_k`` (7 each), the stride ``D`` [m] and one footprint ``X_s`` [m] per stance.
+    ``q_k, qd_k, qdd_k`` (7 each), the stride ``D`` [m], one footprint ``X_s`` [m] per stance and
+    the foot point's offset ``e_s`` [m] from that stance's mean CoP (the force acts at the recorded
+    CoP, so the foot carries ``mz = (d_k - e_s) F_y``, ``d_k`` the CoP relative to its mean;
+    ``e_s`` is unknowable from force data alone and is penalised: ``(e_s / s_cop)^2``).
 Dynamics
     the inverse dynamics of :mod:`models.posture.dynamics` with the recorded foot forces and the
     CoP's ground moments: ``gen_k = ID(q_k, qd_k, qdd_k, F_k, mz_k)``. Its rows 0-2 are the
@@ -20,7 +23,7 @@ Constraints
 Objective (means over the nodes; every weight is a named field of :class:`SolverOptions`)
     ``J = w_dyn [ (|R_xy| / (s_F BW))^2 + (R_m / (s_M BW L))^2 ]
        + sum_swing w_swing ((y_k - y_ref) / sigma)^2
-       + (tau / (s_tau BW L))^2 + (qdd / s_acc)^2``
+       + (tau / (s_tau BW L))^2 + (qdd / s_acc)^2 + (e_s / s_cop)^2``
     with ``BW`` the body weight [N], ``L`` the leg length [m], ``y`` the swing reference
     quantities (:mod:`models.posture.inputs`) and ``sigma`` their tolerance (deg or m).
 
@@ -69,6 +72,7 @@ class SolverOptions:
     s_moment: float = 0.0005        # residual moment scale [BW x leg length]
     s_tau: float = 0.5              # joint torque regulariser scale [BW x leg length]
     s_acc: float = 200.0            # acceleration regulariser scale [m/s^2, rad/s^2]
+    s_cop_m: float = 0.05           # scale of the foot point's offset from its stance's mean CoP [m]
     footprints: str = "free"        # "free" (the answer) or "cop" (held at each stance's mean CoP)
     speed: float | None = None      # m/s: stride fixed to speed x period; None = free
     max_iter: int = 3000
@@ -92,6 +96,7 @@ class PostureSolution:
     residual: np.ndarray     # (n, 3) [R_x N, R_y N, R_m N m (ccw +, on the trunk)]
     stride: float            # m
     footprints: np.ndarray   # (runs,) m
+    cop_offsets: np.ndarray  # (runs,) m: each foot point behind its stance's mean CoP (mz = (d - e) F_y)
     status: str              # "converged" | "failed"
     message: str
     iterations: int
@@ -185,16 +190,22 @@ class _Problem:
         self.n, self.h = n, h
         sym = SymbolicBiped.build(params)
         self.n_runs = len(inputs.runs)
-        nx = 21 * n + 1 + self.n_runs
+        nx = 21 * n + 1 + 2 * self.n_runs
         x = ca.MX.sym("x", nx)
         Q = ca.reshape(x[0:7 * n], 7, n)
         V = ca.reshape(x[7 * n:14 * n], 7, n)
         A = ca.reshape(x[14 * n:21 * n], 7, n)
         D = x[21 * n]
-        P = x[21 * n + 1:]
+        P = x[21 * n + 1:21 * n + 1 + self.n_runs]
+        E = x[21 * n + 1 + self.n_runs:]
         w_dyn = ca.MX.sym("w_dyn")
         grf = ca.DM(inputs.grf.T)
-        mz = ca.DM((inputs.cop_d * inputs.grf[:, [1, 3]]).T)
+        fy = inputs.grf[:, [1, 3]]
+        mz = ca.DM((inputs.cop_d * fy).T)
+        for i, run in enumerate(inputs.runs):  # the foot point e_s behind the stance's mean CoP
+            load = np.zeros((2, n))
+            load[run.foot, run.nodes] = fy[run.nodes, run.foot]
+            mz = mz - E[i] * ca.DM(load)
         gen = sym.inverse_dynamics.map(n)(Q, V, A, grf, mz)
         hip, _, _, foot_l, foot_r, _ = sym.points.map(n)(Q)
         shift = ca.vertcat(D, ca.MX.zeros(6))
@@ -236,7 +247,8 @@ class _Problem:
             for j in (0, 1):
                 track += ca.sumsqr(w * (y[j] - ca.DM(inputs.swing_ref[:, foot, j]).T) / sig)
         track = track / n
-        reg = ca.sumsqr(gen[3:7, :] / (o.s_tau * bw * L)) / n + ca.sumsqr(A / o.s_acc) / n
+        reg = (ca.sumsqr(gen[3:7, :] / (o.s_tau * bw * L)) / n + ca.sumsqr(A / o.s_acc) / n
+               + ca.sumsqr(E / o.s_cop_m) / max(self.n_runs, 1))
         f = w_dyn * (res_f + res_m) + track + reg
         self.nlp = {"x": x, "p": w_dyn, "f": f, "g": ca.vertcat(*g)}
         self.lbg, self.ubg = np.concatenate(lbg), np.concatenate(ubg)
@@ -263,10 +275,11 @@ class _Problem:
             lbx[k:7 * n:7], ubx[k:7 * n:7] = np.deg2rad(-10.0), np.deg2rad(160.0)
         lbx[2:7 * n:7], ubx[2:7 * n:7] = np.deg2rad(-60.0), np.deg2rad(60.0)
         lbx[1:7 * n:7] = 0.0
-        iD, iP = 21 * n, 21 * n + 1
+        iD, iP, iE = 21 * n, 21 * n + 1, 21 * n + 1 + self.n_runs
         anchored = stage in ("kinematic", "anchored") or self.options.footprints == "cop"
         if anchored:
-            lbx[iP:], ubx[iP:] = footprints, footprints
+            lbx[iP:iE], ubx[iP:iE] = footprints, footprints
+            lbx[iE:], ubx[iE:] = 0.0, 0.0
             lbx[iD], ubx[iD] = stride, stride
         else:
             gauge = next(i for i, r in enumerate(self.inputs.runs) if r.foot == 1)
@@ -341,7 +354,7 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
         shift = np.zeros(7)
         shift[0] = stride
         qd, qdd = _periodic_rates(q, h, shift)
-        x0 = np.concatenate([q.ravel(), qd.ravel(), qdd.ravel(), [stride], prints])
+        x0 = np.concatenate([q.ravel(), qd.ravel(), qdd.ravel(), [stride], prints, np.zeros(len(prints))])
         stages = options.stages
     log: list[dict[str, Any]] = []
     lam_g = None if warm is None else warm.lam_g
@@ -374,7 +387,8 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
     return PostureSolution(
         inputs=inputs, options=options, params=params, t=inputs.t, q=q, qd=qd, qdd=qdd, tau=gen[3:7].T.copy(),
         residual=np.column_stack([gen[0], gen[1], -gen[2]]), stride=float(x[21 * n]),
-        footprints=x[21 * n + 1:].copy(), status="converged" if ok else "failed",
+        footprints=x[21 * n + 1:21 * n + 1 + prob.n_runs].copy(),
+        cop_offsets=x[21 * n + 1 + prob.n_runs:].copy(), status="converged" if ok else "failed",
         message=str(stats.get("return_status", "")), iterations=sum(s["iterations"] for s in log),
         objective=float(sol["f"]), constraint_violation=viol, solve_time_s=time.perf_counter() - start,
         stage_log=log, raw=x.copy(), lam_g=lam_g)
