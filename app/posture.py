@@ -183,7 +183,14 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
 
     spec.check()
     grf_ds = _load(grf_name, mass, height)
-    kin_ds = None if spec.kinematics in (None, grf_name) else _load(spec.kinematics, mass, height)
+    kin_ds = None
+    if spec.kinematics not in (None, grf_name):
+        if grf_ds.reference_angles() is None:  # a GRF file and its own trial's kinematics file: one recording
+            from grf_data.registry import load_dataset
+
+            grf_ds = load_dataset(grf_name, kinematics=spec.kinematics, mass=mass, height=height)
+        else:  # another recording's swing, read by swing phase
+            kin_ds = _load(str(spec.kinematics), mass, height)
     params = model_params(grf_ds, spec, mass, height)
     n_cycles = len(whole_cycles(grf_ds))
     cycles = list(range(n_cycles)) if spec.cycle is None else [spec.cycle]
@@ -191,7 +198,6 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
     for k in cycles:
         ci = solve_inputs(grf_ds, kin_ds, spec, params, k)
         sol = solve_posture(ci, params, solver_options(spec, grf_ds, ci.period), warm=warm, progress=progress)
-        warm = sol if warm is None else warm
         metrics = posture_metrics(sol)
         status, why = answer_status(sol, metrics)
         solutions.append(sol)

@@ -96,14 +96,19 @@ def _contacts(ds: GaitDataset) -> tuple[list[Contact], list[Contact]]:
 
 
 def whole_cycles(ds: GaitDataset) -> list[tuple[float, float]]:
-    """``(t0, t1)`` [s] of every right-heel-strike cycle whose contacts (both feet) are all complete."""
-    left, right = _contacts(ds)
-    strikes = [c.on_s for c in right if c.heel_strike]
+    """``(t0, t1)`` [s] of every gait cycle between two heel strikes of one foot whose swings are
+    whole in the recording: the right foot's cycles first, then the left's."""
+    contacts = _contacts(ds)
     out = []
-    for t0, t1 in zip(strikes[:-1], strikes[1:], strict=False):
-        touching = [c for c in left + right if c.off_s > t0 and c.on_s < t1]
-        if touching and all(c.complete for c in touching):
-            out.append((t0, t1))
+    for foot in (1, 0):
+        strikes = [c.on_s for c in contacts[foot] if c.heel_strike]
+        windows = [w for f in (0, 1) for w in _swing_windows(contacts[f])]
+        for t0, t1 in zip(strikes[:-1], strikes[1:], strict=False):
+            other = contacts[1 - foot]
+            # the other foot's swing inside the cycle must be whole: a heel strike and toe-off of it inside
+            if any(c.heel_strike and t0 < c.on_s < t1 for c in other) and \
+                    any(t0 <= a and b <= t1 or a < t0 < b or a < t1 < b for a, b in windows):
+                out.append((t0, t1))
     return out
 
 
@@ -157,8 +162,8 @@ def cycle_inputs(grf_ds: GaitDataset, kin_ds: GaitDataset | None = None, *, n: i
         raise UserError(f"{kin.name}: no joint angles to take the swing hip and knee from")
     cycles = whole_cycles(grf_ds)
     if not cycles:
-        raise UserError(f"{grf_ds.name}: the GRF holds no whole gait cycle (right heel strike to right heel "
-                        f"strike with every contact complete); the posture solver needs one")
+        raise UserError(f"{grf_ds.name}: the GRF holds no whole gait cycle (two heel strikes of one foot with the "
+                        f"other foot's swing and heel strike between them); the posture solver needs one")
     if not 0 <= cycle < len(cycles):
         raise UserError(f"{grf_ds.name}: cycle {cycle} asked for, the GRF holds {len(cycles)} whole cycle(s)")
     t0, t1 = cycles[cycle]
@@ -176,6 +181,7 @@ def cycle_inputs(grf_ds: GaitDataset, kin_ds: GaitDataset | None = None, *, n: i
     runs: list[StanceRun] = []
     notes: list[str] = []
     for foot in (0, 1):
+        untracked = ~np.zeros(n, dtype=bool)
         touching = [c for c in contacts_a[foot] if c.off_s > t0 and c.on_s < t1]
         for c in touching:
             inside = (t >= c.on_s) & (t <= c.off_s)
@@ -220,6 +226,11 @@ def cycle_inputs(grf_ds: GaitDataset, kin_ds: GaitDataset | None = None, *, n: i
             swing_ref[inside, foot] = _interp(kin, tb, quantities)
             swing_phase[inside, foot] = s
             swing_w[inside, foot] = ((s >= 0.3) & (s <= 0.7)) if mid_swing_only else 1.0
+            untracked &= ~inside
+        lost = untracked & ~stance[:, foot]
+        if lost.any():
+            notes.append(f"{int(lost.sum())} swing node(s) of the {'left' if foot == 0 else 'right'} foot lie in a "
+                         f"swing the recording does not hold whole: not tracked")
     if grf_ds.cop_x is None:
         notes.append("no centre of pressure recorded: the force acts at the foot point")
     return CycleInputs(name=grf_ds.name, kinematics_name=kin.name, t0=float(t0), period=float(T), grf=grf,

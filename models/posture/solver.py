@@ -79,6 +79,7 @@ class SolverOptions:
     tol: float = 1e-8
     stages: tuple[str, ...] = STAGES
     print_level: int = 0
+    guess_lean_deg: float = 0.0     # trunk angle of the first guess [deg] (robustness checks)
 
 
 @dataclass
@@ -146,8 +147,10 @@ def _stride_guess(inputs: CycleInputs, params: BipedParams) -> float:
     return 0.85 * params.leg_length * 1.0  # a typical stride of slow walking, m
 
 
-def initial_guess(inputs: CycleInputs, params: BipedParams, stride: float, footprints: np.ndarray) -> np.ndarray:
-    """``q`` (n, 7) of the first guess (module doc): reads no trunk, CoM or stance angle."""
+def initial_guess(inputs: CycleInputs, params: BipedParams, stride: float, footprints: np.ndarray,
+                  lean_deg: float = 0.0) -> np.ndarray:
+    """``q`` (n, 7) of the first guess (module doc): reads no trunk, CoM or stance angle; the trunk at
+    ``lean_deg`` (0 = upright)."""
     n, T = inputs.n, inputs.period
     t = np.arange(n) * T / n
     l1, l2, r0 = params.thigh.length, params.shank.length, params.trunk.com
@@ -157,8 +160,8 @@ def initial_guess(inputs: CycleInputs, params: BipedParams, stride: float, footp
     x_hip = footprints[inputs.runs.index(right)] + v * (t - mid)
     y_hip = np.full(n, 0.93 * (l1 + l2))
     q = np.zeros((n, 7))
-    q[:, 0], q[:, 1] = x_hip, y_hip + r0
-    alpha = np.zeros(n)
+    alpha = np.full(n, np.deg2rad(lean_deg))
+    q[:, 0], q[:, 1], q[:, 2] = x_hip + r0 * np.sin(alpha), y_hip + r0 * np.cos(alpha), alpha
     for foot in (0, 1):
         dx, dy = np.zeros(n), np.full(n, -0.93 * (l1 + l2))
         for i, run in enumerate(inputs.runs):
@@ -346,18 +349,20 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
     if options.speed is not None and not any(r.anchor is not None for r in inputs.runs):
         stride = options.speed * inputs.period
     prints = _footprint_guess(inputs, stride)
-    if warm is not None and warm.raw is not None and warm.raw.shape[0] == prob.nx:
+    if warm is not None and warm.raw is not None and warm.raw.shape[0] == prob.nx \
+            and np.array_equal(warm.inputs.stance, inputs.stance) and warm.lam_g is not None \
+            and warm.lam_g.shape[0] == len(prob.lbg):
         x0 = warm.raw.copy()
         stages: tuple[str, ...] = (options.stages[-1],)
     else:
-        q = initial_guess(inputs, params, stride, prints)
+        q = initial_guess(inputs, params, stride, prints, options.guess_lean_deg)
         shift = np.zeros(7)
         shift[0] = stride
         qd, qdd = _periodic_rates(q, h, shift)
         x0 = np.concatenate([q.ravel(), qd.ravel(), qdd.ravel(), [stride], prints, np.zeros(len(prints))])
         stages = options.stages
     log: list[dict[str, Any]] = []
-    lam_g = None if warm is None else warm.lam_g
+    lam_g = warm.lam_g if len(stages) == 1 and warm is not None else None
     sol: dict[str, Any] = {}
     stats: dict[str, Any] = {}
     for stage in stages:
