@@ -123,6 +123,29 @@ def _cop_anchor(ds: GaitDataset, c: Contact, foot: int) -> float | None:
     return float(np.sum(cop[ok] * fy[ok]) / np.sum(fy[ok]))
 
 
+def _cop_usable(ds: GaitDataset, leg_length: float) -> tuple[bool, str]:
+    """Whether the recorded CoP is in a frame fixed to the floor: successive contacts of one foot must
+    progress by at least a quarter leg length (not on a treadmill belt, nor in a frame that moves with
+    the walker), and the CoP may travel at most 0.4 m within one contact (a foot's length and more)."""
+    if ds.cop_x is None:
+        return True, ""
+    for foot, contacts in enumerate(_contacts(ds)):
+        anchors = [a for a in (_cop_anchor(ds, c, foot) for c in contacts if c.complete) if a is not None]
+        if len(anchors) >= 2:
+            step = float(np.median(np.diff(anchors)))
+            if step < 0.25 * leg_length:
+                return False, (f"successive {'left' if foot == 0 else 'right'} contacts' mean CoP moves {step:+.3f} m "
+                               f"(a stride is about {1.5 * leg_length:.2f} m): the CoP is not in a floor-fixed frame "
+                               f"(a treadmill belt?)")
+        for c in contacts:
+            cop = ds.cop_x[c.first:c.last + 1, foot]
+            cop = cop[np.isfinite(cop)]
+            if cop.size and np.ptp(cop) > 0.4:
+                return False, (f"the {'left' if foot == 0 else 'right'} CoP travels {np.ptp(cop):.2f} m within the "
+                               f"contact at {c.on_s:.2f} s (a foot is about 0.25 m long)")
+    return True, ""
+
+
 def _interp(ds: GaitDataset, t: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.column_stack([np.interp(t, ds.t, v) for v in np.atleast_2d(values.T)])
 
@@ -167,6 +190,13 @@ def cycle_inputs(grf_ds: GaitDataset, kin_ds: GaitDataset | None = None, *, n: i
     if not 0 <= cycle < len(cycles):
         raise UserError(f"{grf_ds.name}: cycle {cycle} asked for, the GRF holds {len(cycles)} whole cycle(s)")
     t0, t1 = cycles[cycle]
+    notes: list[str] = []
+    cop_ok, why = _cop_usable(grf_ds, leg_length=sum(lengths))
+    if not cop_ok:
+        notes.append(f"the centre of pressure is not used: {why}; the force acts at the foot point")
+        from dataclasses import replace
+
+        grf_ds = replace(grf_ds, cop_x=None)
     T = t1 - t0
     t = t0 + np.arange(n) * T / n
     grf = _interp(grf_ds, t, grf_ds.grf) * np.array([grf_gain[0], grf_gain[1], grf_gain[0], grf_gain[1]])
@@ -179,7 +209,6 @@ def cycle_inputs(grf_ds: GaitDataset, kin_ds: GaitDataset | None = None, *, n: i
     swing_w = np.zeros((n, 2))
     swing_phase = np.full((n, 2), np.nan)
     runs: list[StanceRun] = []
-    notes: list[str] = []
     for foot in (0, 1):
         untracked = ~np.zeros(n, dtype=bool)
         touching = [c for c in contacts_a[foot] if c.off_s > t0 and c.on_s < t1]
@@ -231,7 +260,7 @@ def cycle_inputs(grf_ds: GaitDataset, kin_ds: GaitDataset | None = None, *, n: i
         if lost.any():
             notes.append(f"{int(lost.sum())} swing node(s) of the {'left' if foot == 0 else 'right'} foot lie in a "
                          f"swing the recording does not hold whole: not tracked")
-    if grf_ds.cop_x is None:
+    if grf_ds.cop_x is None and cop_ok:
         notes.append("no centre of pressure recorded: the force acts at the foot point")
     return CycleInputs(name=grf_ds.name, kinematics_name=kin.name, t0=float(t0), period=float(T), grf=grf,
                        cop_d=cop_d, stance=stance, runs=tuple(runs), swing_ref=swing_ref, swing_weight=swing_w,
