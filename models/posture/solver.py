@@ -32,7 +32,8 @@ speed given (``speed`` [m/s]: ``D = speed T``). Read of the recording: the GRF, 
 swing hip and knee (:mod:`models.posture.inputs`). Nothing else.
 
 Continuation (one NLP, re-solved with new weights and bounds, each stage warm-started from the
-last; a single solve from the naive guess does not converge reliably):
+last; a single solve from the naive guess does not converge reliably; a stage before the last
+only has to bring the guess near and stops after ``stage_iter`` iterations):
 
 1. ``kinematic``: dynamics off, footprints at each stance's mean CoP;
 2. ``anchored``: dynamics on, footprints still at the mean CoP;
@@ -75,7 +76,8 @@ class SolverOptions:
     s_cop_m: float = 0.05           # scale of the foot point's offset from its stance's mean CoP [m]
     footprints: str = "free"        # "free" (the answer) or "cop" (held at each stance's mean CoP)
     speed: float | None = None      # m/s: stride fixed to speed x period; None = free
-    max_iter: int = 3000
+    max_iter: int = 3000            # IPOPT iterations of the last stage
+    stage_iter: int = 150           # IPOPT iterations of each continuation stage before the last
     tol: float = 1e-8
     stages: tuple[str, ...] = STAGES
     print_level: int = 0
@@ -258,6 +260,7 @@ class _Problem:
         self.terms = ca.Function("terms", [x], [gen, res_f, res_m, track, reg])
         self.nx = nx
         self.solver: Any = None
+        self.stage_solver: Any = None
 
     def make_solver(self, callback: Callable[[int, float, float], None] | None) -> None:
         opts: dict[str, Any] = {
@@ -269,6 +272,9 @@ class _Problem:
             self._callback = _Progress(self.nx, len(self.lbg), callback)
             opts["iteration_callback"] = self._callback
         self.solver = ca.nlpsol("posture", "ipopt", self.nlp, opts)
+        # a continuation stage only has to bring the guess near: it stops after stage_iter iterations
+        self.stage_solver = ca.nlpsol("posture_stage", "ipopt", self.nlp,
+                                      {**opts, "ipopt.max_iter": self.options.stage_iter})
 
     def bounds(self, stage: str, footprints: np.ndarray, stride: float) -> tuple[np.ndarray, np.ndarray]:
         n = self.n
@@ -374,8 +380,9 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
         if lam_g is not None:
             args["lam_g0"] = lam_g
         t_stage = time.perf_counter()
-        sol = prob.solver(**args)
-        stats = prob.solver.stats()
+        last = stage == stages[-1]
+        sol = (prob.solver if last else prob.stage_solver)(**args)
+        stats = (prob.solver if last else prob.stage_solver).stats()
         x0 = np.asarray(sol["x"]).ravel()
         lam_g = np.asarray(sol["lam_g"]).ravel()
         log.append({"stage": stage, "status": stats["return_status"], "iterations": int(stats["iter_count"]),
