@@ -38,7 +38,7 @@ from models.gaitdata.quirks import quirk
 from models.gaitdata.records import ForceRecord, KinematicsRecord
 from models.gaitdata.subject import estimate_height
 from models.gaitdata.units import G, check_vertical, force_scale, length_scale
-from models.gaitdata.window import angle_labels, choose_window, crop_force, crop_kinematics
+from models.gaitdata.window import MIN_WINDOW_S, angle_labels, choose_window, crop_force, crop_kinematics
 
 
 def _text(path: Path) -> str:
@@ -153,9 +153,49 @@ def prepare_forces(rec: ForceRecord, mass_kg: float | None) -> tuple[np.ndarray,
     return t_new, grf_u, cop_u, notes, unit
 
 
+#: the shortest recording a run accepts, s (about one step; the usable-window minimum)
+MIN_DURATION_S = MIN_WINDOW_S
+#: ... and the fewest samples (the zero-lag filters of the data sources pad 9 samples on each side)
+MIN_SAMPLES = 10
+#: a knee that never flexes beyond this [deg] in a whole recording is hyperextended throughout
+_KNEE_FLEX_MIN_DEG = 0.0
+
+
+def _check_length(t: np.ndarray, path: object, what: str) -> None:
+    """Raise when a recording is too short to run on (:data:`MIN_SAMPLES`, :data:`MIN_DURATION_S`)."""
+    span = float(t[-1] - t[0]) if t.size else 0.0
+    if t.shape[0] < MIN_SAMPLES or span < MIN_DURATION_S - 1e-9:
+        raise DataFormatError(f"too short: {what} holds {t.shape[0]} samples over {span:.3f} s; a run needs at "
+                              f"least {MIN_SAMPLES} samples and {MIN_DURATION_S:g} s (about one step; a gait "
+                              "cycle takes about 1 s)", path=path)
+
+
+def _check_knees(kin: KinematicsRecord) -> list[str]:
+    """Raise when a knee is hyperextended through the whole recording (a sign error of the file's
+    knee, not a fall); warn when a knee never flexes 20 deg. Gamma is knee flexion, + (models.biped)."""
+    notes = []
+    for j, side in ((3, "left"), (4, "right")):
+        g = np.degrees(kin.angles[:, j])
+        g = g[np.isfinite(g)]
+        if not g.size:
+            continue
+        lo, hi = float(g.min()), float(g.max())
+        if hi < _KNEE_FLEX_MIN_DEG:
+            src = kin.channels.get(f"gamma_{side[0]}", f"gamma_{side[0]}")
+            hint = (" (--knee-sign flexion-positive or flexion-negative overrides the sign chosen: "
+                    f"{kin.channels['knee_sign']})" if "knee_sign" in kin.channels else "")
+            raise DataFormatError(f"the {side} knee is hyperextended through the whole recording (flexion {lo:.1f}"
+                                  f"..{hi:.1f} deg; a walking knee flexes +50..70 deg in swing): wrong knee sign?"
+                                  + hint, path=kin.path, channel=src)
+        if hi < 20.0:
+            notes.append(f"the {side} knee never flexes beyond {hi:.1f} deg (a walking knee flexes 50-70 deg in "
+                         "swing): check the knee angle's sign and units")
+    return notes
+
+
 def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: float | None = None,
                height: float | None = None, fill_offplate: bool = True, start: float | None = None,
-               end: float | None = None) -> GaitDataset:
+               end: float | None = None, knee_sign: str | None = None) -> GaitDataset:
     """Load a recorded trial as a :class:`~models.dataset.GaitDataset`.
 
     Parameters
@@ -174,6 +214,9 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
     fill_offplate : fill the contacts that the heel/toe markers show but no force plate
         measured (:mod:`models.gaitdata.offplate`); each fill is a warning and an entry of
         ``meta.extra["filled_contacts"]``.
+    knee_sign : ``auto``, ``flexion-positive`` or ``flexion-negative``: how an OpenSim knee angle
+        is read (:func:`models.gaitdata.opensim.knee_convention`); ``None``: as set by
+        :func:`models.gaitdata.opensim.set_knee_sign` (``run --knee-sign``), else auto.
 
     Returns
     -------
@@ -185,8 +228,15 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
     Raises
     ------
     DataFormatError
-        Anything wrong with the files (one message naming file, line/column or channel).
+        Anything wrong with the files (one message naming file, line/column or channel), a
+        recording shorter than :data:`MIN_DURATION_S`, a knee hyperextended throughout.
     """
+    with opensim.knee_sign(knee_sign):
+        return _load_trial(path, kinematics, mass, height, fill_offplate, start, end)
+
+
+def _load_trial(path: str | Path, kinematics: str | Path | None, mass: float | None, height: float | None,
+                fill_offplate: bool, start: float | None, end: float | None) -> GaitDataset:
     if mass is not None and not (np.isfinite(mass) and 10.0 <= mass <= 400.0):
         raise DataFormatError(f"body mass {mass} kg is not plausible (10-400 kg)", path=path)
     kin: KinematicsRecord | None = read_kinematics(kinematics) if kinematics is not None else None
@@ -200,13 +250,21 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         kin = read_kinematics(Path(path).with_suffix(".trc"))
         sibling_note.append(quirk("sibling-kinematics", f"no --kinematics given: the angles come from "
                                                         f"{Path(path).with_suffix('.trc').name} beside the GRF file"))
+    _check_length(frc.t, path, "the force recording")
+    knee_notes: list[str] = []
+    if kin is not None:
+        _check_length(kin.t, kin.path, "the kinematics recording")
+        knee_notes = _check_knees(kin)
+    file_subject = dict(frc.subject)
+    if kin is not None:
+        file_subject = {**kin.subject, **file_subject}
     height_est = estimate_height(kin) if height is None and kin is not None else None
     lo, hi, win_notes, win_info = choose_window(frc, kin, start, end)
     frc = crop_force(frc, lo, hi)
     if kin is not None:
         kin = crop_kinematics(kin, lo, hi)
-    warnings = list(frc.warnings) + sibling_note + win_notes
-    t, grf, cop, notes, unit = prepare_forces(frc, mass)
+    warnings = list(frc.warnings) + sibling_note + win_notes + knee_notes
+    t, grf, cop, notes, unit = prepare_forces(frc, mass if mass is not None else file_subject.get("mass_kg"))
     warnings += [quirk("gap-filled", n) for n in notes]
     if unit != "N":
         warnings.append(f"forces were in {unit}; converted to N with mass {mass} kg")
@@ -226,8 +284,15 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         ang, ang_notes = fill_gaps(kin.t, kin.angles, angle_labels(kin), kin.path)
         warnings += [quirk("gap-filled", n) for n in ang_notes]
         angles = resample(kin.t, ang, t, kind="cubic")
+    _check_length(t, path, f"the span used ({t[0]:.3f}-{t[-1]:.3f} s)")
     bw, vwarn = check_vertical(t, grf, path, mass)
     warnings += vwarn
+    if mass is None and "mass_kg" in file_subject and bw is not None:
+        ratio = bw / (file_subject["mass_kg"] * G)
+        if abs(ratio - 1.0) > 0.15:
+            warnings.append(f"the file's body mass {file_subject['mass_kg']:g} kg ({file_subject['mass_source']}) "
+                            f"differs from the GRF's mean over whole strides ({bw / G:.1f} kg) by "
+                            f"{100 * (ratio - 1):+.0f} %; the file's is used, --mass overrides")
     if fill_offplate and kin is not None and kin.soles is not None:
         grf, filled = _fill_offplate(t, grf, kin)  # after the BW estimate: that uses measured force only
         warnings += [f.note() for f in filled]
@@ -238,12 +303,18 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
                                   channel=f"F_{side[0]}y")
     if mass is not None:
         body_mass, mass_source = float(mass), "given"
+    elif "mass_kg" in file_subject:
+        body_mass, mass_source = float(file_subject["mass_kg"]), str(file_subject["mass_source"])
+        warnings.append(quirk("file-subject", f"body mass {body_mass:g} kg {mass_source}; --mass overrides"))
     elif bw is not None:
         body_mass, mass_source = bw / G, "estimated from the GRF (mean vertical force over whole strides / g)"
     else:
         body_mass, mass_source = None, "unknown"
     if height is not None:
         body_height, height_source = float(height), "given"
+    elif "height_m" in file_subject:
+        body_height, height_source = float(file_subject["height_m"]), str(file_subject["height_source"])
+        warnings.append(quirk("file-subject", f"height {body_height:.3f} m {height_source}; --height overrides"))
     elif height_est is not None:
         body_height, height_source = height_est
     else:
