@@ -92,6 +92,7 @@ def _read_forces(p: Path, kinematics: KinematicsRecord | None) -> tuple[ForceRec
 @register_format("opensim-sto", (".mot", ".sto"), sniff=lambda text: "\nendheader" in text.lower())
 def _read_sto(p: Path, kinematics: KinematicsRecord | None) -> tuple[ForceRecord | None, KinematicsRecord | None]:
     tab = opensim.parse_sto(_text(p), str(p))
+    _check_length(tab.t, p, "the force recording" if opensim.has_grf(tab) else "the kinematics recording")
     grf = opensim.grf_from_table(tab) if opensim.has_grf(tab) else None
     kin = opensim.angles_from_table(tab) if opensim.has_coordinates(tab) else None
     if grf is None and kin is None:
@@ -181,7 +182,7 @@ def _check_knees(kin: KinematicsRecord) -> list[str]:
             continue
         lo, hi = float(g.min()), float(g.max())
         if hi < _KNEE_FLEX_MIN_DEG:
-            src = kin.channels.get(f"gamma_{side[0]}", f"gamma_{side[0]}")
+            src = kin.channels.get(f"gamma_{side[0]}", f"gamma_{side[0]}").lstrip("+-")
             hint = (" (--knee-sign flexion-positive or flexion-negative overrides the sign chosen: "
                     f"{kin.channels['knee_sign']})" if "knee_sign" in kin.channels else "")
             raise DataFormatError(f"the {side} knee is hyperextended through the whole recording (flexion {lo:.1f}"

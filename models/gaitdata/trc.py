@@ -70,11 +70,11 @@ def parse_trc(text: str, path: str = "<text>") -> MarkerSet:
     meta = header_fields(lines[1], lines[2])
     unit = meta.get("Units", "mm").lower()
     if unit not in _UNITS:
-        found = {v.lower() for v in meta.values()} & set(_UNITS)
-        if len(found) != 1:
+        units_seen = {v.lower() for v in meta.values()} & set(_UNITS)
+        if len(units_seen) != 1:
             raise DataFormatError(f"unknown Units {unit!r} (expected mm, cm or m; line 2 names the fields: "
                                   f"{', '.join(meta)})", path=path, line=3)
-        unit = found.pop()
+        unit = units_seen.pop()
     names_row = lines[3].rstrip("\r\n").split("\t")
     if len(names_row) < 3 or names_row[0].strip().lower() not in ("frame#", "frame") \
             or names_row[1].strip().lower() != "time":
