@@ -10,7 +10,12 @@
 * Each plate contact goes to the foot whose heel (or ankle) marker stays nearest its CoP
   (mean 3-D distance over the contact).
 * Angles: Plug-in-Gait outputs when present, else sagittal markers
-  (:mod:`models.gaitdata.angles`).
+  (:mod:`models.gaitdata.angles`). A marker frame of exactly (0, 0, 0) is a gap (Vicon writes
+  gaps so) and is read as NaN; a marker with no sample at all is absent.
+* A file holding fewer frames than its header declares (words 4-5 of the header block, read
+  from the bytes) is truncated: an error naming both counts (ezc3d alone reads the part there).
+* Subject: ``PROCESSING:Bodymass`` [kg] and ``PROCESSING:Height`` [mm] (Vicon Nexus), or a
+  ``SUBJECTS``/``SUBJECT`` group's ``MASS``/``HEIGHT``, go to ``ForceRecord.subject``.
 
 Plug-in-Gait sign table (component 1 of each ``…Angles`` point, degrees):
 
