@@ -71,6 +71,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -272,6 +273,51 @@ def subject_from_header(table: StoTable) -> dict[str, object]:
     return out
 
 
+def subject_from_setup(path: str | Path) -> dict[str, object]:
+    """Body mass [kg] / height [m] from an OpenSim Scale setup beside ``path`` (``*Setup_Scale*.xml``,
+    as OpenSim's examples ship it: ``<ScaleTool><mass>72.6</mass><height>1803</height>``, height in mm
+    when above 10); of several, the one whose name shares the longest start with ``path``'s. ``{}`` when
+    there is none or it holds no plausible value."""
+    import xml.etree.ElementTree as ET
+
+    p = Path(path)
+    if not p.is_file():
+        return {}
+    try:
+        found = [q for q in p.parent.iterdir() if q.suffix.lower() == ".xml" and "setup_scale" in q.name.lower()]
+    except OSError:
+        return {}
+    if not found:
+        return {}
+
+    def shared(q: Path) -> int:
+        return next((i for i, (a, b) in enumerate(zip(q.name.lower(), p.name.lower())) if a != b),
+                    min(len(q.name), len(p.name)))
+
+    setup = max(sorted(found), key=shared)
+    try:
+        tool = ET.parse(setup).getroot().find(".//ScaleTool")
+    except (ET.ParseError, OSError):
+        return {}
+    out: dict[str, object] = {}
+    if tool is None:
+        return out
+    for tag in ("mass", "height"):
+        el = tool.find(tag)
+        try:
+            v = float((el.text or "").strip()) if el is not None else float("nan")
+        except ValueError:
+            continue
+        if tag == "mass" and 10.0 <= v <= 400.0:
+            out["mass_kg"], out["mass_source"] = v, f"read from the OpenSim scale setup {setup.name} (<mass>)"
+        elif tag == "height":
+            h = v / 1000.0 if v > 10.0 else v
+            if 0.5 <= h <= 2.5:
+                out["height_m"], out["height_source"] = h, (f"read from the OpenSim scale setup {setup.name} "
+                                                            f"(<height> {v:g}{' mm' if v > 10.0 else ' m'})")
+    return out
+
+
 def has_grf(table: StoTable) -> bool:
     return bool(_force_sets(table))
 
@@ -325,7 +371,7 @@ def grf_from_table(table: StoTable) -> ForceRecord:
     has_cop = any(f"cop_{s}x" in channels for s in "lr")
     return ForceRecord(t=table.t.copy(), grf=grf, path=path, fmt="opensim-mot", rate_hz=table.rate_hz,
                        cop_x=cop if has_cop else None, channels=channels, warnings=table.warnings + warnings,
-                       subject=subject_from_header(table))
+                       subject={**subject_from_setup(path), **subject_from_header(table)})
 
 
 def has_coordinates(table: StoTable) -> bool:
@@ -387,7 +433,7 @@ def angles_from_table(table: StoTable, knee: str | None = None) -> KinematicsRec
                               + channels["knee_sign"]))
     return KinematicsRecord(t=table.t.copy(), angles=angles, path=path, fmt="opensim-ik",
                             rate_hz=table.rate_hz, channels=channels, warnings=table.warnings + warnings,
-                            subject=subject_from_header(table))
+                            subject={**subject_from_setup(path), **subject_from_header(table)})
 
 
 def hat_lean(tilt: np.ndarray, lumbar: np.ndarray) -> np.ndarray:

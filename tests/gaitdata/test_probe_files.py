@@ -219,6 +219,21 @@ def test_subject_group_and_opensim_header(tmp_path: Path, capsys: pytest.Capture
     assert s["body_mass_kg"] == 72.6 and "mass=72.6" in s["mass_source"] and s["height_m"] == 1.8
 
 
+def test_opensim_scale_setup_beside_the_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """OpenSim's examples ship ``subject01_Setup_Scale.xml`` (``<mass>72.6</mass><height>1803</height>``)
+    beside the trial: its mass and height are used unless --mass/--height override."""
+    (tmp_path / "subject01_Setup_Scale.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8" ?>\n<OpenSimDocument Version="30000">\n'
+        '\t<ScaleTool name="subject01">\n\t\t<mass>72.6</mass>\n\t\t<height>1803</height>\n'
+        '\t\t<age>-1</age>\n\t</ScaleTool>\n</OpenSimDocument>\n')
+    grf = grf_mot(tmp_path / "subject01_walk_grf.mot")
+    ik = ik_sto(tmp_path / "subject01_walk_ik.sto", knee_positive=False)
+    s = info(capsys, str(grf), "--kinematics", str(ik))
+    assert s["body_mass_kg"] == 72.6 and "subject01_Setup_Scale.xml (<mass>)" in s["mass_source"]
+    assert s["height_m"] == pytest.approx(1.803) and "1803 mm" in s["height_source"]
+    assert info(capsys, str(grf), "--mass", "80")["body_mass_kg"] == 80.0
+
+
 def test_no_mass_anywhere_says_the_model_mass_is_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Two plates, one contact each: no whole stride, no stored mass. data info and the run's subject
     line say the model's mass is used and how to give one."""
