@@ -347,3 +347,23 @@ def test_status_text_says_when_an_ok_run_is_a_poor_fit() -> None:
     assert status_text({**good, "speed_account": {"mean_m_s": 0.80}}) == "ok"  # 19 % off
     assert status_text({**good, "cycles_completed": 0}) == "ok (no whole gait cycle)"
     assert status_text({**poor, "status": "fell", "fell_at_s": 0.5, "fell_because": "x"}) == "FELL at 0.50 s: x"
+
+
+def test_run_on_a_knee_positive_sto_starts_upright_and_says_it_fits_poorly(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """End to end (one short simulation): on main this run printed "FELL at 0.00 s: the left knee
+    hyperextended to -72.74 deg". Now the knee is read positive, the run is ok for its 0.6 s, and its
+    first line says what is wrong with it: these synthetic angles do not match their GRF (residual
+    poor, speed off the recording's) and 0.6 s holds no whole gait cycle."""
+    grf = grf_mot(tmp_path / "walk_grf.mot")
+    ik = ik_sto(tmp_path / "walk_ik.sto", knee_positive=True)
+    out = tmp_path / "out"
+    assert main(["run", "--grf", str(grf), "--kinematics", str(ik), "--duration", "0.6", "--no-csv",
+                 "--out", str(out)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("ok (poor fit: residual ") and "m/s recorded" in first
+    assert first.endswith("; no whole gait cycle)")
+    s = json.loads((out / "summary.json").read_text())
+    assert s["fell_at_s"] is None and s["residual"]["verdict"] == "poor"
+    assert s["recording"]["knee_deg"]["l"]["max"] == pytest.approx(72.6, abs=0.5)
+    assert abs(s["speed_account"]["mean_m_s"] / s["recording"]["speed_m_s"] - 1) > 0.2
