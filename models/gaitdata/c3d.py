@@ -184,7 +184,12 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
     except DataFormatError as exc:
         angles, channels, kwarn = None, {}, [f"no marker angles: {exc.reason}"]
         marker_error = exc.reason
-    if all(f"{s}{j}Angles" in model for s in "LR" for j in ("Hip", "Knee", "Pelvis")):
+    pig = [f"{s}{j}Angles" for s in "LR" for j in ("Hip", "Knee", "Pelvis")]
+    empty_pig = [n for n in pig if n in model and not (np.isfinite(model[n]) & (model[n] != 0)).any()]
+    if empty_pig:
+        kwarn.append(quirk("empty-marker", f"Plug-in-Gait output(s) {', '.join(empty_pig)} hold no sample (all NaN "
+                                           "or all zero): the angles come from the markers"))
+    if all(n in model for n in pig) and not empty_pig:
         alpha = angles[:, 0] if angles is not None else np.zeros(t_pts.shape[0])
         cols = [alpha]
         for s in "LR":

@@ -174,6 +174,16 @@ def test_trunk_markers_without_samples_are_absent(tmp_path: Path, capsys: pytest
     assert any(w.startswith("[no-trunk-marker]") for w in s["warnings"])
 
 
+def test_empty_plug_in_gait_angles_fall_back_to_the_markers(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Hip/Knee/PelvisAngles listed but all NaN: the angles come from the markers, not NaN throughout."""
+    outputs = {f"{s}{j}Angles": np.nan for s in "LR" for j in ("Hip", "Knee", "Pelvis")}
+    s = info(capsys, str(write_trial(tmp_path / "pig_empty_angles.c3d", n_plates=3, empty=outputs)))
+    assert s["kinematics"]["channels"]["knee_l"] == "LKNE"  # the marker, not LKneeAngles[0]
+    assert all(np.isfinite(v).all() for v in s["kinematics"]["range_deg"].values())
+    assert any(w.startswith("[empty-marker] Plug-in-Gait output(s) LHipAngles") for w in s["warnings"])
+
+
 def test_other_trunk_marker_is_used_when_the_shoulders_are_empty(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Empty shoulder markers fall back to the next trunk marker that holds samples (C7 here)."""
