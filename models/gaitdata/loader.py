@@ -158,8 +158,8 @@ def prepare_forces(rec: ForceRecord, mass_kg: float | None) -> tuple[np.ndarray,
 MIN_DURATION_S = MIN_WINDOW_S
 #: ... and the fewest samples (the zero-lag filters of the data sources pad 9 samples on each side)
 MIN_SAMPLES = 10
-#: a knee that never flexes beyond this [deg] in a whole recording is hyperextended throughout
-_KNEE_FLEX_MIN_DEG = 0.0
+#: a recorded knee bent backwards beyond this [deg] is read with the wrong sign (the fall criterion's 30 deg)
+KNEE_HYPEREXTENSION_DEG = 30.0
 
 
 def _check_length(t: np.ndarray, path: object, what: str) -> None:
@@ -172,22 +172,25 @@ def _check_length(t: np.ndarray, path: object, what: str) -> None:
 
 
 def _check_knees(kin: KinematicsRecord) -> list[str]:
-    """Raise when a knee is hyperextended through the whole recording (a sign error of the file's
-    knee, not a fall); warn when a knee never flexes 20 deg. Gamma is knee flexion, + (models.biped)."""
+    """Raise when a knee is hyperextended through the whole recording, or its recording bends it
+    backwards beyond :data:`KNEE_HYPEREXTENSION_DEG` (a sign error of the file's knee, which a run
+    would report as a fall at 0.00 s); warn when a knee never flexes 20 deg. Gamma is knee flexion,
+    + (models.biped); the 2nd/98th percentiles stand for the extremes (a noisy sample is no finding)."""
     notes = []
     for j, side in ((3, "left"), (4, "right")):
         g = np.degrees(kin.angles[:, j])
         g = g[np.isfinite(g)]
         if not g.size:
             continue
-        lo, hi = float(g.min()), float(g.max())
-        if hi < _KNEE_FLEX_MIN_DEG:
+        lo, hi = float(np.percentile(g, 2)), float(np.percentile(g, 98))
+        if hi < 0.0 or lo < -KNEE_HYPEREXTENSION_DEG:
             src = kin.channels.get(f"gamma_{side[0]}", f"gamma_{side[0]}").lstrip("+-")
             hint = (" (--knee-sign flexion-positive or flexion-negative overrides the sign chosen: "
                     f"{kin.channels['knee_sign']})" if "knee_sign" in kin.channels else "")
-            raise DataFormatError(f"the {side} knee is hyperextended through the whole recording (flexion {lo:.1f}"
-                                  f"..{hi:.1f} deg; a walking knee flexes +50..70 deg in swing): wrong knee sign?"
-                                  + hint, path=kin.path, channel=src)
+            what = "is hyperextended through the whole recording" if hi < 0.0 else f"hyperextends to {g.min():.1f} deg"
+            raise DataFormatError(f"the {side} knee {what} (flexion {g.min():.1f}..{g.max():.1f} deg; a walking knee "
+                                  f"flexes +50..70 deg in swing and never bends {KNEE_HYPEREXTENSION_DEG:.0f} deg "
+                                  "backwards): wrong knee sign?" + hint, path=kin.path, channel=src)
         if hi < 20.0:
             notes.append(f"the {side} knee never flexes beyond {hi:.1f} deg (a walking knee flexes 50-70 deg in "
                          "swing): check the knee angle's sign and units")
@@ -217,7 +220,7 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         ``meta.extra["filled_contacts"]``.
     knee_sign : ``auto``, ``flexion-positive`` or ``flexion-negative``: how an OpenSim knee angle
         is read (:func:`models.gaitdata.opensim.knee_convention`); ``None``: as set by
-        :func:`models.gaitdata.opensim.set_knee_sign` (``run --knee-sign``), else auto.
+        the :func:`models.gaitdata.opensim.knee_sign` context (``run --knee-sign``), else auto.
 
     Returns
     -------

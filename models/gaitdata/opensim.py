@@ -107,13 +107,6 @@ def knee_sign(value: str | None) -> Iterator[None]:
         _knee_sign_default[0] = old
 
 
-def set_knee_sign(value: str | None) -> None:
-    """Set the knee sign every later load reads with (the ``--knee-sign`` option of ``run``)."""
-    if value is not None and value not in KNEE_SIGNS:
-        raise DataFormatError(f"--knee-sign {value!r}: expected one of {', '.join(KNEE_SIGNS)}")
-    _knee_sign_default[0] = value or "auto"
-
-
 def knee_convention(name: str, values_deg: np.ndarray, choice: str = "auto") -> tuple[int, str]:
     """``(sign, text)``: ``gamma = sign * knee`` for the knee column ``name`` (values in deg), and
     the convention chosen with why (module doc)."""
@@ -384,7 +377,7 @@ def _knee_name(table: StoTable, side: str) -> str:
 
 def angles_from_table(table: StoTable, knee: str | None = None) -> KinematicsRecord:
     """model angles from OpenSim IK coordinates (sign table in the module doc); ``knee``: one of
-    :data:`KNEE_SIGNS` (``None``: the one set by :func:`knee_sign` / :func:`set_knee_sign`, else auto)."""
+    :data:`KNEE_SIGNS` (``None``: the one set by :func:`knee_sign`, else auto)."""
     knee = knee or _knee_sign_default[0]
     path = table.path
     warnings: list[str] = []

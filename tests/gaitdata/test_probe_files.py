@@ -159,6 +159,18 @@ def test_knee_sign_override_and_a_knee_hyperextended_throughout(tmp_path: Path,
         assert line.startswith("gaitblocks ")
 
 
+def test_a_real_gait2392_knee_read_positive_is_an_import_error(shared_data: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """subject01's IK knee (gait2392: -69..+4 deg) forced flexion-positive bends 69 deg backwards: an
+    import error naming the override, not a fall at 0.00 s; auto reads it as before (flexion up to 69 deg)."""
+    d = shared_data / "opensim-core"
+    grf, ik = str(d / "subject01_walk1_grf.mot"), str(d / "subject01_walk_IK.mot")
+    user_error(capsys, ["data", "info", grf, "--kinematics", ik, "--knee-sign", "flexion-positive"], ik,
+               "channel knee_angle_l: the left knee hyperextends to -6", "wrong knee sign?")
+    s = info(capsys, grf, "--kinematics", ik)
+    assert s["kinematics"]["range_deg"]["gamma_r"][1] == pytest.approx(69.4, abs=0.3)
+
+
 # ------------------------------------------------------------------------- markers without samples
 @pytest.mark.parametrize("value", [np.nan, 0.0], ids=["all-nan", "all-zero"])
 def test_trunk_markers_without_samples_are_absent(tmp_path: Path, capsys: pytest.CaptureFixture[str],
