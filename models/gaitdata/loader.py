@@ -12,11 +12,14 @@ extension        format                                                  gives
 other            CSV / whitespace table (``models.gaitdata.table``)      GRF and/or angles
 ===============  ======================================================  ====================
 
-Pipeline: read → convert units (N vs BW vs N/kg, m vs mm) → fill short NaN gaps (long ones
-are errors) → resample onto a uniform grid at the file's mean rate → crop to the span the
-kinematics cover → resample the angles onto the GRF times (cubic) → check the vertical
-force sign and size → estimate the body weight over whole strides (from measured force
-only) → fill the contacts the heel/toe markers show but no plate measured
+Pipeline: read (an OpenSim knee's sign read from its data, ``--knee-sign``; markers without a
+sample dropped) → refuse recordings under 10 samples / 0.5 s and knees bent backwards throughout →
+take the subject's mass/height from the file where it stores them → choose the window (one
+with every contact on a plate when the markers show steps beside them) → convert units (N vs
+BW vs N/kg, m vs mm) → fill short NaN gaps (long ones are errors) → resample onto a uniform
+grid at the file's mean rate → crop to the span the kinematics cover → resample the angles
+onto the GRF times (cubic) → check the vertical force sign and size → estimate the body
+weight over whole strides (from measured force only) → fill the contacts the heel/toe markers show but no plate measured
 (:mod:`models.gaitdata.offplate`).
 """
 
@@ -268,10 +271,11 @@ def _load_trial(path: str | Path, kinematics: str | Path | None, mass: float | N
     if kin is not None:
         kin = crop_kinematics(kin, lo, hi)
     warnings = list(frc.warnings) + sibling_note + win_notes + knee_notes
-    t, grf, cop, notes, unit = prepare_forces(frc, mass if mass is not None else file_subject.get("mass_kg"))
+    conv_mass = mass if mass is not None else file_subject.get("mass_kg")
+    t, grf, cop, notes, unit = prepare_forces(frc, conv_mass)
     warnings += [quirk("gap-filled", n) for n in notes]
     if unit != "N":
-        warnings.append(f"forces were in {unit}; converted to N with mass {mass} kg")
+        warnings.append(f"forces were in {unit}; converted to N with mass {conv_mass} kg")
     angles = None
     filled: list[offplate.FilledContact] = []
     if kin is not None:
