@@ -19,8 +19,8 @@ with every contact on a plate when the markers show steps beside them) → conve
 BW vs N/kg, m vs mm) → fill short NaN gaps (long ones are errors) → resample onto a uniform
 grid at the file's mean rate → crop to the span the kinematics cover → resample the angles
 onto the GRF times (cubic) → check the vertical force sign and size → estimate the body
-weight over whole strides (from measured force only) → fill the contacts the heel/toe markers show but no plate measured
-(:mod:`models.gaitdata.offplate`).
+weight over whole strides (from measured force only) → fill the contacts the heel/toe
+markers show but no plate measured (:mod:`models.gaitdata.offplate`).
 """
 
 from __future__ import annotations
