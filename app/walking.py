@@ -51,7 +51,7 @@ ROLES: dict[str, str] = {
     "match": "grf_match.dtau",
 }
 # what the ``recording`` block of summary.json holds: the same metrics on the recording itself
-RECORDING_KEYS = ("trunk_deg", "knee_range_deg", "knee_deg", "stride_length_m", "com_height_m")
+RECORDING_KEYS = ("trunk_deg", "knee_range_deg", "knee_deg", "stride_length_m", "com_height_m", "speed_m_s")
 REQUIRED = ("q", "stance", "feet", "com", "tau")
 
 
@@ -117,15 +117,48 @@ def run_status(engine_status: str, sig: dict[str, np.ndarray], fell_at: float | 
     return "fell" if fell_at is not None else "ok"
 
 
+#: a run whose mean speed is off the recording's by more than this fraction reads "ok (poor fit: ...)"
+SPEED_OFF_FRACTION = 0.20
+
+
+def fit_problems(summary: dict[str, Any]) -> list[str]:
+    """Why an ``ok`` run does not reproduce its recording, each as a short phrase (empty: no reason found).
+
+    * the residual verdict (:func:`models.force_account.verdict`) is ``poor``;
+    * the mean speed (``speed_account.mean_m_s``) is off the recording's (``recording.speed_m_s``, m/s)
+      by more than :data:`SPEED_OFF_FRACTION`.
+    """
+    out: list[str] = []
+    res = summary.get("residual") or {}
+    if res.get("verdict") == "poor":
+        out.append(f"residual {100 * float(res.get('fraction', float('nan'))):.0f} % of peak GRF")
+    run_v = (summary.get("speed_account") or {}).get("mean_m_s")
+    rec_v = (summary.get("recording") or {}).get("speed_m_s")
+    if run_v is not None and rec_v is not None and abs(rec_v) > 1e-3 \
+            and abs(run_v - rec_v) > SPEED_OFF_FRACTION * abs(rec_v):
+        out.append(f"speed {run_v:.2f} m/s against {rec_v:.2f} m/s recorded")
+    return out
+
+
 def status_text(summary: dict[str, Any]) -> str:
-    """``ok``, ``FELL at 0.84 s: the right knee hyperextended to -31.2 deg (beyond -30 deg)`` or
-    ``FAILED: reason``: the first thing a user reads, on the console and in the GUI."""
+    """``ok``, ``ok (poor fit: residual 38 % of peak GRF, speed 0.25 m/s against 0.99 m/s recorded)``,
+    ``ok (no whole gait cycle)``, ``FELL at 0.84 s: the right knee hyperextended to -31.2 deg (beyond -30 deg)``
+    or ``FAILED: reason``: the first thing a user reads, on the console, in the GUI status bar and in tuning
+    rows (:func:`fit_problems` says when an ``ok`` run is a poor fit; ``cycles_completed`` 0 says it held no
+    whole gait cycle)."""
     status = summary.get("status", "")
     if status == "fell":
         cause = summary.get("fell_because")
         return f"FELL at {summary.get('fell_at_s', float('nan')):.2f} s" + (f": {cause}" if cause else "")
     if status == "failed":
         return f"FAILED: {summary.get('message') or 'the state blew up (non-finite or beyond 1e3)'}"
+    if status == "ok":
+        problems = fit_problems(summary)
+        notes = [f"poor fit: {', '.join(problems)}"] if problems else []
+        if summary.get("cycles_completed") == 0:
+            notes.append("no whole gait cycle")
+        if notes:
+            return f"ok ({'; '.join(notes)})"
     return str(status)
 
 
@@ -231,6 +264,8 @@ def recording_metrics(t: np.ndarray, s: dict[str, np.ndarray], mass: float) -> d
     m = walking_metrics(t, q_ref, None, s["stance"] > 0.5, s["ref_feet"], s["ref_com"][:, :2],
                         np.zeros((t.size, 4)), mass)
     m["com_height_m"] = float(np.mean(s["ref_com"][:, 1]))
+    span = float(t[-1] - t[0])
+    m["speed_m_s"] = float(s["ref_com"][-1, 0] - s["ref_com"][0, 0]) / span if span > 0 else None
     if not np.any(s["ref"][:, 0]):
         m["trunk_deg"] = None
     return {k: m[k] for k in RECORDING_KEYS}

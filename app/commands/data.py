@@ -1,5 +1,5 @@
-"""``gaitblocks data info FILE [--kinematics FILE] [--mass KG] [--json]``: summarise a gait data file
-(readable lines, or JSON with ``--json``), including its usable windows.
+"""``gaitblocks data info FILE [--kinematics FILE] [--mass KG] [--knee-sign SIGN] [--json]``: summarise a gait
+data file (readable lines, or JSON with ``--json``), including its usable windows and the knee sign chosen.
 
 ``gaitblocks data fetch NAME [--cache DIR] [--from URL]``: download a known public trial into the
 cache, checked against its sha256 (:mod:`models.gaitdata.fetch`); ``data fetch --list`` lists them.
@@ -16,12 +16,21 @@ from models.errors import UserError
 HELP = "inspect a gait data file (data info FILE) or download a known public trial (data fetch NAME)"
 
 
+def add_knee_sign_option(parser: argparse.ArgumentParser) -> None:
+    """``--knee-sign {auto,flexion-positive,flexion-negative}`` (``data info`` and ``run``; the choices are
+    :data:`models.gaitdata.opensim.KNEE_SIGNS`, written out so that building the parser imports no numpy)."""
+    parser.add_argument("--knee-sign", default="auto", choices=("auto", "flexion-positive", "flexion-negative"),
+                        help="how an OpenSim IK file's knee angle is signed: auto (read from the data: the swing "
+                             "peak is flexion), flexion-positive (Rajagopal 2015) or flexion-negative (gait2392)")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     info = sub.add_parser("info", help="print rate, duration, channels, BW, stance windows, cadence, warnings")
     info.add_argument("file", help="GRF file: .mot/.sto, .forces, .c3d, .csv/.txt table")
     info.add_argument("--kinematics", default=None, help="angles file of the same trial (IK .mot, .trc, table)")
     info.add_argument("--mass", type=float, default=None, help="body mass in kg (else estimated from the GRF)")
+    add_knee_sign_option(info)
     info.add_argument("--json", action="store_true", help="print the machine-readable JSON summary")
     fetch = sub.add_parser("fetch", help="download a known public trial into the cache (sha256-checked)")
     fetch.add_argument("name", nargs="?", help="trial name (see --list)")
@@ -54,6 +63,6 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("usage: gaitblocks data info FILE [--kinematics FILE] [--mass KG] | data fetch NAME")
     from models.gaitdata.info import render_text, summarize
 
-    summary = summarize(args.file, kinematics=args.kinematics, mass=args.mass)
+    summary = summarize(args.file, kinematics=args.kinematics, mass=args.mass, knee_sign=args.knee_sign)
     print(json.dumps(summary, indent=2) if args.json else render_text(summary))
     return 0

@@ -66,6 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--csv", action=argparse.BooleanOptionalAction, default=True,
                         help="also write results.csv (text, about 1.4 MB per simulated second)")
     parser.add_argument("--compress", action="store_true", help="write results.npz compressed (smaller, slower)")
+    from app.commands.data import add_knee_sign_option
+
+    add_knee_sign_option(parser)
 
 
 RESULT_FILES = ("results.csv", "results.npz", "results.json", "summary.json")
@@ -195,7 +198,10 @@ def run(args: argparse.Namespace) -> int:
     from app.runs import build, summarise
 
     check_out_dir(args.out, args.force, RESULT_FILES)
-    built = build(spec_from_args(args))
+    from models.gaitdata.opensim import knee_sign
+
+    with knee_sign(args.knee_sign):  # how the dataset's OpenSim knee angles are read (--knee-sign)
+        built = build(spec_from_args(args))
     for warning in built.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     results = built.runner.run(built.t_end)

@@ -88,6 +88,21 @@ def _find(xyz: dict[str, np.ndarray], idx: dict[tuple[str, str], str], side: str
     return None
 
 
+def drop_empty(xyz: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The markers that hold samples, and an ``empty-marker`` warning naming the others.
+
+    A marker whose every frame is NaN, or exactly (0, 0, 0) (Vicon writes a gap as zeros), is
+    absent: the landmark search then falls back as for a marker set without it (another marker,
+    the pelvis estimate, or alpha = 0 with the ``no-trunk-marker`` warning).
+    """
+    empty = [n for n, v in xyz.items() if not (np.isfinite(v) & (v != 0)).any()]
+    if not empty:
+        return xyz, []
+    kept = {n: v for n, v in xyz.items() if n not in empty}
+    shown = ", ".join(empty[:8]) + (f" (+{len(empty) - 8} more)" if len(empty) > 8 else "")
+    return kept, [quirk("empty-marker", f"marker(s) {shown} hold no sample (all NaN or all zero): taken as absent")]
+
+
 def lab_axes(up_vec: np.ndarray, fwd_vec: np.ndarray) -> tuple[int, float, int, float]:
     """``(up axis, its sign, forward axis, its sign)`` from mean "up" and "forward" vectors."""
     up_ax = int(np.argmax(np.abs(up_vec)))
@@ -110,9 +125,22 @@ def sagittal_angles(xyz: dict[str, np.ndarray], path: object) -> tuple[
     DataFormatError
         A landmark needed for a leg is missing (naming the markers looked for).
     """
+    kept, warnings = drop_empty(xyz)
+    try:
+        return _sagittal_angles(kept, path, warnings)
+    except DataFormatError as exc:
+        empty = [n for n in xyz if n not in kept]
+        if not empty:
+            raise
+        raise DataFormatError(f"{exc.reason} (present but holding no sample: {', '.join(empty[:8])})", path=path,
+                              channel=exc.channel) from None
+
+
+def _sagittal_angles(xyz: dict[str, np.ndarray], path: object, warnings: list[str]) -> tuple[
+        np.ndarray, dict[str, str], list[str], dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray],
+        float | None]:
     idx = _index(xyz)
     channels: dict[str, str] = {}
-    warnings: list[str] = []
     land: dict[str, dict[str, np.ndarray]] = {"hip": {}, "knee": {}, "ankle": {}, "heel": {}, "toe": {}}
     for side in ("l", "r"):
         parts: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -187,6 +215,7 @@ def sagittal_angles(xyz: dict[str, np.ndarray], path: object) -> tuple[
 
 def foot_markers(xyz: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None:
     """``(heels, toes)`` (N, 3) per side from the heel/toe (else ankle) markers alone, or None."""
+    xyz, _ = drop_empty(xyz)
     idx = _index(xyz)
     heels, toes = {}, {}
     for side in ("l", "r"):

@@ -10,7 +10,12 @@
 * Each plate contact goes to the foot whose heel (or ankle) marker stays nearest its CoP
   (mean 3-D distance over the contact).
 * Angles: Plug-in-Gait outputs when present, else sagittal markers
-  (:mod:`models.gaitdata.angles`).
+  (:mod:`models.gaitdata.angles`). A marker frame of exactly (0, 0, 0) is a gap (Vicon writes
+  gaps so) and is read as NaN; a marker with no sample at all is absent.
+* A file holding fewer frames than its header declares (words 4-5 of the header block, read
+  from the bytes) is truncated: an error naming both counts (ezc3d alone reads the part there).
+* Subject: ``PROCESSING:Bodymass`` [kg] and ``PROCESSING:Height`` [mm] (Vicon Nexus), or a
+  ``SUBJECTS``/``SUBJECT`` group's ``MASS``/``HEIGHT``, go to ``ForceRecord.subject``.
 
 Plug-in-Gait sign table (component 1 of each ``…Angles`` point, degrees):
 
@@ -70,8 +75,67 @@ def _markers(c: Any, warnings: list[str]) -> tuple[dict[str, np.ndarray], dict[s
         if name.endswith(("Angles", "Moment", "Moments", "Power", "Powers", "Force", "Forces")):
             model[name] = pts[:, k, :].T
         else:
-            markers[name] = pts[:, k, :].T * scale
+            xyz = pts[:, k, :].T * scale
+            markers[name] = np.where((xyz == 0).all(axis=1, keepdims=True), np.nan, xyz)  # Vicon: a gap is 0 0 0
     return markers, model, rate
+
+
+def frames_declared(path: Path) -> int | None:
+    """Point frames the C3D header declares (words 4-5 of the first block: first and last frame),
+    read from the raw bytes: ezc3d rewrites its header copy to what it could read. None when
+    the header does not say (or holds the 65535 cap of long files)."""
+    with open(path, "rb") as f:
+        head = f.read(512)
+        if len(head) < 20:
+            return None
+        f.seek(max(head[0] - 1, 0) * 512 + 3)
+        proc = f.read(1)
+    order = ">" if proc and proc[0] == 86 else "<"  # processor type 86: MIPS, big-endian
+    first, last = np.frombuffer(head[6:10], dtype=f"{order}u2")
+    if last == 65535 or last < first:
+        return None
+    return int(last) - int(first) + 1
+
+
+def check_complete(c: Any, path: Path) -> None:
+    """Raise when the file holds fewer frames than its header declares (a truncated file:
+    ezc3d reads what is there and stops, without a word)."""
+    declared = frames_declared(path)
+    read = int(np.asarray(c["data"]["points"]).shape[2])
+    if not read:
+        read = int(np.asarray(c["data"]["analogs"]).shape[2]) // max(int(c["header"]["analogs"].get(
+            "nb_analog_by_frame", 1) or 1), 1)
+    rate = float(c["parameters"]["POINT"]["RATE"]["value"][0] or 0.0)
+    if declared is not None and read < declared:
+        span = f" ({read / rate:.2f} of {declared / rate:.2f} s)" if rate > 0 else ""
+        raise DataFormatError(f"truncated file: the header declares {declared} frames, only {read} were read"
+                              f"{span}", path=path)
+
+
+def _subject(c: Any) -> dict[str, Any]:
+    """Body mass [kg] and height [m] stored in the C3D parameters, as Vicon Nexus writes them
+    (``PROCESSING:Bodymass``, ``PROCESSING:Height`` in mm; also a ``SUBJECTS`` group), with where each
+    came from; ``{}`` when none holds a plausible value (mass 10-400 kg, height 0.5-2.5 m)."""
+    out: dict[str, Any] = {}
+    params = c["parameters"]
+    for group in ("PROCESSING", "SUBJECTS", "SUBJECT"):
+        grp = params.get(group) or {}
+        for key, val in grp.items():
+            if not isinstance(val, dict) or "value" not in val:
+                continue
+            low = key.lower().replace("_", "")
+            try:
+                v = float(np.asarray(val["value"], dtype=float).reshape(-1)[0])
+            except (TypeError, ValueError, IndexError):
+                continue
+            if low in ("bodymass", "mass", "weight") and "mass_kg" not in out and 10.0 <= v <= 400.0:
+                out["mass_kg"], out["mass_source"] = v, f"read from the C3D ({group}:{key})"
+            elif low in ("height", "bodyheight") and "height_m" not in out:
+                h = v / 1000.0 if v > 10.0 else v  # Vicon writes mm
+                if 0.5 <= h <= 2.5:
+                    unit = " mm" if v > 10.0 else " m"
+                    out["height_m"], out["height_source"] = h, f"read from the C3D ({group}:{key}, {v:g}{unit})"
+    return out
 
 
 def _axes(markers: dict[str, np.ndarray]) -> tuple[int, float, int, float, str]:
@@ -104,6 +168,7 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
         c = ezc3d.c3d(str(p), extract_forceplat_data=True)
     except Exception as exc:  # ezc3d raises bare RuntimeError/ValueError on bad files
         raise DataFormatError(f"not a readable C3D file ({exc})", path=p) from None
+    check_complete(c, p)
     warnings: list[str] = []
     markers, model, rate = _markers(c, warnings)
     up_ax, up_s, fwd_ax, fwd_s, how = _axes(markers)
@@ -119,7 +184,12 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
     except DataFormatError as exc:
         angles, channels, kwarn = None, {}, [f"no marker angles: {exc.reason}"]
         marker_error = exc.reason
-    if all(f"{s}{j}Angles" in model for s in "LR" for j in ("Hip", "Knee", "Pelvis")):
+    pig = [f"{s}{j}Angles" for s in "LR" for j in ("Hip", "Knee", "Pelvis")]
+    empty_pig = [n for n in pig if n in model and not (np.isfinite(model[n]) & (model[n] != 0)).any()]
+    if empty_pig:
+        kwarn.append(quirk("empty-marker", f"Plug-in-Gait output(s) {', '.join(empty_pig)} hold no sample (all NaN "
+                                           "or all zero): the angles come from the markers"))
+    if all(n in model for n in pig) and not empty_pig:
         alpha = angles[:, 0] if angles is not None else np.zeros(t_pts.shape[0])
         cols = [alpha]
         for s in "LR":
@@ -194,7 +264,7 @@ def read_c3d(path: str | Path) -> tuple[ForceRecord, KinematicsRecord | None]:
                                         f"{'+' if fwd_s > 0 else '-'}{'XYZ'[fwd_ax]}",
                                 "footfalls": "; ".join(f"plate {f['plate']} {f['foot'].upper()} samples "
                                                        f"{f['first']}-{f['last']}" for f in feet)},
-                      warnings=warnings, footfalls=feet)
+                      warnings=warnings, footfalls=feet, subject=_subject(c))
     if kin is None and marker_error:
         frc.channels["kinematics_error"] = marker_error
     return frc, kin

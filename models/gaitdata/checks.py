@@ -105,6 +105,36 @@ def parse_numeric(rows: Sequence[tuple[int, str]], names: Sequence[str], path: o
     return out
 
 
+#: slowest plausible sampling of a gait recording, Hz; a time column slower than this whose
+#: values read as milliseconds give a plausible rate (MS_RATE_HZ) is taken to be in ms
+MIN_GAIT_RATE_HZ = 5.0
+MS_RATE_HZ = (10.0, 20000.0)
+
+
+def time_in_seconds(t: np.ndarray, path: object, column: str = "time", declared: str = "") -> tuple[
+        np.ndarray, str | None]:
+    """A time column in s, and the ``time-ms`` warning when it was read as milliseconds.
+
+    Milliseconds when the file says so (``declared`` unit ``ms``, or a column named ``time_ms`` /
+    ``time(ms)``), or when the rate the values imply in seconds is below :data:`MIN_GAIT_RATE_HZ`
+    (absurd for gait) while in ms it lies in :data:`MS_RATE_HZ` (a filter cut-off of 6-20 Hz then works).
+    """
+    from models.gaitdata.quirks import quirk
+
+    finite = t[np.isfinite(t)]
+    low = column.strip().lower().replace(" ", "")
+    said = declared.strip().lower() == "ms" or low in ("time_ms", "time(ms)", "time[ms]", "timems")
+    span = float(finite[-1] - finite[0]) if finite.size >= 2 else 0.0
+    rate = (finite.size - 1) / span if span > 0 else float("nan")
+    implied = said or (np.isfinite(rate) and rate < MIN_GAIT_RATE_HZ
+                       and MS_RATE_HZ[0] <= rate * 1000.0 <= MS_RATE_HZ[1])
+    if not implied:
+        return t, None
+    why = "the file declares ms" if said else (f"in s its steps give {rate:.3g} Hz, absurd for gait; in ms "
+                                                f"{rate * 1000:.4g} Hz")
+    return t * 1e-3, quirk("time-ms", f"{path}: time column {column!r} read as milliseconds ({why}); converted to s")
+
+
 def check_time(t: np.ndarray, path: object, lines: Sequence[int] | None = None,
                column: str = "time") -> float:
     """Check a time column and return its mean rate in Hz over the whole file.

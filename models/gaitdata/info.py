@@ -67,16 +67,18 @@ def _vertical_only(path: Path) -> dict[str, Any] | None:
     }
 
 
-def summarize(path: str | Path, kinematics: str | Path | None = None, mass: float | None = None) -> dict[str, Any]:
-    """JSON-ready summary of a trial (see module doc)."""
+def summarize(path: str | Path, kinematics: str | Path | None = None, mass: float | None = None,
+              knee_sign: str | None = None) -> dict[str, Any]:
+    """JSON-ready summary of a trial (see module doc); ``knee_sign`` as :func:`~models.gaitdata.load_trial`'s."""
     p = Path(path)
     if kinematics is None:
         single = _vertical_only(p) if p.is_file() else None
         if single is not None:
             return single
-    ds = load_trial(p, kinematics=kinematics, mass=mass, fill_offplate=False)
+    ds = load_trial(p, kinematics=kinematics, mass=mass, fill_offplate=False, knee_sign=knee_sign)
     extra = ds.meta.extra
-    filled = load_trial(p, kinematics=kinematics, mass=mass).meta.extra.get("filled_contacts", []) \
+    filled = load_trial(p, kinematics=kinematics, mass=mass, knee_sign=knee_sign).meta.extra.get(
+        "filled_contacts", []) \
         if kinematics is not None else []
     contacts = {"left": detect_contacts(ds.t, ds.grf[:, 1]), "right": detect_contacts(ds.t, ds.grf[:, 3])}
     strides = [s for s in (stride_summary(c)["stride_s"] for c in contacts.values()) if s is not None]
@@ -134,7 +136,13 @@ def render_text(summary: dict[str, Any]) -> str:
         near = ", ".join(q.name for q in sibling_kinematics(s["file"]))
         lines.append("  kinematics: none (a run needs them: --kinematics FILE, see docs/data-import.md"
                      + (f"; beside it: {near})" if near else ")"))
-    lines.append(f"  body mass: {fmt(s.get('body_mass_kg'), ' kg', 1)} ({s.get('mass_source', 'unknown')}); "
+    if kin and (kin.get("channels") or {}).get("knee_sign"):
+        lines.append(f"  knee sign: {kin['channels']['knee_sign']}")
+    mass_src = s.get("mass_source", "unknown")
+    if s.get("body_mass_kg") is None and "stance_windows" in s and "left" in s["stance_windows"]:
+        mass_src = "not in the file, and no whole stride to estimate it from the GRF: a run uses the model's mass; " \
+                   "give --mass KG"
+    lines.append(f"  body mass: {fmt(s.get('body_mass_kg'), ' kg', 1)} ({mass_src}); "
                  f"height: {fmt(s.get('height_m'), ' m')} ({s.get('height_source') or 'unknown'})")
     wins = s.get("usable_windows")
     if wins is not None:

@@ -12,12 +12,15 @@ extension        format                                                  gives
 other            CSV / whitespace table (``models.gaitdata.table``)      GRF and/or angles
 ===============  ======================================================  ====================
 
-Pipeline: read → convert units (N vs BW vs N/kg, m vs mm) → fill short NaN gaps (long ones
-are errors) → resample onto a uniform grid at the file's mean rate → crop to the span the
-kinematics cover → resample the angles onto the GRF times (cubic) → check the vertical
-force sign and size → estimate the body weight over whole strides (from measured force
-only) → fill the contacts the heel/toe markers show but no plate measured
-(:mod:`models.gaitdata.offplate`).
+Pipeline: read (an OpenSim knee's sign read from its data, ``--knee-sign``; markers without a
+sample dropped) → refuse recordings under 10 samples / 0.5 s and knees bent backwards throughout →
+take the subject's mass/height from the file where it stores them → choose the window (one
+with every contact on a plate when the markers show steps beside them) → convert units (N vs
+BW vs N/kg, m vs mm) → fill short NaN gaps (long ones are errors) → resample onto a uniform
+grid at the file's mean rate → crop to the span the kinematics cover → resample the angles
+onto the GRF times (cubic) → check the vertical force sign and size → estimate the body
+weight over whole strides (from measured force only) → fill the contacts the heel/toe
+markers show but no plate measured (:mod:`models.gaitdata.offplate`).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from models.gaitdata.quirks import quirk
 from models.gaitdata.records import ForceRecord, KinematicsRecord
 from models.gaitdata.subject import estimate_height
 from models.gaitdata.units import G, check_vertical, force_scale, length_scale
-from models.gaitdata.window import angle_labels, choose_window, crop_force, crop_kinematics
+from models.gaitdata.window import MIN_WINDOW_S, angle_labels, choose_window, crop_force, crop_kinematics
 
 
 def _text(path: Path) -> str:
@@ -92,6 +95,7 @@ def _read_forces(p: Path, kinematics: KinematicsRecord | None) -> tuple[ForceRec
 @register_format("opensim-sto", (".mot", ".sto"), sniff=lambda text: "\nendheader" in text.lower())
 def _read_sto(p: Path, kinematics: KinematicsRecord | None) -> tuple[ForceRecord | None, KinematicsRecord | None]:
     tab = opensim.parse_sto(_text(p), str(p))
+    _check_length(tab.t, p, "the force recording" if opensim.has_grf(tab) else "the kinematics recording")
     grf = opensim.grf_from_table(tab) if opensim.has_grf(tab) else None
     kin = opensim.angles_from_table(tab) if opensim.has_coordinates(tab) else None
     if grf is None and kin is None:
@@ -153,9 +157,52 @@ def prepare_forces(rec: ForceRecord, mass_kg: float | None) -> tuple[np.ndarray,
     return t_new, grf_u, cop_u, notes, unit
 
 
+#: the shortest recording a run accepts, s (about one step; the usable-window minimum)
+MIN_DURATION_S = MIN_WINDOW_S
+#: ... and the fewest samples (the zero-lag filters of the data sources pad 9 samples on each side)
+MIN_SAMPLES = 10
+#: a recorded knee bent backwards beyond this [deg] is read with the wrong sign (the fall criterion's 30 deg)
+KNEE_HYPEREXTENSION_DEG = 30.0
+
+
+def _check_length(t: np.ndarray, path: object, what: str) -> None:
+    """Raise when a recording is too short to run on (:data:`MIN_SAMPLES`, :data:`MIN_DURATION_S`)."""
+    span = float(t[-1] - t[0]) if t.size else 0.0
+    if t.shape[0] < MIN_SAMPLES or span < MIN_DURATION_S - 1e-9:
+        raise DataFormatError(f"too short: {what} holds {t.shape[0]} samples over {span:.3f} s; a run needs at "
+                              f"least {MIN_SAMPLES} samples and {MIN_DURATION_S:g} s (about one step; a gait "
+                              "cycle takes about 1 s)", path=path)
+
+
+def _check_knees(kin: KinematicsRecord) -> list[str]:
+    """Raise when a knee is hyperextended through the whole recording, or its recording bends it
+    backwards beyond :data:`KNEE_HYPEREXTENSION_DEG` (a sign error of the file's knee, which a run
+    would report as a fall at 0.00 s); warn when a knee never flexes 20 deg. Gamma is knee flexion,
+    + (models.biped); the 2nd/98th percentiles stand for the extremes (a noisy sample is no finding)."""
+    notes = []
+    for j, side in ((3, "left"), (4, "right")):
+        g = np.degrees(kin.angles[:, j])
+        g = g[np.isfinite(g)]
+        if not g.size:
+            continue
+        lo, hi = float(np.percentile(g, 2)), float(np.percentile(g, 98))
+        if hi < 0.0 or lo < -KNEE_HYPEREXTENSION_DEG:
+            src = kin.channels.get(f"gamma_{side[0]}", f"gamma_{side[0]}").lstrip("+-")
+            hint = (" (--knee-sign flexion-positive or flexion-negative overrides the sign chosen: "
+                    f"{kin.channels['knee_sign']})" if "knee_sign" in kin.channels else "")
+            what = "is hyperextended through the whole recording" if hi < 0.0 else f"hyperextends to {g.min():.1f} deg"
+            raise DataFormatError(f"the {side} knee {what} (flexion {g.min():.1f}..{g.max():.1f} deg; a walking knee "
+                                  f"flexes +50..70 deg in swing and never bends {KNEE_HYPEREXTENSION_DEG:.0f} deg "
+                                  "backwards): wrong knee sign?" + hint, path=kin.path, channel=src)
+        if hi < 20.0:
+            notes.append(f"the {side} knee never flexes beyond {hi:.1f} deg (a walking knee flexes 50-70 deg in "
+                         "swing): check the knee angle's sign and units")
+    return notes
+
+
 def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: float | None = None,
                height: float | None = None, fill_offplate: bool = True, start: float | None = None,
-               end: float | None = None) -> GaitDataset:
+               end: float | None = None, knee_sign: str | None = None) -> GaitDataset:
     """Load a recorded trial as a :class:`~models.dataset.GaitDataset`.
 
     Parameters
@@ -174,6 +221,9 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
     fill_offplate : fill the contacts that the heel/toe markers show but no force plate
         measured (:mod:`models.gaitdata.offplate`); each fill is a warning and an entry of
         ``meta.extra["filled_contacts"]``.
+    knee_sign : ``auto``, ``flexion-positive`` or ``flexion-negative``: how an OpenSim knee angle
+        is read (:func:`models.gaitdata.opensim.knee_convention`); ``None``: as set by
+        the :func:`models.gaitdata.opensim.knee_sign` context (``run --knee-sign``), else auto.
 
     Returns
     -------
@@ -185,8 +235,15 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
     Raises
     ------
     DataFormatError
-        Anything wrong with the files (one message naming file, line/column or channel).
+        Anything wrong with the files (one message naming file, line/column or channel), a
+        recording shorter than :data:`MIN_DURATION_S`, a knee hyperextended throughout.
     """
+    with opensim.knee_sign(knee_sign):
+        return _load_trial(path, kinematics, mass, height, fill_offplate, start, end)
+
+
+def _load_trial(path: str | Path, kinematics: str | Path | None, mass: float | None, height: float | None,
+                fill_offplate: bool, start: float | None, end: float | None) -> GaitDataset:
     if mass is not None and not (np.isfinite(mass) and 10.0 <= mass <= 400.0):
         raise DataFormatError(f"body mass {mass} kg is not plausible (10-400 kg)", path=path)
     kin: KinematicsRecord | None = read_kinematics(kinematics) if kinematics is not None else None
@@ -200,16 +257,25 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         kin = read_kinematics(Path(path).with_suffix(".trc"))
         sibling_note.append(quirk("sibling-kinematics", f"no --kinematics given: the angles come from "
                                                         f"{Path(path).with_suffix('.trc').name} beside the GRF file"))
+    _check_length(frc.t, path, "the force recording")
+    knee_notes: list[str] = []
+    if kin is not None:
+        _check_length(kin.t, kin.path, "the kinematics recording")
+        knee_notes = _check_knees(kin)
+    file_subject = dict(frc.subject)
+    if kin is not None:
+        file_subject = {**kin.subject, **file_subject}
     height_est = estimate_height(kin) if height is None and kin is not None else None
     lo, hi, win_notes, win_info = choose_window(frc, kin, start, end)
     frc = crop_force(frc, lo, hi)
     if kin is not None:
         kin = crop_kinematics(kin, lo, hi)
-    warnings = list(frc.warnings) + sibling_note + win_notes
-    t, grf, cop, notes, unit = prepare_forces(frc, mass)
+    warnings = list(frc.warnings) + sibling_note + win_notes + knee_notes
+    conv_mass = mass if mass is not None else file_subject.get("mass_kg")
+    t, grf, cop, notes, unit = prepare_forces(frc, conv_mass)
     warnings += [quirk("gap-filled", n) for n in notes]
     if unit != "N":
-        warnings.append(f"forces were in {unit}; converted to N with mass {mass} kg")
+        warnings.append(f"forces were in {unit}; converted to N with mass {conv_mass} kg")
     angles = None
     filled: list[offplate.FilledContact] = []
     if kin is not None:
@@ -226,8 +292,15 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
         ang, ang_notes = fill_gaps(kin.t, kin.angles, angle_labels(kin), kin.path)
         warnings += [quirk("gap-filled", n) for n in ang_notes]
         angles = resample(kin.t, ang, t, kind="cubic")
+    _check_length(t, path, f"the span used ({t[0]:.3f}-{t[-1]:.3f} s)")
     bw, vwarn = check_vertical(t, grf, path, mass)
     warnings += vwarn
+    if mass is None and "mass_kg" in file_subject and bw is not None:
+        ratio = bw / (file_subject["mass_kg"] * G)
+        if abs(ratio - 1.0) > 0.15:
+            warnings.append(f"the file's body mass {file_subject['mass_kg']:g} kg ({file_subject['mass_source']}) "
+                            f"differs from the GRF's mean over whole strides ({bw / G:.1f} kg) by "
+                            f"{100 * (ratio - 1):+.0f} %; the file's is used, --mass overrides")
     if fill_offplate and kin is not None and kin.soles is not None:
         grf, filled = _fill_offplate(t, grf, kin)  # after the BW estimate: that uses measured force only
         warnings += [f.note() for f in filled]
@@ -238,12 +311,18 @@ def load_trial(path: str | Path, kinematics: str | Path | None = None, mass: flo
                                   channel=f"F_{side[0]}y")
     if mass is not None:
         body_mass, mass_source = float(mass), "given"
+    elif "mass_kg" in file_subject:
+        body_mass, mass_source = float(file_subject["mass_kg"]), str(file_subject["mass_source"])
+        warnings.append(quirk("file-subject", f"body mass {body_mass:g} kg {mass_source}; --mass overrides"))
     elif bw is not None:
         body_mass, mass_source = bw / G, "estimated from the GRF (mean vertical force over whole strides / g)"
     else:
         body_mass, mass_source = None, "unknown"
     if height is not None:
         body_height, height_source = float(height), "given"
+    elif "height_m" in file_subject:
+        body_height, height_source = float(file_subject["height_m"]), str(file_subject["height_source"])
+        warnings.append(quirk("file-subject", f"height {body_height:.3f} m {height_source}; --height overrides"))
     elif height_est is not None:
         body_height, height_source = height_est
     else:

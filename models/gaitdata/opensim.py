@@ -29,8 +29,21 @@ model angle            from OpenSim coordinates
 =====================  =========================================================
 alpha (trunk, fwd +)   lean of the hip → HAT-CoM line (below, :func:`hat_lean`)
 beta (thigh vs trunk)  pelvis_tilt + hip_flexion + alpha
-gamma (knee flexion)   −knee_angle
+gamma (knee flexion)   −knee_angle (gait2392 convention, flexion negative), or
+                       +knee_angle when the file's knee is positive in flexion
 =====================  =========================================================
+
+Knee sign (:func:`knee_convention`): gait2392 / gait10dof18musc / Hamner models turn the knee
+negative in flexion (range −120…10°); Rajagopal 2015 and others positive (0…120°). A .sto does
+not carry the model's ranges, so the convention of each knee is read from its data: in walking
+the knee is near 0° in stance and flexes 50–70° in swing, so the largest excursion from 0 (the
+swing peak) has the sign of flexion: ``flexion-positive`` when ``max + min > 0`` (98th and 2nd
+percentiles), else ``flexion-negative``. A column named ``knee_flexion_*`` is flexion-positive by
+name. ``--knee-sign {auto,flexion-positive,flexion-negative}`` overrides the detection; the
+choice is printed (``channels["knee_sign"]``) and, when it is not gait2392's, a ``knee-sign``
+warning says so. The other coordinates used (``pelvis_tilt``, ``hip_flexion``,
+``lumbar_extension``) share one convention in every OpenSim gait model (positive = backward
+rotation about the ground z axis, i.e. anterior tilt, flexion and extension).
 
 Why: the five-link trunk is the HAT (pelvis + torso), a rigid link from the hip joint to the
 HAT centre of mass, so alpha is the lean of that line, not of OpenSim's torso frame. With the
@@ -55,12 +68,15 @@ the acromion markers of the same trial.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from models.errors import DataFormatError
-from models.gaitdata.checks import check_time, data_lines, parse_numeric
+from models.gaitdata.checks import check_time, data_lines, parse_numeric, time_in_seconds
 from models.gaitdata.quirks import quirk
 from models.gaitdata.records import ForceRecord, KinematicsRecord
 
@@ -70,6 +86,46 @@ _LUMBAR = (-0.1007, 0.0815)
 _PELVIS_COM = (-0.0707, 0.0)
 _TORSO_COM = (-0.03, 0.32)
 _M_PELVIS, _M_TORSO = 11.777, 34.2366
+
+#: knee sign choices (``--knee-sign``); "auto" reads it from the data (module doc)
+KNEE_SIGNS = ("auto", "flexion-positive", "flexion-negative")
+#: below this |max + min| [deg] the knee's excursion does not say its sign; gait2392's is kept
+_KNEE_AMBIGUOUS_DEG = 10.0
+_knee_sign_default = ["auto"]
+
+
+@contextmanager
+def knee_sign(value: str | None) -> Iterator[None]:
+    """Within the block, :func:`angles_from_table` reads the knee with ``value`` (``None``: unchanged)."""
+    if value is not None and value not in KNEE_SIGNS:
+        raise DataFormatError(f"--knee-sign {value!r}: expected one of {', '.join(KNEE_SIGNS)}")
+    old = _knee_sign_default[0]
+    _knee_sign_default[0] = value or old
+    try:
+        yield
+    finally:
+        _knee_sign_default[0] = old
+
+
+def knee_convention(name: str, values_deg: np.ndarray, choice: str = "auto") -> tuple[int, str]:
+    """``(sign, text)``: ``gamma = sign * knee`` for the knee column ``name`` (values in deg), and
+    the convention chosen with why (module doc)."""
+    finite = values_deg[np.isfinite(values_deg)]
+    lo, hi = (float(np.percentile(finite, 2)), float(np.percentile(finite, 98))) if finite.size else (0.0, 0.0)
+    seen = f"{name} {lo:+.1f}..{hi:+.1f} deg"
+    if choice == "flexion-positive":
+        return 1, f"flexion-positive (given; {seen})"
+    if choice == "flexion-negative":
+        return -1, f"flexion-negative (given; {seen})"
+    if name.startswith("knee_flexion"):
+        return 1, f"flexion-positive (auto: the column is named {name}; {seen})"
+    if abs(hi + lo) < _KNEE_AMBIGUOUS_DEG:
+        return -1, (f"flexion-negative (auto, unsure: {seen} has no clear swing peak; gait2392's convention "
+                    "kept, --knee-sign overrides)")
+    if hi + lo > 0:
+        return 1, f"flexion-positive (auto: {seen}, swing peak {hi:+.1f} deg)"
+    return -1, f"flexion-negative (auto: {seen}, swing peak {lo:+.1f} deg, as gait2392)"
+
 
 _FORCE_RE = re.compile(r"^(?P<pre>.*?)force_(?P<side>[rl]_)?(?P<kind>[vp])(?P<axis>[xyz])$")
 
@@ -126,7 +182,7 @@ def parse_sto(text: str, path: str = "<text>") -> StoTable:
     name_line, name_text = body[0]
     raw_names = [n.strip() for n in name_text.split("\t")] if "\t" in name_text else name_text.split()
     raw_names = [n for n in raw_names if n]
-    if not raw_names or raw_names[0].lower() != "time":
+    if not raw_names or raw_names[0].lower() not in ("time", "time_ms", "time(ms)"):
         raise DataFormatError("first column must be 'time'", path=path, line=name_line)
     names = [_reduce(n) for n in raw_names]
     if len(set(names)) != len(names):
@@ -149,6 +205,9 @@ def parse_sto(text: str, path: str = "<text>") -> StoTable:
                                               + (" (truncated file?)" if int(nrows) > len(rows) else "")
                                               + "; the rows are used"))
     line_numbers = [ln for ln, _ in rows]
+    data[:, 0], ms_note = time_in_seconds(data[:, 0], path, raw_names[0], header.get("timeunits", ""))
+    if ms_note:
+        warnings.append(ms_note)
     rate = check_time(data[:, 0], path, line_numbers)
     return StoTable(names, data, line_numbers, header, rate, str(path), warnings)
 
@@ -182,6 +241,74 @@ def _side_from_name(key: str) -> str | None:
     if tokens & {"l", "left", "calcn_l"}:
         return "l"
     return None
+
+
+_MASS_KEYS = ("mass", "bodymass", "body_mass", "subject_mass", "subjectmass", "mass_kg")
+_HEIGHT_KEYS = ("height", "bodyheight", "body_height", "subject_height", "subjectheight", "height_m", "height_mm")
+
+
+def subject_from_header(table: StoTable) -> dict[str, object]:
+    """Body mass [kg] / height [m] from header fields (``mass=72.6``, ``height=1803``, ``subject_mass=…``;
+    heights above 10 are mm), as some OpenSim setups and exports write them; ``{}`` when none."""
+    out: dict[str, object] = {}
+    for key, raw in table.header.items():
+        k = key.strip().lower().replace(" ", "_")
+        try:
+            v = float(raw.split()[0]) if raw.split() else float("nan")
+        except ValueError:
+            continue
+        if k in _MASS_KEYS and 10.0 <= v <= 400.0 and "mass_kg" not in out:
+            out["mass_kg"], out["mass_source"] = v, f"read from the file header ({key}={raw})"
+        elif k in _HEIGHT_KEYS and "height_m" not in out:
+            h = v / 1000.0 if v > 10.0 else v
+            if 0.5 <= h <= 2.5:
+                out["height_m"], out["height_source"] = h, f"read from the file header ({key}={raw})"
+    return out
+
+
+def subject_from_setup(path: str | Path) -> dict[str, object]:
+    """Body mass [kg] / height [m] from an OpenSim Scale setup beside ``path`` (``*Setup_Scale*.xml``,
+    as OpenSim's examples ship it: ``<ScaleTool><mass>72.6</mass><height>1803</height>``, height in mm
+    when above 10); of several, the one whose name shares the longest start with ``path``'s. ``{}`` when
+    there is none or it holds no plausible value."""
+    import xml.etree.ElementTree as ET
+
+    p = Path(path)
+    if not p.is_file():
+        return {}
+    try:
+        found = [q for q in p.parent.iterdir() if q.suffix.lower() == ".xml" and "setup_scale" in q.name.lower()]
+    except OSError:
+        return {}
+    if not found:
+        return {}
+
+    def shared(q: Path) -> int:
+        return next((i for i, (a, b) in enumerate(zip(q.name.lower(), p.name.lower())) if a != b),
+                    min(len(q.name), len(p.name)))
+
+    setup = max(sorted(found), key=shared)
+    try:
+        tool = ET.parse(setup).getroot().find(".//ScaleTool")
+    except (ET.ParseError, OSError):
+        return {}
+    out: dict[str, object] = {}
+    if tool is None:
+        return out
+    for tag in ("mass", "height"):
+        el = tool.find(tag)
+        try:
+            v = float((el.text or "").strip()) if el is not None else float("nan")
+        except ValueError:
+            continue
+        if tag == "mass" and 10.0 <= v <= 400.0:
+            out["mass_kg"], out["mass_source"] = v, f"read from the OpenSim scale setup {setup.name} (<mass>)"
+        elif tag == "height":
+            h = v / 1000.0 if v > 10.0 else v
+            if 0.5 <= h <= 2.5:
+                out["height_m"], out["height_source"] = h, (f"read from the OpenSim scale setup {setup.name} "
+                                                            f"(<height> {v:g}{' mm' if v > 10.0 else ' m'})")
+    return out
 
 
 def has_grf(table: StoTable) -> bool:
@@ -236,15 +363,22 @@ def grf_from_table(table: StoTable) -> ForceRecord:
             channels[f"cop_{side}x"] = table.names[cols["px"]]
     has_cop = any(f"cop_{s}x" in channels for s in "lr")
     return ForceRecord(t=table.t.copy(), grf=grf, path=path, fmt="opensim-mot", rate_hz=table.rate_hz,
-                       cop_x=cop if has_cop else None, channels=channels, warnings=table.warnings + warnings)
+                       cop_x=cop if has_cop else None, channels=channels, warnings=table.warnings + warnings,
+                       subject={**subject_from_setup(path), **subject_from_header(table)})
 
 
 def has_coordinates(table: StoTable) -> bool:
     return "hip_flexion_r" in table.names or "hip_flexion_l" in table.names
 
 
-def angles_from_table(table: StoTable) -> KinematicsRecord:
-    """model angles from OpenSim IK coordinates (sign table in the module doc)."""
+def _knee_name(table: StoTable, side: str) -> str:
+    return next((n for n in (f"knee_angle_{side}", f"knee_flexion_{side}") if n in table.names), f"knee_angle_{side}")
+
+
+def angles_from_table(table: StoTable, knee: str | None = None) -> KinematicsRecord:
+    """model angles from OpenSim IK coordinates (sign table in the module doc); ``knee``: one of
+    :data:`KNEE_SIGNS` (``None``: the one set by :func:`knee_sign`, else auto)."""
+    knee = knee or _knee_sign_default[0]
     path = table.path
     warnings: list[str] = []
     deg = table.in_degrees
@@ -268,19 +402,31 @@ def angles_from_table(table: StoTable) -> KinematicsRecord:
     lumbar = coord("lumbar_extension", False)
     alpha = hat_lean(tilt, lumbar)
     cols = [alpha]
+    signs: dict[str, tuple[int, str]] = {}
     for part in ("hip_flexion", "knee_angle"):
         for side in ("l", "r"):
             if f"hip_flexion_{side}" not in table.names:
                 raise DataFormatError(f"missing foot: no hip_flexion_{side} column", path=path,
                                       channel=f"hip_flexion_{side}")
-            v = coord(f"{part}_{side}", True)
-            cols.append(tilt + v + alpha if part == "hip_flexion" else -v)
+            if part == "hip_flexion":
+                cols.append(tilt + coord(f"hip_flexion_{side}", True) + alpha)
+                continue
+            name = _knee_name(table, side)
+            v = coord(name, True)
+            signs[side] = knee_convention(name, np.degrees(v), knee)
+            cols.append(signs[side][0] * v)
     angles = np.column_stack(cols)
     channels = {"alpha": "lean of the hip -> HAT CoM line (pelvis_tilt, lumbar_extension, gait2392 geometry)",
                 "beta_l": "pelvis_tilt + hip_flexion_l + alpha", "beta_r": "pelvis_tilt + hip_flexion_r + alpha",
-                "gamma_l": "-knee_angle_l", "gamma_r": "-knee_angle_r"}
+                "gamma_l": f"{'+' if signs['l'][0] > 0 else '-'}{_knee_name(table, 'l')}",
+                "gamma_r": f"{'+' if signs['r'][0] > 0 else '-'}{_knee_name(table, 'r')}",
+                "knee_sign": "; ".join(f"{s} knee {signs[s][1]}" for s in ("l", "r"))}
+    if any(sign > 0 for sign, _ in signs.values()):
+        warnings.append(quirk("knee-sign", "knee angle read as positive in flexion (not gait2392's convention): "
+                              + channels["knee_sign"]))
     return KinematicsRecord(t=table.t.copy(), angles=angles, path=path, fmt="opensim-ik",
-                            rate_hz=table.rate_hz, channels=channels, warnings=table.warnings + warnings)
+                            rate_hz=table.rate_hz, channels=channels, warnings=table.warnings + warnings,
+                            subject={**subject_from_setup(path), **subject_from_header(table)})
 
 
 def hat_lean(tilt: np.ndarray, lumbar: np.ndarray) -> np.ndarray:

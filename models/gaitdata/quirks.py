@@ -26,6 +26,15 @@ long-gap-outside            a long NaN run lies outside the window used; ignored
 window                      the window used was chosen automatically
 sibling-kinematics          no kinematics file given: the ``.trc`` of the same name beside the
                             GRF file is used
+knee-sign                   an OpenSim knee angle read as positive in flexion (not gait2392's
+                            convention; ``--knee-sign`` overrides)
+empty-marker                a marker listed in the file holds no sample (all NaN or all zero,
+                            as Vicon writes gaps): taken as absent
+time-ms                     a time column in milliseconds, converted to seconds
+window-plates               the automatic window keeps the part where every foot contact is on
+                            a force plate
+file-subject                body mass / height read from the file (C3D parameters, OpenSim
+                            header)
 ==========================  ============================================================
 """
 
@@ -33,7 +42,8 @@ from __future__ import annotations
 
 QUIRKS = ("header-count", "header-rate", "units-row", "subject-prefix", "pig-joint-centres", "no-psis",
           "no-trunk-marker", "one-foot-plates", "plate-assignment", "analog-rate", "gap-filled",
-          "long-gap-outside", "window", "sibling-kinematics")
+          "long-gap-outside", "window", "sibling-kinematics", "knee-sign", "empty-marker", "time-ms",
+          "window-plates", "file-subject")
 
 
 def quirk(name: str, detail: str) -> str:

@@ -25,6 +25,8 @@ class ForceRecord:
     cop_x : (N, 2) m along the walking direction ``[left, right]`` (NaN off the ground), or None.
     units : force unit declared by the file (``N``, ``BW`` or ``N/kg``); ``N`` when undeclared.
     footfalls : plate files only: ``{"plate", "foot", "first", "last"}`` per contact (0-based samples).
+    subject : what the file says of its subject: ``mass_kg`` [kg], ``height_m`` [m] and where each was
+        read (``mass_source``, ``height_source``); empty when it says nothing.
     """
 
     t: np.ndarray
@@ -37,6 +39,7 @@ class ForceRecord:
     warnings: list[str] = field(default_factory=list)
     units: str = "N"
     footfalls: list[dict[str, Any]] = field(default_factory=list)
+    subject: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -55,6 +58,7 @@ class KinematicsRecord:
     toes : optional ``{"l": (N, 3), "r": ...}`` toe (or ankle) marker positions in m, lab frame
         (with ``heels``: plate-to-foot assignment, :mod:`models.gaitdata.feet`).
     height_m : body height estimated from the leg markers (:mod:`models.gaitdata.subject`), or None.
+    subject : what the file says of its subject (as :attr:`ForceRecord.subject`).
     """
 
     t: np.ndarray
@@ -68,3 +72,4 @@ class KinematicsRecord:
     soles: dict[str, np.ndarray] | None = None
     toes: dict[str, np.ndarray] | None = None
     height_m: float | None = None
+    subject: dict[str, Any] = field(default_factory=dict)

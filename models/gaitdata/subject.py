@@ -11,7 +11,9 @@ with ``L`` the median over the trial of the 3-D distance between the landmarks o
 the estimate holds while walking. Skin markers sit a little off the joint centres (a lateral
 knee marker is ~5 cm lateral of the knee centre, which lengthens neither segment much).
 
-Mass: the importer estimates it from the GRF (:mod:`models.gaitdata.units`). Without markers
+Mass: read from the file where it holds one (C3D ``PROCESSING:Bodymass``, an OpenSim header
+``mass=``), else the importer estimates it from the GRF (:mod:`models.gaitdata.units`); with
+neither a run uses the model's mass and says so (:data:`NO_MASS_SOURCE`). Without markers
 the height is the documented default, the paper's subject (:data:`DEFAULT_HEIGHT_M`).
 """
 
@@ -28,6 +30,9 @@ from models.gaitdata.records import KinematicsRecord
 LEG_FRACTION = 0.245 + 0.246
 #: height used when neither the user nor the markers give one: the paper's subject (Table 1)
 DEFAULT_HEIGHT_M = 1.66
+#: where a recording's run takes its mass from when neither the file nor the GRF gives one
+NO_MASS_SOURCE = ("the model's: the file holds no body mass and the GRF gave no estimate (no whole stride); "
+                  "give --mass KG")
 #: plausible human range of an estimate, m (outside: not used)
 HEIGHT_RANGE_M = (1.0, 2.3)
 
@@ -101,8 +106,11 @@ def subject_summary(sub: dict[str, Any] | None, data: GaitDataset | None, model_
     """
     extra = data.meta.extra if data is not None else {}
     height = model_height if model_height is not None else paper[1]
+    m_src = "model" if model_height is None else "given"
+    if m_src == "model" and data is not None and not data.meta.synthetic:
+        m_src = NO_MASS_SOURCE
     out: dict[str, Any] = dict(sub) if sub is not None else {
-        "mass_kg": float(model_mass), "mass_source": "model" if model_height is None else "given",
+        "mass_kg": float(model_mass), "mass_source": m_src,
         "height_m": float(height), "height_source": "paper model" if model_height is None else "given"}
     out.update({
         "model_mass_kg": float(model_mass), "model_height_m": float(height),

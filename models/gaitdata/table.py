@@ -37,10 +37,10 @@ import numpy as np
 
 from models.dataset import ANGLE_NAMES
 from models.errors import DataFormatError
-from models.gaitdata.checks import check_time, parse_numeric
+from models.gaitdata.checks import check_time, parse_numeric, time_in_seconds
 from models.gaitdata.records import ForceRecord, KinematicsRecord
 
-_TIME = ("time", "t", "timestamp", "time_s", "frame_time")
+_TIME = ("time", "t", "timestamp", "time_s", "frame_time", "time_ms", "time(ms)")
 _UNIT_WORDS = {"s", "ms", "n", "bw", "n/kg", "m", "mm", "cm", "deg", "rad", "-", "n·m", "nm", "hz"}
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(nan|inf)$", re.IGNORECASE)
 
@@ -136,10 +136,11 @@ def parse_table(text: str, path: str = "<text>") -> Table:
     if tcol is None and not has_header and ncol == 2:
         tcol = 0
     if tcol is not None:
-        tt = data[:, tcol] * (1e-3 if units and units[tcol] == "ms" else 1.0)
+        tt, ms_note = time_in_seconds(data[:, tcol], path, names[tcol], units[tcol] if units else "")
         data[:, tcol] = tt
         rate = check_time(tt, path, line_numbers, column=names[tcol])
-    return Table(names, units or [""] * ncol, data, line_numbers, str(path), has_header, rate)
+    return Table(names, units or [""] * ncol, data, line_numbers, str(path), has_header, rate,
+                 [ms_note] if tcol is not None and ms_note else [])
 
 
 def read_table_text(text: str, path: str = "<text>") -> tuple[ForceRecord | None, KinematicsRecord | None]:
@@ -172,7 +173,7 @@ def read_table_text(text: str, path: str = "<text>") -> tuple[ForceRecord | None
             cop *= {"mm": 1e-3, "cm": 1e-2}.get(cu, 1.0)
         frc = ForceRecord(t=t.copy(), grf=grf, path=path, fmt="table", rate_hz=rate, cop_x=cop,
                           channels={n: tab.names[cols[n.lower()]] for n in ("F_lx", "F_ly", "F_rx", "F_ry")},
-                          units=unit)
+                          units=unit, warnings=list(tab.warnings))
     kin = None
     if any(a in cols for a in ANGLE_NAMES):
         missing = [a for a in ANGLE_NAMES if a not in cols]
@@ -181,7 +182,7 @@ def read_table_text(text: str, path: str = "<text>") -> tuple[ForceRecord | None
                                   channel=missing[0])
         ang = tab.data[:, [cols[a] for a in ANGLE_NAMES]].copy()
         au = {tab.units[cols[a]] for a in ANGLE_NAMES} - {""}
-        warnings = []
+        warnings = list(tab.warnings)
         if not au:
             deg = bool(np.nanmax(np.abs(ang)) > 3.5) if np.isfinite(ang).any() else True
             warnings.append(f"angle units not declared: taken as {'degrees' if deg else 'radians'}")

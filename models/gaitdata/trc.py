@@ -24,7 +24,7 @@ import numpy as np
 
 from models.errors import DataFormatError
 from models.gaitdata.angles import sagittal_angles
-from models.gaitdata.checks import check_time, parse_numeric
+from models.gaitdata.checks import check_time, parse_numeric, time_in_seconds
 from models.gaitdata.quirks import quirk
 from models.gaitdata.records import KinematicsRecord
 
@@ -42,18 +42,39 @@ class MarkerSet:
     warnings: list[str] = field(default_factory=list)
 
 
+def header_fields(keys_line: str, values_line: str) -> dict[str, str]:
+    """``{field name: value}`` of TRC header lines 2 and 3, matched by name.
+
+    Fields are tab separated (else whitespace). Some writers leave empty tab fields in one line
+    but not the other (``60.00\t60.00\t\t\t238\t41\tmm``): when the two lines do not hold the
+    same number of fields, the empty ones are dropped from both before they are paired.
+    """
+    def split(line: str) -> list[str]:
+        parts = line.rstrip("\r\n").split("\t") if "\t" in line else line.split()
+        while parts and not parts[-1].strip():
+            parts.pop()
+        return [p.strip() for p in parts]
+
+    keys, values = split(keys_line), split(values_line)
+    if len(keys) != len(values):
+        keys, values = [k for k in keys if k], [v for v in values if v]
+    return {k: v for k, v in zip(keys, values) if k}
+
+
 def parse_trc(text: str, path: str = "<text>") -> MarkerSet:
     """Parse the text of a ``.trc`` file (see module doc)."""
     lines = text.splitlines()
     if len(lines) < 6 or not lines[0].startswith("PathFileType"):
         raise DataFormatError("not a TRC file: it must start with 'PathFileType' and have 5 header lines",
                               path=path, line=1)
-    keys = lines[1].split("\t") if "\t" in lines[1] else lines[1].split()
-    values = lines[2].split("\t") if "\t" in lines[2] else lines[2].split()
-    meta = {k.strip(): v.strip() for k, v in zip(keys, values)}
+    meta = header_fields(lines[1], lines[2])
     unit = meta.get("Units", "mm").lower()
     if unit not in _UNITS:
-        raise DataFormatError(f"unknown Units {unit!r} (expected mm, cm or m)", path=path, line=3)
+        units_seen = {v.lower() for v in meta.values()} & set(_UNITS)
+        if len(units_seen) != 1:
+            raise DataFormatError(f"unknown Units {unit!r} (expected mm, cm or m; line 2 names the fields: "
+                                  f"{', '.join(meta)})", path=path, line=3)
+        unit = units_seen.pop()
     names_row = lines[3].rstrip("\r\n").split("\t")
     if len(names_row) < 3 or names_row[0].strip().lower() not in ("frame#", "frame") \
             or names_row[1].strip().lower() != "time":
@@ -72,8 +93,11 @@ def parse_trc(text: str, path: str = "<text>") -> MarkerSet:
     cols = ["Frame#", "Time"] + [f"{m}.{a}" for m in markers for a in "XYZ"]
     rows = [(i + 1, ln) for i, ln in enumerate(lines[5:], start=5) if ln.strip()]
     data = parse_numeric(rows, cols, path, delimiter="\t", allow_nan=True, allow_short=True)
-    t = data[:, 1]
     line_numbers = [ln for ln, _ in rows]
+    data[:, 1], ms_note = time_in_seconds(data[:, 1], path, "Time")
+    if ms_note:
+        warnings.append(ms_note)
+    t = data[:, 1]
     rate = check_time(t, path, line_numbers, column="Time")
     declared = meta.get("DataRate")
     try:

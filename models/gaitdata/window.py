@@ -9,7 +9,16 @@ Order of work (so a gap outside the part the user wants never rejects the file):
 3. *usable windows* are the runs of usable samples at least ``MIN_WINDOW_S`` long;
 4. the window used is ``[start, end]`` when the user gives one (a long gap inside it is then
    one :class:`DataFormatError` naming the channel and time span), else the longest usable
-   window (a ``window`` warning says so when it is not the whole overlap).
+   window (a ``window`` warning says so when it is not the whole overlap);
+5. without ``start``/``end``, when the heel/toe markers show whole foot contacts that no force
+   plate measured (:mod:`models.gaitdata.offplate`; steps on the bare floor), the window is
+   narrowed to the longest part of it in which every foot contact is on a plate and that holds
+   a whole gait cycle (two plate heel strikes of one foot): a ``window-plates`` warning names
+   the window and the off-plate contacts left out. When no such part holds a whole cycle, the
+   window stays and the warning says the off-plate contacts will be filled from the markers.
+   A contact cut by the recording's start or end is not a whole step on the floor: it stays in
+   the window and a run fills it, aligned at its toe-off or heel strike (as on demotu ``walk1``,
+   whose right foot stands off the plates for the first 0.30 s).
 
 The records are then cropped to the window *before* gaps are filled and values validated.
 """
@@ -127,12 +136,82 @@ def choose_window(frc: ForceRecord, kin: KinematicsRecord | None, start: float |
         how = "automatic"
         notes.append(quirk("window", f"usable window {lo:.3f}-{hi:.3f} s chosen automatically (of "
                                      f"{len(wins)} usable: " + ", ".join(f"{a:.2f}-{b:.2f}" for a, b in wins) + ")"))
+    if how != "given":
+        plates = plate_window(frc, kin, float(lo), float(hi))
+        if plates is not None:
+            if (plates[0], plates[1]) != (lo, hi):
+                how = "automatic: every foot contact on a force plate"
+            lo, hi = plates[0], plates[1]
+            notes.append(plates[2])
     outside = [g for g in gaps if g.end_s < lo - 1e-9 or g.start_s > hi + 1e-9]
     for g in outside:
         notes.append(quirk("long-gap-outside", f"NaN run {g.text()} lies outside the window used; ignored"))
     info["window_s"] = [round(lo, 4), round(hi, 4)]
     info["window_source"] = how
     return lo, hi, notes, info
+
+
+def offplate_contacts(frc: ForceRecord, kin: KinematicsRecord | None) -> list[tuple[str, float, float]]:
+    """Whole contacts ``(foot "l"/"r", start s, end s)`` the heel/toe markers show and no plate contact of
+    that foot overlaps (:mod:`models.gaitdata.offplate`), not those cut by the recording's start or end
+    (module doc, step 5); empty without sole markers."""
+    from models.gaitdata.events import detect_contacts
+    from models.gaitdata.offplate import MIN_GAP_S, marker_contacts, spans
+
+    if kin is None or kin.soles is None or kin.t.shape[0] < 16:
+        return []
+    out = []
+    for side, col in (("l", 1), ("r", 3)):
+        plates = detect_contacts(frc.t, np.nan_to_num(frc.grf[:, col]))
+        n = kin.t.shape[0]
+        for a, b in spans(marker_contacts(kin.t, kin.soles[side])):
+            t0, t1 = float(kin.t[a]), float(kin.t[b])
+            whole = a > 0 and b < n - 1  # not cut by the recording
+            if whole and t1 - t0 >= MIN_GAP_S and not any(c.on_s <= t1 and c.off_s >= t0 for c in plates):
+                out.append((side, t0, t1))
+    return sorted(out, key=lambda c: c[1])
+
+
+def _whole_cycles(frc: ForceRecord, lo: float, hi: float) -> int:
+    """Plate strides (heel strike to heel strike of one foot) inside ``[lo, hi]``."""
+    from models.gaitdata.events import detect_contacts
+
+    n = 0
+    for col in (1, 3):
+        strikes = [c.on_s for c in detect_contacts(frc.t, np.nan_to_num(frc.grf[:, col]))
+                   if c.heel_strike and lo - 1e-9 <= c.on_s <= hi + 1e-9]
+        n += max(len(strikes) - 1, 0)
+    return n
+
+
+def plate_window(frc: ForceRecord, kin: KinematicsRecord | None, lo: float, hi: float
+                 ) -> tuple[float, float, str] | None:
+    """Within ``[lo, hi]``, the longest span free of off-plate contacts that holds a whole gait cycle
+    (module doc, step 5), with the ``window-plates`` note; None when no contact is off the plates."""
+    off = [c for c in offplate_contacts(frc, kin) if c[2] >= lo and c[1] <= hi]
+    if not off:
+        return None
+    side = {"l": "left", "r": "right"}
+    shown = ", ".join(f"{side[f]} {a:.2f}-{b:.2f} s" for f, a, b in off[:6]) + (
+        f" (+{len(off) - 6} more)" if len(off) > 6 else "")
+    merged: list[list[float]] = []
+    for _, a, b in off:  # sorted by start; double supports overlap
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    edges = [lo] + [x for a, b in merged for x in (a, b)] + [hi]
+    free = [(max(edges[k], lo), min(edges[k + 1], hi)) for k in range(0, len(edges), 2)]
+    best = max(((a, b) for a, b in free if b - a >= MIN_WINDOW_S - 1e-9 and _whole_cycles(frc, a, b) > 0),
+               key=lambda w: w[1] - w[0], default=None)
+    if best is None:
+        return lo, hi, quirk("window-plates", f"contacts on no force plate ({shown}); no part of {lo:.3f}-{hi:.3f} s "
+                                              "with every contact on a plate holds a whole gait cycle, so the "
+                                              "window stays and a run fills them from the markers")
+    return best[0], best[1], quirk("window-plates", f"window {best[0]:.3f}-{best[1]:.3f} s chosen automatically: "
+                                                    f"every foot contact in it is on a force plate and it holds "
+                                                    f"{_whole_cycles(frc, *best)} whole plate stride(s); left out: "
+                                                    f"contacts on no plate ({shown})")
 
 
 def crop_force(frc: ForceRecord, lo: float, hi: float) -> ForceRecord:

@@ -67,13 +67,18 @@ def write_trial(path: Path, *, plate_type: int = 2, n_plates: int = 2, analog_fa
                 drop: tuple[str, ...] = (), nan_runs: dict[str, tuple[float, float]] | None = None,
                 pig_angles: bool = False, pig_centres: bool = False, prefix: str = "",
                 point_unit: str = "mm", zero_plates: tuple[int, ...] = (), rate: float = RATE,
-                n: int = N) -> Path:
-    """One C3D file (module doc); ``drop`` removes markers, ``nan_runs`` blanks marker time spans."""
+                n: int = N, empty: dict[str, float] | None = None,
+                params: dict[tuple[str, str], list[float]] | None = None) -> Path:
+    """One C3D file (module doc); ``drop`` removes markers, ``nan_runs`` blanks marker time spans,
+    ``empty`` adds markers holding one value in every frame (NaN, or 0 as Vicon writes gaps),
+    ``params`` adds ``(group, name) -> values`` parameters (e.g. ``PROCESSING:Bodymass``)."""
     import ezc3d
 
     c = ezc3d.c3d()
     t = np.arange(n) / rate
     xyz = {k: v for k, v in markers(t, n_plates, pig_centres).items() if k not in drop}
+    for name, value in (empty or {}).items():
+        xyz[name] = np.full((n, 3), value)
     scale = {"mm": 1000.0, "m": 1.0}[point_unit]
     names, pts = [], []
     for name, v in xyz.items():
@@ -122,5 +127,86 @@ def write_trial(path: Path, *, plate_type: int = 2, n_plates: int = 2, analog_fa
                                                      for i in range(per)]), True)
     if plate_type == 4:
         _param(c, "FORCE_PLATFORM", "CAL_MATRIX", np.stack([np.eye(6)] * n_plates, axis=2))
+    for (group, name), values in (params or {}).items():
+        _param(c, group, name, values)
+    c.write(str(path))
+    return path
+
+
+def write_walk(path: Path, *, duration: float = 4.0, on_plates: tuple[int, ...] = (2, 3, 4, 5),
+               rate: float = RATE, speed: float = 1.2) -> Path:
+    """A C3D of steady walking along +X (Z up) whose feet move as in gait, for windows.
+
+    Contacts (stride 1.0 s, stance 0.6 s): left heel strikes at 0.2 + k s, right at 0.7 + k s
+    (the right foot also stands at the start, cut by the recording: -0.3-0.3 s). Contacts are
+    numbered in time order from 0 (left 0.2 s) and those in ``on_plates`` stand on a force plate
+    of their own (type 2, load at its centre = the foot's centre); the others are steps on the
+    bare floor, seen only by the heel and toe markers. Default: plates under 1.2 L, 1.7 R, 2.2 L,
+    2.7 R; floor steps 0.2 L, 0.7 R, 3.2 L (whole) and the cut ones at the ends.
+    """
+    import ezc3d
+
+    n = int(round(duration * rate))
+    t = np.arange(n) / rate
+    strikes = sorted([(0.2 + k, "L") for k in range(int(duration) + 1)] +
+                     [(-0.3 + k, "R") for k in range(int(duration) + 2)])
+    feet: dict[str, list[tuple[float, float]]] = {"L": [], "R": []}
+    for ts, side in strikes:
+        feet[side].append((ts, speed * (ts + 0.3)))   # strike time, foot x (the body passes it mid-stance)
+    xyz: dict[str, np.ndarray] = {}
+    for side, y in (("L", 0.1), ("R", -0.1)):
+        fx, fz = np.zeros(n), np.zeros(n)
+        steps = feet[side]
+        for (t0, x0), (t1, x1) in zip(steps[:-1], steps[1:]):
+            st = (t >= t0) & (t < t0 + 0.6)
+            fx[st] = x0
+            sw = (t >= t0 + 0.6) & (t < t1)
+            ph = (t[sw] - t0 - 0.6) / (t1 - t0 - 0.6)
+            fx[sw] = x0 + (x1 - x0) * 0.5 * (1 - np.cos(np.pi * ph))
+            fz[sw] = 0.12 * np.sin(np.pi * ph)
+        fx[t < steps[0][0]] = steps[0][1]
+        pel = speed * t
+        xyz[f"{side}HEE"] = np.column_stack([fx - 0.1, y + 0 * t, 0.05 + fz])
+        xyz[f"{side}TOE"] = np.column_stack([fx + 0.1, y + 0 * t, 0.05 + fz])
+        xyz[f"{side}ANK"] = np.column_stack([fx - 0.05, y + 0 * t, 0.1 + fz])
+        hip = np.column_stack([pel, y + 0 * t, 0.9 + 0 * t])
+        ank = xyz[f"{side}ANK"]
+        xyz[f"{side}KNE"] = 0.5 * (hip + ank) + np.array([0.04, 0.0, 0.0])
+        xyz[f"{side}ASI"] = np.column_stack([pel + 0.1, y + 0 * t, 1.0 + 0 * t])
+        xyz[f"{side}PSI"] = np.column_stack([pel - 0.1, y / 2 + 0 * t, 1.05 + 0 * t])
+        xyz[f"{side}SHO"] = np.column_stack([pel + 0.05, y + 0 * t, 1.45 + 0 * t])
+    c = ezc3d.c3d()
+    names = list(xyz)
+    p = np.ones((4, len(names), n))
+    p[:3] = np.stack([xyz[k] * 1000.0 for k in names], axis=1).transpose(2, 1, 0)
+    c["parameters"]["POINT"]["RATE"]["value"] = [rate]
+    c["parameters"]["POINT"]["LABELS"]["value"] = tuple(names)
+    c["parameters"]["POINT"]["UNITS"]["value"] = ["mm"]
+    c["data"]["points"] = p
+    contacts = [(ts, side, next(x for s, x in feet[side] if s == ts)) for ts, side in strikes if ts >= 0]
+    plates = [contacts[k] for k in on_plates]
+    fa = 4
+    na = n * fa
+    ta = np.arange(na) / (rate * fa)
+    an = np.zeros((1, 6 * len(plates), na))
+    corners = []
+    for k, (ts, side, x) in enumerate(plates):
+        f = stance(ta, ts, ts + 0.6)
+        an[0, 6 * k] = 0.1 * f          # plate x = lab +X: a forward push
+        an[0, 6 * k + 2] = -f           # plate z down
+        cy = 0.1 if side == "L" else -0.1
+        corners.append(np.array([[x + 0.25, cy - 0.2, 0], [x - 0.25, cy - 0.2, 0], [x - 0.25, cy + 0.2, 0],
+                                 [x + 0.25, cy + 0.2, 0]]).T * 1000.0)
+    c["parameters"]["ANALOG"]["RATE"]["value"] = [rate * fa]
+    c["parameters"]["ANALOG"]["LABELS"]["value"] = tuple(f"A{i + 1}" for i in range(6 * len(plates)))
+    c["parameters"]["ANALOG"]["UNITS"]["value"] = ["N"] * (6 * len(plates))
+    c["data"]["analogs"] = an
+    _param(c, "FORCE_PLATFORM", "USED", [len(plates)], True)
+    _param(c, "FORCE_PLATFORM", "TYPE", [2] * len(plates), True)
+    _param(c, "FORCE_PLATFORM", "ZERO", [1, 0], True)
+    _param(c, "FORCE_PLATFORM", "CORNERS", np.stack(corners, axis=2))
+    _param(c, "FORCE_PLATFORM", "ORIGIN", np.array([[0.0, 0.0, -40.0]] * len(plates)).T)
+    _param(c, "FORCE_PLATFORM", "CHANNEL", np.array([[6 * k + i + 1 for k in range(len(plates))]
+                                                     for i in range(6)]), True)
     c.write(str(path))
     return path
