@@ -9,6 +9,13 @@ Residual verdicts (Hicks, Uchida, Seth, Rajagopal & Delp 2015, J Biomech Eng 137
   ``M = R_m + (p_trunk - p_com) x (R_x, R_y)`` [N m, ccw +], RMS against
   ``peak GRF x mean CoM height``; ``good`` <= 1 %, else ``poor``.
 
+Impulse balance: over a periodic cycle the body's momentum returns, so the *mean* residual force is
+fixed by the data alone, ``mean R = m g e_y - mean(F_recorded)``: a recorded GRF whose mean
+vertical force is not the body weight (or whose fore-aft impulse does not cancel) has no periodic
+gait without an external force. :func:`answer_status` calls a cycle ``no_periodic_gait`` when the
+mean residual exceeds :data:`IMPULSE_LIMIT` of body weight (vertical, fore-aft), or the residual
+force verdict is poor.
+
 Posture figures: the trunk angle ``alpha`` [deg] (mean, min, max, range); the stance knee's
 loading peak, the largest knee flexion [deg] in the first half of each stance; the stride [m]
 and speed ``stride / T`` [m/s] (solved); the cadence ``120 / T`` [steps/min] (an input: the
@@ -25,7 +32,9 @@ import numpy as np
 from models.force_account import GOOD_MOMENT, verdict
 from models.posture.solver import PostureSolution
 
-__all__ = ["posture_metrics", "com_path", "answer_status"]
+__all__ = ["posture_metrics", "com_path", "answer_status", "IMPULSE_LIMIT"]
+
+IMPULSE_LIMIT = (0.02, 0.03)  # mean residual force / body weight: fore-aft, vertical
 
 
 def com_path(sol: PostureSolution) -> np.ndarray:
@@ -102,6 +111,8 @@ def posture_metrics(sol: PostureSolution) -> dict[str, Any]:
             "moment_rms_nm": _rms(moment), "moment_peak_nm": float(np.abs(moment).max()),
             "moment_ratio": m_ratio, "moment_verdict": "good" if m_ratio <= GOOD_MOMENT else "poor",
             "peak_grf_n": peak_grf,
+            "mean_force_n": [float(rx.mean()), float(ry.mean())],
+            "mean_force_bw": [float(rx.mean()) / (mass * p.g), float(ry.mean()) / (mass * p.g)],
         },
     }
 
@@ -113,6 +124,12 @@ def answer_status(sol: PostureSolution, metrics: dict[str, Any]) -> tuple[str, s
     if not sol.converged:
         return "failed", f"the solver stopped: {sol.message} after {sol.iterations} iterations"
     res = metrics["residual"]
+    mx, my = res["mean_force_bw"]
+    if abs(mx) > IMPULSE_LIMIT[0] or abs(my) > IMPULSE_LIMIT[1]:
+        return "no_periodic_gait", (f"the recorded GRF's impulse over the cycle does not balance the body: a periodic "
+                                    f"cycle needs a mean external force of {100 * mx:+.1f} % (fore-aft) and "
+                                    f"{100 * my:+.1f} % (vertical) of body weight beyond the recording (limits "
+                                    f"{100 * IMPULSE_LIMIT[0]:.0f} / {100 * IMPULSE_LIMIT[1]:.0f} %)")
     if res["force_verdict"] == "poor":
         return "no_periodic_gait", (f"a periodic cycle needs a residual force of {100 * res['force_ratio']:.1f} % "
                                     f"of the peak GRF (poor, > 10 %): the recorded force cannot carry this body")
