@@ -201,7 +201,7 @@ def identifiability_section() -> list[str]:
         mean = [res[n]["trunk_mean"] for n in BUNDLED]
         bad = [f"{n}: {res[n]['status']}" for n in BUNDLED if res[n]["status"] != "converged"]
 
-        def diff(x: str, y: str) -> str:
+        def diff(x: str, y: str, res: dict[str, dict[str, Any]] = res) -> str:
             return f"{res[x]['trunk_mean'] - res[y]['trunk_mean']:+.2f} ({rec[x] - rec[y]:+.2f})"
 
         lines.append(f"| {label}{' (' + ', '.join(bad) + ')' if bad else ''} | "
@@ -261,7 +261,8 @@ def perturbation_section(name: str = "sneakers") -> list[str]:
             continue
         dl = 1000 * (_cop_lever(c["solution"]) - lever0)
         dt = c["trunk_mean"] - out["none"]["trunk_mean"]
-        lines.append(f"| {label} | {dl:+.1f} ({1000 * delta:+.1f}) | {dt:+.2f} | {100 * dt / (np.sign(delta) * bound):.0f} % |")
+        share = 100 * dt / (np.sign(delta) * bound)
+        lines.append(f"| {label} | {dl:+.1f} ({1000 * delta:+.1f}) | {dt:+.2f} | {share:.0f} % |")
     lines.append("")
     return lines
 
@@ -271,11 +272,13 @@ def sensitivity_section(name: str = "sneakers") -> list[str]:
              "| variant | status | trunk mean [deg] | trunk RMS error [deg] | stride [m] | iterations | time [s] |",
              "|---|---|---|---|---|---|---|"]
     cases: list[tuple[str, SolveSpec, float]] = [
-        ("50 nodes", SolveSpec(nodes=50), 0.0), ("100 nodes", SolveSpec(), 0.0), ("200 nodes", SolveSpec(nodes=200), 0.0),
+        ("50 nodes", SolveSpec(nodes=50), 0.0), ("100 nodes", SolveSpec(), 0.0),
+        ("200 nodes", SolveSpec(nodes=200), 0.0),
         ("guess: trunk +15 deg", SolveSpec(), 15.0), ("guess: trunk -15 deg", SolveSpec(), -15.0),
         ("trunk CoM -1 cm", SolveSpec(trunk_com_shift_m=-0.01), 0.0),
         ("trunk CoM +1 cm", SolveSpec(trunk_com_shift_m=0.01), 0.0),
-        ("trunk mass -5 %", SolveSpec(trunk_mass_gain=0.95), 0.0), ("trunk mass +5 %", SolveSpec(trunk_mass_gain=1.05), 0.0),
+        ("trunk mass -5 %", SolveSpec(trunk_mass_gain=0.95), 0.0),
+        ("trunk mass +5 %", SolveSpec(trunk_mass_gain=1.05), 0.0),
         ("tracking weight x0.1 (sigma x3.16)", SolveSpec(sigma_deg=0.5 * 10**0.5), 0.0),
         ("tracking weight x10 (sigma /3.16)", SolveSpec(sigma_deg=0.5 / 10**0.5), 0.0),
     ]
@@ -290,7 +293,10 @@ def sensitivity_section(name: str = "sneakers") -> list[str]:
     return lines
 
 
-def real_trials_section(data_dir: Path | None, trials: dict[str, tuple[str, str, float | None, float | None]]) -> list[str]:
+Trials = dict[str, tuple[str, str, float | None, float | None]]
+
+
+def real_trials_section(data_dir: Path | None, trials: Trials) -> list[str]:
     from app.runs import RunSpec, solve
 
     lines = ["### Real trials", "", "Every whole cycle solved (GRF, CoP and the trial's own swing hip and knee); "
@@ -311,7 +317,7 @@ def real_trials_section(data_dir: Path | None, trials: dict[str, tuple[str, str,
         s = r.summary
         states = ", ".join(sorted({c["status"] for c in s["cycles"]}))
 
-        def ms(key: str, digits: int = 2) -> str:
+        def ms(key: str, digits: int = 2, s: dict[str, Any] = s) -> str:
             v = s[key]
             return f"{v['mean']:.{digits}f} +/- {v['sd']:.{digits}f}"
 
@@ -325,7 +331,7 @@ def real_trials_section(data_dir: Path | None, trials: dict[str, tuple[str, str,
     return lines
 
 
-def markdown(data_dir: Path | None, trials: dict[str, tuple[str, str, float | None, float | None]],
+def markdown(data_dir: Path | None, trials: Trials,
              parts: tuple[str, ...] = ("factorial", "identifiability", "perturbations", "sensitivity", "real"),
              progress: Callable[[str], None] | None = None) -> list[str]:
     lines = ["## Posture solved from the GRF (`gaitblocks solve`)", "",

@@ -86,8 +86,9 @@ def status_line(summary: dict[str, Any]) -> str:
     res = summary["residual"]
     trunk, stride = summary["trunk_mean_deg"], summary["stride_m"]
     sd = f" +/- {trunk['sd']:.2f}" if trunk["n"] > 1 else ""
-    return (f"{summary['status']}: trunk mean {trunk['mean']:.2f}{sd} deg, range {summary['trunk_range_deg']['mean']:.2f}"
-            f" deg, stride {stride['mean']:.3f} m, speed {summary['speed_m_s']['mean']:.3f} m/s, stance knee peak "
+    return (f"{summary['status']}: trunk mean {trunk['mean']:.2f}{sd} deg, range "
+            f"{summary['trunk_range_deg']['mean']:.2f} deg, stride {stride['mean']:.3f} m, speed "
+            f"{summary['speed_m_s']['mean']:.3f} m/s, stance knee peak "
             f"{summary['stance_knee_peak_deg']['mean']:.1f} deg; residual force {100 * res['force_ratio']:.2f} % "
             f"({res['force_verdict']}), moment {100 * res['moment_ratio']:.2f} % ({res['moment_verdict']}); "
             f"{summary['iterations']} iterations, {summary['solve_time_s']:.1f} s")

@@ -206,7 +206,7 @@ class _Problem:
         w_dyn = ca.MX.sym("w_dyn")
         grf = ca.DM(inputs.grf.T)
         fy = inputs.grf[:, [1, 3]]
-        mz = ca.DM((inputs.cop_d * fy).T)
+        mz: Any = ca.DM((inputs.cop_d * fy).T)
         for i, run in enumerate(inputs.runs):  # the foot point e_s behind the stance's mean CoP
             load = np.zeros((2, n))
             load[run.foot, run.nodes] = fy[run.nodes, run.foot]
@@ -238,7 +238,7 @@ class _Problem:
         o = options
         res_f = ca.sumsqr(gen[0:2, :] / (o.s_force_bw * bw)) / n
         res_m = ca.sumsqr(gen[2, :] / (o.s_moment * bw * L)) / n
-        track = 0
+        track: Any = 0
         sig = np.deg2rad(o.sigma_deg) if inputs.swing_reference != "foot" else o.sigma_foot_m
         for foot in (0, 1):
             b, gm = Q[3 + foot, :], Q[5 + foot, :]
@@ -266,7 +266,7 @@ class _Problem:
         opts: dict[str, Any] = {
             "ipopt.max_iter": self.options.max_iter, "ipopt.tol": self.options.tol,
             "ipopt.print_level": self.options.print_level, "print_time": False,
-            "ipopt.mu_strategy": "adaptive", "ipopt.linear_solver": "mumps",
+            "ipopt.mu_strategy": "adaptive", "ipopt.linear_solver": "mumps", "ipopt.sb": "yes",
         }
         if callback is not None:
             self._callback = _Progress(self.nx, len(self.lbg), callback)
@@ -329,7 +329,7 @@ class _Progress(ca.Callback):
             return ca.Sparsity.dense(self.ng)
         return ca.Sparsity(0, 0)
 
-    def eval(self, arg: list[Any]) -> list[Any]:
+    def eval(self, arg: Any) -> list[Any]:
         self.count += 1
         self.report(self.count, float(arg[ca.nlpsol_out().index("f")]), 0.0)
         return [0]
