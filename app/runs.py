@@ -30,12 +30,11 @@ from app.signals import by_type, find_signal
 from models.errors import UserError
 
 if TYPE_CHECKING:
+    from app.posture import SolveResult, SolveSpec
     from blocks import Diagram, Results, Runner
     from blocks.compile import CompiledModel
     from models.dataset import GaitDataset
     from models.params import BipedParams
-
-    from app.posture import SolveResult, SolveSpec
 
 __all__ = ["RunSpec", "Built", "RunResult", "build", "build_diagram", "run", "summarise", "METRICS", "register_metric",
            "metric_inputs", "default_diagram_path", "PAPER_SUBJECT"]
