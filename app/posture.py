@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from models.posture.inputs import CycleInputs
     from models.posture.solver import PostureSolution, SolverOptions
 
-__all__ = ["SolveSpec", "SolveResult", "model_params", "solve_inputs", "solve_one", "write_outputs",
+RRA_LIMIT_M = 0.03  # how far the RRA-style option may move the trunk CoM [m]
+
+__all__ = ["SolveSpec", "RRA_LIMIT_M", "SolveResult", "model_params", "solve_inputs", "solve_one", "write_outputs",
            "recording_figures", "LABELS"]
 
 # which figures are results of the solve and which are read from the recording
@@ -68,6 +70,7 @@ class SolveSpec:
     mass_gain: float = 1.0
     trunk_mass_gain: float = 1.0
     trunk_com_shift_m: float = 0.0
+    rra: bool = False  # RRA-style: let the trunk CoM move up to RRA_LIMIT_M to reduce the residual moment
 
     def check(self) -> None:
         if not (isinstance(self.nodes, int) and 20 <= self.nodes <= 1000):
@@ -148,7 +151,8 @@ def solver_options(spec: SolveSpec, grf_ds: GaitDataset, period: float) -> Solve
     else:
         speed = None if spec.speed is None else float(spec.speed)
     stages = STAGES[:1] if not spec.dynamics else STAGES
-    return SolverOptions(sigma_deg=spec.sigma_deg, footprints=spec.footprints, speed=speed, stages=stages)
+    return SolverOptions(sigma_deg=spec.sigma_deg, footprints=spec.footprints, speed=speed, stages=stages,
+                         rra_m=RRA_LIMIT_M if spec.rra else 0.0)
 
 
 def recording_figures(kin_ds: GaitDataset, ci: CycleInputs) -> dict[str, Any]:
@@ -203,7 +207,8 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
         solutions.append(sol)
         cells.append({"cycle": k, "t0_s": ci.t0, "status": status, "why": why, "iterations": sol.iterations,
                       "solve_time_s": sol.solve_time_s, "objective": sol.objective,
-                      "constraint_violation": sol.constraint_violation, "stages": sol.stage_log, **metrics})
+                      "constraint_violation": sol.constraint_violation, "stages": sol.stage_log,
+                      "rra_trunk_com_shift_m": sol.trunk_com_shift, **metrics})
     first = solutions[0]
     ci = first.inputs
     worst = next((c for c in cells if c["status"] == "failed"), None) or \

@@ -50,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mass-gain", type=float, default=1.0, help="scale the model's body mass (GRF unchanged)")
     parser.add_argument("--trunk-com-shift", type=float, default=0.0, metavar="M",
                         help="move the trunk's centre of mass up the trunk by this many metres")
+    parser.add_argument("--rra", action="store_true",
+                        help="RRA-style: let the trunk's centre of mass move up to 3 cm along the trunk to reduce the "
+                             "residual moment (the shift is reported)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -78,7 +81,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
                      sigma_deg=args.sigma_deg, mid_swing_only=args.mid_swing_only, dynamics=not args.kinematics_only,
                      footprints=args.footprints, speed=speed, cop_shift_m=args.cop_shift,
                      propulsion_gain=args.propulsion, vertical_gain=args.vertical, mass_gain=args.mass_gain,
-                     trunk_com_shift_m=args.trunk_com_shift)
+                     trunk_com_shift_m=args.trunk_com_shift, rra=args.rra)
 
 
 def status_line(summary: dict[str, Any]) -> str:

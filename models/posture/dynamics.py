@@ -33,8 +33,11 @@ __all__ = ["SymbolicBiped"]
 
 @dataclass(frozen=True)
 class SymbolicBiped:
-    """CasADi functions of one biped: ``inverse_dynamics(q, qd, qdd, grf, mz) -> gen`` and
-    ``points(q) -> [hip, knee_l, knee_r, foot_l, foot_r, com]`` (each 2-vector, m)."""
+    """CasADi functions of one biped: ``inverse_dynamics(q, qd, qdd, grf, mz, dr0) -> gen`` and
+    ``points(q, dr0) -> [hip, knee_l, knee_r, foot_l, foot_r, com]`` (each 2-vector, m).
+
+    ``dr0`` [m] moves the trunk's centre of mass up the trunk line from ``params.trunk.com`` (the
+    RRA-style adjustment of :mod:`models.posture.solver`; 0 = the model as given)."""
 
     inverse_dynamics: ca.Function
     points: ca.Function
@@ -45,12 +48,12 @@ class SymbolicBiped:
             raise ValueError("the posture solver models point feet (foot_radius = 0); the centre of pressure "
                              "gives the foot's ground moment")
         q, qd, qdd = ca.SX.sym("q", 7), ca.SX.sym("qd", 7), ca.SX.sym("qdd", 7)
-        grf, mz = ca.SX.sym("grf", 4), ca.SX.sym("mz", 2)
+        grf, mz, dr0 = ca.SX.sym("grf", 4), ca.SX.sym("mz", 2), ca.SX.sym("dr0")
         tr, th, sh = params.trunk, params.thigh, params.shank
         a = q[2]
         up = ca.vertcat(ca.sin(a), ca.cos(a))
         trunk = q[0:2]
-        hip = trunk - tr.com * up
+        hip = trunk - (tr.com + dr0) * up
         links = [(tr.mass, tr.inertia, trunk, a)]
         knees, feet, th2s = [], [], []
         for side in (0, 1):
@@ -81,8 +84,8 @@ class SymbolicBiped:
             foot_force += J.T @ grf[2 * side: 2 * side + 2]
             foot_force += -mz[side] * ca.jacobian(th2s[side], q).T
         gen = inertial - gravity - foot_force
-        inv = ca.Function("inverse_dynamics", [q, qd, qdd, grf, mz], [gen],
-                          ["q", "qd", "qdd", "grf", "mz"], ["gen"])
-        pts = ca.Function("points", [q], [hip, knees[0], knees[1], feet[0], feet[1], com],
-                          ["q"], ["hip", "knee_l", "knee_r", "foot_l", "foot_r", "com"])
+        inv = ca.Function("inverse_dynamics", [q, qd, qdd, grf, mz, dr0], [gen],
+                          ["q", "qd", "qdd", "grf", "mz", "dr0"], ["gen"])
+        pts = ca.Function("points", [q, dr0], [hip, knees[0], knees[1], feet[0], feet[1], com],
+                          ["q", "dr0"], ["hip", "knee_l", "knee_r", "foot_l", "foot_r", "com"])
         return cls(inv, pts)

@@ -27,6 +27,11 @@ Objective (means over the nodes; every weight is a named field of :class:`Solver
     with ``BW`` the body weight [N], ``L`` the leg length [m], ``y`` the swing reference
     quantities (:mod:`models.posture.inputs`) and ``sigma`` their tolerance (deg or m).
 
+RRA-style option (``rra_m`` > 0, OpenSim's Residual Reduction Algorithm adjusts the mass centre the
+same way): the trunk's CoM becomes an unknown ``r_0 + dr_0``, ``|dr_0| <= rra_m``, in the last
+stage, penalised by ``(dr_0 / s_rra)^2`` so that it moves only where the residual asks for it; the
+solution's ``params`` carry the adjusted trunk and ``dr_0`` is reported.
+
 Free: trunk, stance hip and knee, CoM, footprints, stride and speed (``D / T``); or the
 speed given (``speed`` [m/s]: ``D = speed T``). Read of the recording: the GRF, the CoP and the
 swing hip and knee (:mod:`models.posture.inputs`). Nothing else.
@@ -82,6 +87,8 @@ class SolverOptions:
     stages: tuple[str, ...] = STAGES
     print_level: int = 0
     guess_lean_deg: float = 0.0     # trunk angle of the first guess [deg] (robustness checks)
+    rra_m: float = 0.0              # RRA-style: the trunk CoM may move up to this far along the trunk [m]
+    s_rra_m: float = 0.01           # scale of the RRA-style trunk CoM shift's penalty [m]
 
 
 @dataclass
@@ -100,6 +107,7 @@ class PostureSolution:
     stride: float            # m
     footprints: np.ndarray   # (runs,) m
     cop_offsets: np.ndarray  # (runs,) m: each foot point behind its stance's mean CoP (mz = (d - e) F_y)
+    trunk_com_shift: float   # m: the RRA-style trunk CoM adjustment (0 unless SolverOptions.rra_m > 0)
     status: str              # "converged" | "failed"
     message: str
     iterations: int
@@ -195,14 +203,15 @@ class _Problem:
         self.n, self.h = n, h
         sym = SymbolicBiped.build(params)
         self.n_runs = len(inputs.runs)
-        nx = 21 * n + 1 + 2 * self.n_runs
+        nx = 21 * n + 2 + 2 * self.n_runs
         x = ca.MX.sym("x", nx)
         Q = ca.reshape(x[0:7 * n], 7, n)
         V = ca.reshape(x[7 * n:14 * n], 7, n)
         A = ca.reshape(x[14 * n:21 * n], 7, n)
         D = x[21 * n]
         P = x[21 * n + 1:21 * n + 1 + self.n_runs]
-        E = x[21 * n + 1 + self.n_runs:]
+        E = x[21 * n + 1 + self.n_runs:21 * n + 1 + 2 * self.n_runs]
+        dr0 = x[nx - 1]  # RRA-style trunk CoM adjustment [m] (fixed at 0 unless rra_m > 0)
         w_dyn = ca.MX.sym("w_dyn")
         grf = ca.DM(inputs.grf.T)
         fy = inputs.grf[:, [1, 3]]
@@ -211,8 +220,8 @@ class _Problem:
             load = np.zeros((2, n))
             load[run.foot, run.nodes] = fy[run.nodes, run.foot]
             mz = mz - E[i] * ca.DM(load)
-        gen = sym.inverse_dynamics.map(n)(Q, V, A, grf, mz)
-        hip, _, _, foot_l, foot_r, _ = sym.points.map(n)(Q)
+        gen = sym.inverse_dynamics.map(n)(Q, V, A, grf, mz, ca.repmat(dr0, 1, n))
+        hip, _, _, foot_l, foot_r, _ = sym.points.map(n)(Q, ca.repmat(dr0, 1, n))
         shift = ca.vertcat(D, ca.MX.zeros(6))
         Qn = ca.horzcat(Q[:, 1:], Q[:, 0] + shift)
         Vn = ca.horzcat(V[:, 1:], V[:, 0])
@@ -253,7 +262,7 @@ class _Problem:
                 track += ca.sumsqr(w * (y[j] - ca.DM(inputs.swing_ref[:, foot, j]).T) / sig)
         track = track / n
         reg = (ca.sumsqr(gen[3:7, :] / (o.s_tau * bw * L)) / n + ca.sumsqr(A / o.s_acc) / n
-               + ca.sumsqr(E / o.s_cop_m) / max(self.n_runs, 1))
+               + ca.sumsqr(E / o.s_cop_m) / max(self.n_runs, 1) + (dr0 / o.s_rra_m) ** 2)
         f = w_dyn * (res_f + res_m) + track + reg
         self.nlp = {"x": x, "p": w_dyn, "f": f, "g": ca.vertcat(*g)}
         self.lbg, self.ubg = np.concatenate(lbg), np.concatenate(ubg)
@@ -288,12 +297,15 @@ class _Problem:
         anchored = stage in ("kinematic", "anchored") or self.options.footprints == "cop"
         if anchored:
             lbx[iP:iE], ubx[iP:iE] = footprints, footprints
-            lbx[iE:], ubx[iE:] = 0.0, 0.0
+            lbx[iE:self.nx - 1], ubx[iE:self.nx - 1] = 0.0, 0.0
             lbx[iD], ubx[iD] = stride, stride
         else:
             gauge = next(i for i, r in enumerate(self.inputs.runs) if r.foot == 1)
             lbx[iP + gauge] = ubx[iP + gauge] = footprints[gauge]
             lbx[iD] = 0.05
+        lbx[-1] = ubx[-1] = 0.0
+        if stage == "free" and self.options.rra_m > 0:
+            lbx[-1], ubx[-1] = -self.options.rra_m, self.options.rra_m
         if self.options.speed is not None and stage == "free":
             lbx[iD] = ubx[iD] = self.options.speed * self.inputs.period
         return lbx, ubx
@@ -365,7 +377,7 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
         shift = np.zeros(7)
         shift[0] = stride
         qd, qdd = _periodic_rates(q, h, shift)
-        x0 = np.concatenate([q.ravel(), qd.ravel(), qdd.ravel(), [stride], prints, np.zeros(len(prints))])
+        x0 = np.concatenate([q.ravel(), qd.ravel(), qdd.ravel(), [stride], prints, np.zeros(len(prints)), [0.0]])
         stages = options.stages
     log: list[dict[str, Any]] = []
     lam_g = warm.lam_g if len(stages) == 1 and warm is not None else None
@@ -396,11 +408,16 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
     g_val = np.asarray(ca.Function("g", [prob.nlp["x"]], [prob.nlp["g"]])(x)).ravel()
     viol = float(np.max(np.maximum(prob.lbg - g_val, 0.0) + np.maximum(g_val - prob.ubg, 0.0)))
     ok = bool(stats.get("success", False)) and viol < 1e-6
+    if x[-1] != 0.0:
+        from dataclasses import replace
+
+        params = replace(params, trunk=replace(params.trunk, com=params.trunk.com + float(x[-1])))
     return PostureSolution(
         inputs=inputs, options=options, params=params, t=inputs.t, q=q, qd=qd, qdd=qdd, tau=gen[3:7].T.copy(),
         residual=np.column_stack([gen[0], gen[1], -gen[2]]), stride=float(x[21 * n]),
         footprints=x[21 * n + 1:21 * n + 1 + prob.n_runs].copy(),
-        cop_offsets=x[21 * n + 1 + prob.n_runs:].copy(), status="converged" if ok else "failed",
+        cop_offsets=x[21 * n + 1 + prob.n_runs:21 * n + 1 + 2 * prob.n_runs].copy(),
+        trunk_com_shift=float(x[-1]), status="converged" if ok else "failed",
         message=str(stats.get("return_status", "")), iterations=sum(s["iterations"] for s in log),
         objective=float(sol["f"]), constraint_violation=viol, solve_time_s=time.perf_counter() - start,
         stage_log=log, raw=x.copy(), lam_g=lam_g)
