@@ -31,11 +31,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from models.biped import FiveLinkBiped
 from models.params import BipedParams
+
+if TYPE_CHECKING:
+    from blocks.linearize import LinearModel
 
 __all__ = ["UltimatePoint", "simulate_p_loop", "growth_rate", "ultimate_by_sweep", "sopdt_plant", "sopdt_ultimate",
            "zn_table", "swing_joint_plant", "JointPlant", "JOINT_INDEX"]
@@ -197,3 +201,54 @@ def swing_joint_plant(params: BipedParams, q: np.ndarray, joint: str, *, damping
     g_minus = biped.rhs(q - dq, zero7, zero4, zero4)[j]
     stiffness = float(-(g_plus - g_minus) / (2 * eps))
     return JointPlant(inertia, stiffness, damping, tau_a, delay)
+
+
+#: the body's inputs :func:`linearised_joint_plant` reads (left leg in swing, right in stance):
+#: ``tau [hip_l, hip_r, knee_l, knee_r]`` (columns 0-3), the right foot's force ``F_rx, F_ry`` (4, 5)
+#: and the right shank's ground moment ``mz_r`` (6)
+BODY_INPUTS = ("tau", "grf[2]", "grf[3]", "mz[1]")
+#: per joint: the column driving it, and the six whose generalised forces hold the other coordinates
+_HOLD = {"hip": (0, (1, 2, 3, 4, 5, 6)), "knee": (2, (0, 1, 3, 4, 5, 6))}
+
+
+def body_inputs(body: str) -> list[str]:
+    """:data:`BODY_INPUTS` of the dynamics block ``body``, for :func:`blocks.linearize.linearize`."""
+    return [f"{body}.{p}" for p in BODY_INPUTS]
+
+
+def linearised_joint_plant(lm: LinearModel, body: str, joint: str, *, damping: float, tau_a: float,
+                           delay: float) -> JointPlant:
+    r"""The swing joint's plant from a linearisation of the dynamics block ``body``, the rest held.
+
+    ``lm`` is :func:`blocks.linearize.linearize` with inputs :func:`body_inputs` (opened). Its rows
+    for the body's accelerations read ``qdd = A_q dq + A_v dqd + B u`` (7 rows). Holding every
+    coordinate but ``j`` (``dq_o = dqd_o = qdd_o = 0``) with six inputs whose generalised forces
+    have no component on row ``j`` (for the left hip: the other three torques, the right foot's
+    force and the right shank's moment; for the left knee likewise with the left hip torque in
+    place of its own) solves ``B_c w = -(A_q[o, j] dq_j + A_v[o, j] dqd_j + B[o, d] u)`` for the
+    holding forces ``w``; row ``j`` then gives
+
+    .. math:: \ddot q_j = a_q\,q_j + a_v\,\dot q_j + b\,u,\qquad I = 1/b,\ k = -a_q I,\ c = -a_v I
+
+    which is ``M_jj qdd_j = -k q_j - c qd_j + u``: ``I = M_jj`` and ``k = -dG_j/dq_j`` at rest, as
+    :func:`swing_joint_plant` computes them from :mod:`models.biped`; moving, ``k`` and ``c`` also
+    hold the velocity terms (Coriolis and centripetal) of the swing. The assumed passive
+    ``damping`` adds to ``c``.
+    """
+    j = JOINT_INDEX[joint]
+    drive, hold = _HOLD[joint]
+    rows = lm.state_index(body)
+    if rows.size != 14:
+        raise ValueError(f"block '{body}' has {rows.size} states in the linearisation; a five-link body has 14")
+    q_cols, v_rows = rows[:7], rows[7:]
+    aq = lm.a[np.ix_(v_rows, q_cols)]
+    av = lm.a[np.ix_(v_rows, rows[7:])]
+    bb = lm.b[v_rows]
+    others = [i for i in range(7) if i != j]
+    bc = bb[np.ix_(others, hold)]
+    # w = -bc^-1 (aq[o, j] dq + av[o, j] dqd + bb[o, drive] u): one column per term
+    terms = np.column_stack([aq[others, j], av[others, j], bb[others, drive]])
+    w = -np.linalg.solve(bc, terms)
+    a_q, a_v, b = (np.array([aq[j, j], av[j, j], bb[j, drive]]) + bb[j, list(hold)] @ w).tolist()
+    inertia = 1.0 / b
+    return JointPlant(inertia, -a_q * inertia, damping - a_v * inertia, tau_a, delay)
