@@ -164,7 +164,7 @@ class _Evaluator:
 
     def read_inputs(self) -> np.ndarray:
         """The chosen inputs' values at the last evaluation (an opened port: what its source drove)."""
-        vals = []
+        vals: list[float] = []
         for inp in self.inputs:
             if inp.kind == "port":
                 off, size = self.model.in_slot[f"{inp.block}.{inp.key}"]
