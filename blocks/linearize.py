@@ -95,6 +95,16 @@ class _Input:
     block: str
     key: str  # port or parameter name
     index: int | None
+    size: int  # elements of the port or items of the parameter
+    vector: bool = True  # a parameter held as a vector (a scalar one is set back as a float)
+    per_item: bool = False  # a per-item parameter (ParamSpec.size): one number may stand for every item
+
+    def items(self, value: Any) -> np.ndarray:
+        """A parameter's current value as its ``size`` items."""
+        return np.broadcast_to(np.atleast_1d(np.asarray(value, dtype=np.float64)), (self.size,))
+
+    def columns(self) -> int:
+        return self.size if self.index is None else 1
 
 
 def _split(ref: str) -> tuple[str, str, int | None]:
@@ -171,7 +181,7 @@ class _Evaluator:
                 seg = self.sig[off: off + size]
                 vals.extend(seg.tolist() if inp.index is None else [float(seg[inp.index])])
             else:
-                v = np.atleast_1d(np.asarray(getattr(self.params[inp.block], inp.key), dtype=np.float64))
+                v = inp.items(getattr(self.params[inp.block], inp.key))
                 vals.extend(v.tolist() if inp.index is None else [float(v[inp.index])])
         return np.array(vals)
 
@@ -189,13 +199,16 @@ class _Evaluator:
             else:
                 p = self.params[inp.block].copy()
                 cur = getattr(p, inp.key)
-                arr = np.atleast_1d(np.asarray(cur, dtype=np.float64))
+                new: Any
                 if inp.index is None:
-                    new: Any = tuple(u[j: j + arr.size]) if np.ndim(cur) else float(u[j])
-                    j += arr.size
+                    new = tuple(float(v) for v in u[j: j + inp.size]) if inp.vector else float(u[j])
+                elif inp.per_item:
+                    new = with_item(cur, inp.index, float(u[j]), inp.size, f"input '{inp.name}'")
                 else:
-                    new = with_item(tuple(arr), inp.index, float(u[j]), arr.size, f"input '{inp.name}'")
-                    j += 1
+                    items = inp.items(cur).copy()
+                    items[inp.index] = u[j]
+                    new = tuple(float(v) for v in items)
+                j += inp.columns()
                 p.set(inp.key, new)
                 block = self.model.block(inp.block)
                 block.derive(p, self.model.ctx)
@@ -212,15 +225,18 @@ def _resolve_input(model: CompiledModel, ref: str) -> _Input:
         size = model.in_slot[f"{block}.{key}"][1]
         if index is not None and not 0 <= index < size:
             raise BlockError(f"input '{ref}': port '{key}' of block '{block}' has {size} element(s)")
-        return _Input(ref, "port", block, key, index)
+        return _Input(ref, "port", block, key, index, size)
     if key in b.params:
+        spec = b.params[key]
         try:
-            value = np.atleast_1d(np.asarray(b.values[key], dtype=np.float64))
+            value = np.asarray(b.values[key], dtype=np.float64)
         except (TypeError, ValueError):
             raise BlockError(f"input '{ref}': parameter '{key}' of block '{block}' is not numeric") from None
-        if index is not None and not 0 <= index < value.size:
-            raise BlockError(f"input '{ref}': parameter '{key}' of block '{block}' has {value.size} item(s)")
-        return _Input(ref, "param", block, key, index)
+        per_item = bool(spec.size)
+        size = int(b.values[str(spec.size)]) if per_item else max(1, value.size)
+        if index is not None and not 0 <= index < size:
+            raise BlockError(f"input '{ref}': parameter '{key}' of block '{block}' has {size} item(s)")
+        return _Input(ref, "param", block, key, index, size, per_item or value.ndim > 0, per_item)
     known = [s.name for s in model.inputs[block]] + list(b.params)
     raise BlockError(f"input '{ref}': block '{block}' has no input port or parameter '{key}'; known: "
                      + ", ".join(known))
@@ -311,20 +327,14 @@ def linearize(runner: Runner, inputs: Sequence[str], outputs: Sequence[str], *, 
     b, d = _jacobian(by_input, u0, step)
     nx, nu, ny = x0.size, u0.size, ev.out_idx.size
     return LinearModel(a.reshape(nx, nx), b.reshape(nx, nu), c.reshape(ny, nx), d.reshape(ny, nu), _labels(model),
-                       tuple(_names(model, ins)), tuple(_out_names(model, outs)), x0, u0, y0, f0, runner.time)
+                       tuple(_names(ins)), tuple(_out_names(model, outs)), x0, u0, y0, f0, runner.time)
 
 
-def _names(model: CompiledModel, ins: list[_Input]) -> list[str]:
+def _names(ins: list[_Input]) -> list[str]:
     out = []
     for inp in ins:
-        if inp.index is not None:
-            out.append(inp.name)
-            continue
-        if inp.kind == "port":
-            size = model.in_slot[f"{inp.block}.{inp.key}"][1]
-        else:
-            size = np.atleast_1d(np.asarray(model.block(inp.block).values[inp.key])).size
-        out.extend([inp.name] if size == 1 else [f"{inp.name}[{i}]" for i in range(size)])
+        whole = inp.index is None and inp.size > 1
+        out.extend([f"{inp.name}[{i}]" for i in range(inp.size)] if whole else [inp.name])
     return out
 
 

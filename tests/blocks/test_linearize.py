@@ -60,6 +60,46 @@ def test_parameter_input_closes_the_loop_with_discrete_states_held() -> None:
     np.testing.assert_allclose(lm.d, [[0.0], [g]], rtol=1e-6)
     np.testing.assert_array_equal(r.z, z)
     assert r.params["ref"].after == 1.0  # the perturbed parameter is not left behind
+    # a per-item gain as the input: du/dkp = e = ref - meas, and the rest of the loop as above
+    lk = linearize(r, ["pid.kp[0]"], ["pid.u"])
+    e = 1.0 - lk.x0[0]
+    np.testing.assert_allclose(lk.b, [[0.0], [e]], rtol=1e-6)
+    np.testing.assert_allclose(lk.a, lm.a, rtol=1e-9)
+    assert lk.inputs == ("pid.kp[0]",) and r.params["pid"].kp == KP
+
+
+def _pendulum(u: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``[theta, omega, tau] -> [omega, -(g/l) sin theta - c omega + tau / (m l^2)]``; ``p = [g/l, c, 1/(m l^2)]``."""
+    return np.array([u[1], -p[0] * np.sin(u[0]) - p[1] * u[1] + p[2] * u[2]])
+
+
+def test_pendulum_of_library_blocks_has_its_analytic_jacobian() -> None:
+    """A nonlinear diagram of four blocks (integrator, mux, function, constant): a damped pendulum,
+    ``A = [[0, 1], [-(g/l) cos theta, -c]]``, ``B = [0, 1/(m l^2)]``, about a swinging state."""
+    g_l, c, inv_ml2 = 9.81 / 0.8, 0.3, 1.0 / (2.0 * 0.8**2)
+    d = Diagram("pendulum", solver=SolverSettings(dt=1e-3, t_end=5.0))
+    d.add("x", "Integrator", n=2, x0=0.0)
+    d.add("tau", "Constant", value=(0.5,))
+    d.add("mux", "Mux", sizes=(2, 1))
+    d.add("f", "Function", func=_pendulum, params=(g_l, c, inv_ml2), n_in=3, n_out=2)
+    d.connect("x.y", "mux.u1")
+    d.connect("tau.y", "mux.u2")
+    d.connect("mux.y", "f.u")
+    d.connect("f.y", "x.u")
+    r = Runner(compile_diagram(d), engine="python")
+    r.x[:] = (1.2, 0.0)  # released from 1.2 rad
+    r.advance(400)
+    th, om = r.x
+    assert abs(om) > 0.5  # moving
+    for inp in ("mux.u2", "tau.value"):
+        lm = linearize(r, [inp], ["x.y"])
+        np.testing.assert_allclose(lm.a, [[0.0, 1.0], [-g_l * np.cos(th), -c]], rtol=1e-7, atol=1e-8)
+        np.testing.assert_allclose(lm.b, [[0.0], [inv_ml2]], rtol=1e-7, atol=1e-10)
+        np.testing.assert_allclose(lm.c, np.eye(2), atol=1e-10)
+        np.testing.assert_allclose(lm.f0, [om, -g_l * np.sin(th) - c * om + 0.5 * inv_ml2], rtol=1e-12)
+    # the gain g/l as an input: d(omega')/d(g/l) = -sin(theta)
+    lp = linearize(r, ["f.params[0]"], ["x.y"])
+    np.testing.assert_allclose(lp.b, [[0.0], [-np.sin(th)]], rtol=1e-7, atol=1e-10)
 
 
 def test_bad_names_raise_naming_the_block() -> None:
