@@ -9,11 +9,11 @@ with ``x`` the diagram's whole continuous state vector (the runner's ``x``, in t
 layout: :attr:`~blocks.compile.CompiledModel.x_slot`), ``u`` the chosen inputs and ``y`` the
 chosen outputs. ``f`` and ``g`` are one *major* output pass (every block in the compiled order)
 followed by every block's derivative: the first stage of the RK4 step of :mod:`blocks.runner`,
-evaluated with the blocks' Python callbacks (the laws the compiled kernels mirror term for term,
-tests/blocks/test_compiled.py). ``f_0`` is kept: about a point that is not an equilibrium (a
-walking body) A and B are the Jacobians along the trajectory.
+evaluated with the blocks' Python callbacks, or (``laws="kernels"``) with their compiled kernels,
+the laws the generated step calls, one by one in the same order. ``f_0`` is kept: about a point
+that is not an equilibrium (a walking body) A and B are the Jacobians along the trajectory.
 
-**Inputs** are named three ways:
+**Inputs** are named two ways:
 
 - ``"block.port"`` or ``"block.port[i]"``: an input port, or one element of it, *opened*: the
   block reads ``u0 + delta u`` on the chosen elements, where ``u0`` is what its source drives at
@@ -115,13 +115,23 @@ class _Evaluator:
     """``(xdot, y)`` of ``model`` at ``(t, x)`` with the runner's ``z``, held signals and parameters."""
 
     def __init__(self, model: CompiledModel, params: dict[str, Params], sig: np.ndarray, z: np.ndarray,
-                 t: float, inputs: list[_Input], outputs: list[tuple[str, int | None]]) -> None:
+                 t: float, inputs: list[_Input], outputs: list[tuple[str, int | None]], laws: str) -> None:
+        from blocks.codegen import block_kernels, missing_kernels
+
+        if laws not in ("python", "kernels"):
+            raise ValueError(f"laws {laws!r}: choose 'python' or 'kernels'")
+        if laws == "kernels" and (missing := missing_kernels(model)):
+            raise BlockError("linearize(laws='kernels'): no compiled form (kernels) for block(s) " + ", ".join(missing))
         self.model, self.t = model, t
+        self.kernels = {b.name: block_kernels(b) for b in model.blocks} if laws == "kernels" else {}
+        self.packed: dict[str, np.ndarray] = {}
         self.sig = sig.copy()
         self.x = model.x0.copy()
         self.z = z.copy()
         self.dx = np.zeros(model.x0.size)
         self.params = dict(params)
+        for name in self.kernels:
+            self._pack(name)
         self.inputs = inputs
         opened: dict[str, list[int]] = {}
         for inp in inputs:
@@ -156,6 +166,10 @@ class _Evaluator:
         self.out_idx = np.array([model.out_slot[p][0] + i for p, idx in outputs
                                  for i in (range(model.out_slot[p][1]) if idx is None else [idx])], dtype=np.intp)
 
+    def _pack(self, name: str) -> None:
+        b = self.model.block(name)
+        self.packed[name] = np.ascontiguousarray(b.pack(self.params[name]), dtype=np.float64).reshape(-1)
+
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.x[:] = x
         t = self.t
@@ -165,10 +179,18 @@ class _Evaluator:
                 buf[:] = src
                 buf[mask] = np.where(np.isnan(v[mask]), src[mask], v[mask])
             if y and not held:
-                b.output(t, xv, z, u, self.params[b.name], y)
+                k = self.kernels.get(b.name)
+                if k is None:
+                    b.output(t, xv, z, u, self.params[b.name], y)
+                else:
+                    k.output(t, xv, z, *u, self.packed[b.name], *y)
         for b, u, _, _, xv, z, dxv, _ in self.calls:
             if xv.size:
-                b.derivative(t, xv, z, u, self.params[b.name], dxv)
+                k = self.kernels.get(b.name)
+                if k is None:
+                    b.derivative(t, xv, z, u, self.params[b.name], dxv)
+                else:
+                    k.derivative(t, xv, z, *u, self.packed[b.name], dxv)
         return self.dx.copy(), self.sig[self.out_idx].copy()
 
 
@@ -213,6 +235,8 @@ class _Evaluator:
                 block = self.model.block(inp.block)
                 block.derive(p, self.model.ctx)
                 self.params[inp.block] = p
+                if self.kernels:
+                    self._pack(inp.block)
 
 
 def _resolve_input(model: CompiledModel, ref: str) -> _Input:
@@ -279,7 +303,7 @@ def _jacobian(fun: Any, v0: np.ndarray, step: float) -> tuple[np.ndarray, np.nda
 
 
 def linearize(runner: Runner, inputs: Sequence[str], outputs: Sequence[str], *, x: np.ndarray | None = None,
-              step: float = 1e-6) -> LinearModel:
+              step: float = 1e-6, laws: str = "python") -> LinearModel:
     """A, B, C, D of ``runner``'s diagram about its current tick (module docstring).
 
     Parameters
@@ -297,6 +321,10 @@ def linearize(runner: Runner, inputs: Sequence[str], outputs: Sequence[str], *, 
         The continuous state to linearise about (default: the runner's).
     step : float
         Relative central-difference step (module docstring).
+    laws : {"python", "kernels"}
+        Evaluate the blocks' Python callbacks (default; any diagram), or their compiled kernels,
+        the laws the compiled step runs, called one by one in the compiled order on their packed
+        parameters (every block must have kernels; each kernel compiles on its first call).
 
     Returns
     -------
@@ -310,7 +338,7 @@ def linearize(runner: Runner, inputs: Sequence[str], outputs: Sequence[str], *, 
     ins = [_resolve_input(model, r) for r in inputs]
     outs = [_resolve_output(model, r) for r in outputs]
     base = dict(runner.params)
-    ev = _Evaluator(model, base, runner.sig, runner.z, runner.time, ins, outs)
+    ev = _Evaluator(model, base, runner.sig, runner.z, runner.time, ins, outs, laws)
     x0 = np.array(runner.x if x is None else x, dtype=np.float64).reshape(-1)
     if x0.size != model.x0.size:
         raise BlockError(f"linearize: x has {x0.size} values; the diagram has {model.x0.size} continuous states")

@@ -145,3 +145,25 @@ def test_five_link_body_matches_models_biped_finite_differences() -> None:
     np.testing.assert_allclose(lm.f0[7:], f(v0), rtol=1e-12)
     np.testing.assert_allclose(lm.c, np.hstack([np.eye(7), np.zeros((7, 7))]), atol=1e-9)
     assert lm.states[0] == "body.x0" and lm.states[7] == "body.x0_dot" and lm.inputs[4] == "body.grf[0]"
+
+
+def test_kernels_give_the_python_laws_linearisation() -> None:
+    """``laws="kernels"`` differentiates the compiled kernels (the generated step's laws): on the README
+    diagram and on the loaded, moving body they give the callbacks' A, B, C, D."""
+    r = Runner(compile_diagram(msd_diagram()), engine="python")
+    r.advance(900)
+    for inputs in (["plant.u"], ["ref.after", "pid.kp[0]"]):
+        py, kn = (linearize(r, inputs, ["plant.y", "pid.u"], laws=laws) for laws in ("python", "kernels"))
+        for m in "abcd":
+            np.testing.assert_allclose(getattr(kn, m), getattr(py, m), rtol=1e-9, atol=1e-9)
+    q = np.array([0.1, 0.9, 0.05, 0.4, -0.2, 0.6, 0.1])
+    qd = np.array([1.2, -0.1, 0.3, 2.0, -1.5, -3.0, 0.5])
+    rb = Runner(compile_diagram(body_diagram(q, qd, np.array([20.0, -15.0, 5.0, 8.0]),
+                                             np.array([0.0, 0.0, 60.0, 520.0]), np.array([0.0, 4.0]))),
+                engine="python")
+    inputs = ["body.tau", "body.grf", "body.mz"]
+    py, kn = (linearize(rb, inputs, ["body.q"], laws=laws) for laws in ("python", "kernels"))
+    scale = np.maximum(np.abs(py.a).max(), 1.0)
+    assert np.max(np.abs(kn.a - py.a)) / scale < 1e-8 and np.max(np.abs(kn.b - py.b)) < 1e-8
+    with pytest.raises(ValueError, match="choose 'python' or 'kernels'"):
+        linearize(r, ["plant.u"], ["plant.y"], laws="numba")

@@ -91,3 +91,17 @@ def test_at_the_runs_mid_swing_the_plant_holds_the_motion_terms(swing: tuple[obj
         measured[joint] = lin.stiffness / hand.stiffness
     assert 0.85 < measured["hip"] < 1.0  # 0.91 on sneakers
     assert 0.0 < measured["knee"] < 0.2  # 0.06: the swing's inertial terms cancel the knee's gravity stiffness
+
+
+@pytest.mark.slow
+def test_the_compiled_kernels_give_the_same_plant(swing: tuple[object, str]) -> None:
+    """The walking diagram linearised through its compiled kernels (each compiles on its first call:
+    about 40 s once, then cached) is the callbacks' linearisation (bit-identical when measured)."""
+    built, body = swing
+    runner = built.runner  # type: ignore[attr-defined]
+    py, kn = (linearize(runner, body_inputs(body), [f"{body}.q"], laws=laws) for laws in ("python", "kernels"))
+    assert np.max(np.abs(kn.a - py.a)) <= 1e-9 * np.max(np.abs(py.a))
+    assert np.max(np.abs(kn.b - py.b)) <= 1e-9 * np.max(np.abs(py.b))
+    for joint in JOINTS:
+        pk, pp = (linearised_joint_plant(m, body, joint, **ASSUMED) for m in (kn, py))
+        assert (pk.inertia, pk.stiffness, pk.damping) == pytest.approx((pp.inertia, pp.stiffness, pp.damping), rel=1e-9)
