@@ -34,7 +34,7 @@ result is the continuous dynamics in that mode.
 **Step size.** Central differences, ``(F(v + h e_i) - F(v - h e_i)) / 2h`` with
 ``h_i = step * max(1, |v_i|)`` and ``step = 1e-6`` by default: the truncation error is
 ``h^2 F''' / 6`` (zero for a linear diagram), the rounding error about ``1e-16 |F| / h``; a
-linear diagram's A and B come out to about 1e-9 relative (tests/blocks/test_linearize.py).
+linear diagram's A and B come out to about 1e-10 relative (tests/blocks/test_linearize.py).
 """
 
 from __future__ import annotations
@@ -79,13 +79,6 @@ class LinearModel:
     def state_index(self, block: str) -> np.ndarray:
         """Rows of ``a`` holding ``block``'s states."""
         return np.array([i for i, s in enumerate(self.states) if s.split(".")[0] == block], dtype=np.intp)
-
-    def subsystem(self, inputs: Sequence[int], outputs: Sequence[int],
-                  states: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(A, B, C, D)`` restricted to the given input columns, output rows and (optionally) states."""
-        s = np.arange(self.a.shape[0]) if states is None else np.asarray(states, dtype=np.intp)
-        i, o = np.asarray(inputs, dtype=np.intp), np.asarray(outputs, dtype=np.intp)
-        return self.a[np.ix_(s, s)], self.b[np.ix_(s, i)], self.c[np.ix_(o, s)], self.d[np.ix_(o, i)]
 
 
 @dataclass

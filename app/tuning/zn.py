@@ -13,14 +13,17 @@ hold, ``scipy.linalg.expm``) at ``dt``, with a transport delay of ``L / dt`` sam
 ``omega L + atan(omega T1) + atan(omega T2) = pi``, ``Ku = 1 / |G(j omega_u)|``, ``Tu = 2 pi / omega_u``
 (:func:`sopdt_ultimate`).
 
-**The biped's swing-phase loop** (:func:`swing_joint_plant`): one joint of the swing leg at the
-reference's mid-swing pose, the rest of the body held, linearised from :mod:`models.biped`:
-inertia ``I = M_jj(q)``, gravity stiffness ``k = -dG_j/dq_j``, plus three documented assumptions a
-real joint has and the rigid model lacks (otherwise a proportional loop on an undamped inertia
-has no finite ultimate gain): passive damping ``b`` [N m s/rad], an actuator lag
+**The biped's swing-phase loop**: one joint of the swing leg, the rest of the body held, with three
+documented assumptions a real joint has and the rigid model lacks (otherwise a proportional loop on
+an undamped inertia has no finite ultimate gain): passive damping ``b`` [N m s/rad], an actuator lag
 ``tau_a`` [s] (muscle activation, 10-40 ms) and a feedback delay ``L`` [s]::
 
-    G_j(s) = e^{-Ls} / ((tau_a s + 1)(I s^2 + b s + k))
+    G_j(s) = e^{-Ls} / ((tau_a s + 1)(I s^2 + c s + k))
+
+Its inertia ``I``, stiffness ``k`` and damping ``c`` come from a linearisation of the diagram's
+dynamics block at a swing state (:func:`linearised_joint_plant`, what ``gaitblocks tune --method zn``
+uses), or from :mod:`models.biped` at a pose at rest (:func:`swing_joint_plant`, the hand-made plant:
+``I = M_jj(q)``, ``k = -dG_j/dq_j``, ``c = b``); the two agree at a static equilibrium.
 
 **Classic table** (Ziegler & Nichols 1942): P: ``Kp = 0.5 Ku``; PI: ``Kp = 0.45 Ku, Ti = Tu/1.2``;
 PID: ``Kp = 0.6 Ku, Ti = Tu/2, Td = Tu/8``; in the diagram's parallel form ``ki = Kp/Ti``, ``kd = Kp Td``.
@@ -42,7 +45,8 @@ if TYPE_CHECKING:
     from blocks.linearize import LinearModel
 
 __all__ = ["UltimatePoint", "simulate_p_loop", "growth_rate", "ultimate_by_sweep", "sopdt_plant", "sopdt_ultimate",
-           "zn_table", "swing_joint_plant", "JointPlant", "JOINT_INDEX"]
+           "zn_table", "swing_joint_plant", "linearised_joint_plant", "body_inputs", "JointPlant", "JOINT_INDEX",
+           "BODY_INPUTS"]
 
 JOINT_INDEX = {"hip": 3, "knee": 5}  # left leg's beta / gamma rows of q
 
@@ -163,7 +167,8 @@ def zn_table(ku: float, tu: float, kind: str = "pid") -> dict[str, float]:
 
 @dataclass(frozen=True)
 class JointPlant:
-    """The linearised swing-joint loop (module docstring): ``I`` kg m^2, ``k`` N m/rad, ``b`` N m s/rad,
+    """The linearised swing-joint loop (module docstring): ``I`` kg m^2, ``k`` N m/rad, damping ``c``
+    N m s/rad (the assumed passive damping, plus the swing's velocity terms in a linearised plant),
     actuator lag ``tau_a`` s, delay ``delay`` s."""
 
     inertia: float
