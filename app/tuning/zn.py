@@ -106,8 +106,13 @@ def growth_rate(t: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 
 def ultimate_by_sweep(response: Callable[[float], tuple[np.ndarray, np.ndarray]], k0: float, *,
-                      rtol: float = 1e-3, max_evals: int = 80) -> UltimatePoint:
-    """Root of the growth rate over ``K`` (module docstring), starting the bracket at ``k0 > 0``."""
+                      rtol: float = 1e-3, max_evals: int = 80, lo: float = 0.0) -> UltimatePoint:
+    """Root of the growth rate over ``K`` (module docstring), starting the bracket at ``k0 > lo``.
+
+    ``lo`` is the lowest gain searched: for an open-loop unstable plant the gain below which the loop
+    diverges without oscillating (which the growth rate cannot see)."""
+    if not k0 > lo:
+        raise ValueError(f"the bracket must start above lo = {lo:g}, got k0 = {k0:g}")
     evals = 0
 
     def rho(k: float) -> tuple[float, float]:
@@ -115,7 +120,7 @@ def ultimate_by_sweep(response: Callable[[float], tuple[np.ndarray, np.ndarray]]
         evals += 1
         return growth_rate(*response(k))
 
-    lo, hi = 0.0, float(k0)
+    lo, hi = float(lo), float(k0)
     r, _ = rho(hi)
     while r <= 0.0:
         lo, hi = hi, 2.0 * hi
@@ -184,12 +189,21 @@ class JointPlant:
         return a, np.array([0.0, 0.0, 1.0 / ta]), np.array([1.0, 0.0, 0.0])
 
     def ultimate(self) -> UltimatePoint:
+        """Ku and Tu by :func:`ultimate_by_sweep`, each response 40 periods of ``sqrt(k' / I)`` long (4 to
+        400 s), with ``k' = k``, or for a negative ``k`` (a joint that falls: a swing knee whose inertial
+        terms outweigh gravity) the loop's ``k + K``, the search then starting above ``K = -k``."""
         a, b, c = self.state_space()
-        wn = math.sqrt(max(self.stiffness, 1e-6) / self.inertia)
-        t_end = max(40.0 * 2 * math.pi / wn, 4.0)
+        k = self.stiffness
         dt = min(1e-3, self.delay / 10 if self.delay > 0 else 1e-3)
-        return ultimate_by_sweep(lambda k: simulate_p_loop(a, b, c, k, delay=self.delay, dt=dt, t_end=t_end),
-                                 max(self.stiffness, 1.0))
+
+        def response(gain: float) -> tuple[np.ndarray, np.ndarray]:
+            stiff = k if k > 0 else k + gain
+            wn = math.sqrt(max(stiff, 1e-6) / self.inertia)
+            t_end = min(max(40.0 * 2 * math.pi / wn, 4.0), 400.0)
+            return simulate_p_loop(a, b, c, gain, delay=self.delay, dt=dt, t_end=t_end)
+
+        lo = max(0.0, -k)
+        return ultimate_by_sweep(response, max(k, 1.0) if k > 0 else 2.0 * lo + 1.0, lo=lo)
 
 
 def swing_joint_plant(params: BipedParams, q: np.ndarray, joint: str, *, damping: float, tau_a: float,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from app.runs import RunSpec
-from app.tuning.zn import body_inputs, linearised_joint_plant, swing_joint_plant
+from app.tuning.zn import JointPlant, body_inputs, linearised_joint_plant, swing_joint_plant
 from app.tuning.znrun import mid_swing_pose, swing_operating_point
 from blocks import Runner, compile_diagram
 from blocks.linearize import linearize
@@ -105,3 +105,17 @@ def test_the_compiled_kernels_give_the_same_plant(swing: tuple[object, str]) -> 
     for joint in JOINTS:
         pk, pp = (linearised_joint_plant(m, body, joint, **ASSUMED) for m in (kn, py))
         assert (pk.inertia, pk.stiffness, pk.damping) == pytest.approx((pp.inertia, pp.stiffness, pp.damping), rel=1e-9)
+
+
+@pytest.mark.parametrize("stiffness", [-2.0, 0.4])
+def test_a_falling_or_soft_joint_still_has_its_ultimate_point(stiffness: float) -> None:
+    """A linearised swing knee can have k <= 0 (high heels: -2.0 N m/rad): the loop diverges without
+    oscillating below K = -k, so the sweep starts above it and finds the upper crossing, where the
+    loop's phase is -pi and its gain 1/Ku."""
+    p = JointPlant(inertia=0.2468, stiffness=stiffness, damping=1.0, tau_a=0.02, delay=0.01)
+    up = p.ultimate()
+    w = 2 * np.pi / up.tu
+    g = np.exp(-1j * w * p.delay) / ((p.tau_a * 1j * w + 1) * (-p.inertia * w**2 + 1j * p.damping * w + p.stiffness))
+    assert abs(abs(np.angle(g)) - np.pi) < 0.02
+    assert abs(g) * up.ku == pytest.approx(1.0, rel=0.01)
+    assert up.ku > max(0.0, -stiffness)
