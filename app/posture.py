@@ -140,14 +140,26 @@ def solve_inputs(grf_ds: GaitDataset, kin_ds: GaitDataset | None, spec: SolveSpe
                         mid_swing_only=spec.mid_swing_only, grf_gain=(spec.propulsion_gain, spec.vertical_gain))
 
 
+def trial_speed(ds: GaitDataset) -> float:
+    """The recording's mean walking speed [m/s]: as stated in its metadata, else the mean forward
+    velocity of its kinematics' trunk (``(x0(end) - x0(start)) / duration``). An input of the
+    ``--speed trial`` mode only."""
+    if ds.meta.speed_m_s is not None:
+        return float(ds.meta.speed_m_s)
+    if ds.q is not None and np.isfinite(ds.q[[0, -1], 0]).all() and ds.t[-1] > ds.t[0]:
+        v = float((ds.q[-1, 0] - ds.q[0, 0]) / (ds.t[-1] - ds.t[0]))
+        if v > 0.1:
+            return v
+    raise UserError(f"{ds.name}: the recording states no mean speed and its kinematics do not progress; "
+                    f"give --speed in m/s")
+
+
 def solver_options(spec: SolveSpec, grf_ds: GaitDataset, period: float) -> SolverOptions:
     from models.posture.solver import STAGES, SolverOptions
 
     speed: float | None
     if spec.speed == "trial":
-        speed = grf_ds.meta.speed_m_s
-        if speed is None:
-            raise UserError(f"{grf_ds.name}: the recording states no mean speed; give --speed in m/s")
+        speed = trial_speed(grf_ds)
     else:
         speed = None if spec.speed is None else float(spec.speed)
     stages = STAGES[:1] if not spec.dynamics else STAGES
@@ -211,8 +223,8 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
                       "rra_trunk_com_shift_m": sol.trunk_com_shift, **metrics})
     first = solutions[0]
     ci = first.inputs
-    worst = next((c for c in cells if c["status"] == "failed"), None) or \
-        next((c for c in cells if c["status"] == "no_periodic_gait"), None) or cells[0]
+    order = ("failed", "no_periodic_gait", "implausible")
+    worst = next((c for s in order for c in cells if c["status"] == s), cells[0])
     summary: dict[str, Any] = {
         "mode": "solve",
         "status": worst["status"], "message": worst["why"],
