@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         _, out = gaitblocks(["run", "--duration", "600", "--out", str(tmp / "long")], env)
         m = SPEED.search(out)
         print(f"speed: `gaitblocks run --duration 600 --out DIR`: {m.group(1) if m else '?'}x real time")
-    for extra in (("--mass", "72.6", "--height", "1.8"), ()):
-        _, out = gaitblocks(["run", "--preset", "emergent", *SUBJECT01, *extra, "--out", str(tmp / "s01")], env)
+    for k, extra in enumerate((("--mass", "72.6", "--height", "1.8"), ())):
+        _, out = gaitblocks(["run", "--preset", "emergent", *SUBJECT01, *extra, "--out", str(tmp / f"s01_{k}")], env)
         m = RESIDUAL.search(out)
         print(f"subject01 emergent residual x / y: {m.group(1) + ' / ' + m.group(2) if m else '?'} % of peak GRF: "
               f"`gaitblocks run --preset emergent --grf .../subject01_walk1_grf.mot --kinematics "
