@@ -2,9 +2,8 @@
 
 ``from scipy.integrate import ...`` at the top of ``models/initial_state.py`` pulled in
 ``scipy.integrate``, ``scipy.optimize``, ``scipy.sparse``, ``scipy.spatial`` and ``scipy.linalg``
-on every run: 0.44 s of each command's start (measured, paired: a warm 10 s run 1.54 -> 1.12 s). Each
-test runs the command in
-a fresh interpreter and reads ``sys.modules`` after it.
+on every run: 0.44 s of each command's start (measured, paired: a warm 10 s run 1.54 -> 1.12 s).
+Each test runs the command in a fresh interpreter and reads ``sys.modules`` after it.
 """
 
 from __future__ import annotations
