@@ -23,16 +23,17 @@ class Command:
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "app", *args], cwd=REPO, env=dict(os.environ),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.err = ""
+        self.err = self.out = ""
         self._lock = threading.Lock()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        self._readers = [threading.Thread(target=self._read, args=(name,), daemon=True) for name in ("out", "err")]
+        for reader in self._readers:
+            reader.start()
 
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        while chunk := os.read(self.proc.stderr.fileno(), 4096):
+    def _read(self, name: str) -> None:
+        pipe = getattr(self.proc, "stdout" if name == "out" else "stderr")
+        while chunk := os.read(pipe.fileno(), 4096):
             with self._lock:
-                self.err += chunk.decode("utf-8", "replace")
+                setattr(self, name, getattr(self, name) + chunk.decode("utf-8", "replace"))
 
     def wait_for(self, done: Callable[[str], bool], timeout: float = 120.0) -> str:
         """Poll stderr until ``done(stderr)``; the stderr read so far. Fails if the command ends first."""
@@ -51,19 +52,18 @@ class Command:
     def interrupt(self, timeout: float = 120.0) -> tuple[int, str, str]:
         """Send SIGINT (Ctrl+C) and wait: exit code, stdout, stderr."""
         self.proc.send_signal(signal.SIGINT)
+        return self.finish(timeout)
+
+    def finish(self, timeout: float = 300.0) -> tuple[int, str, str]:
+        """Wait for the command to end: exit code, stdout, stderr."""
         try:
-            out, _ = self.proc.communicate(timeout=timeout)
+            self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             raise
-        self._reader.join(timeout=10)
-        return self.proc.returncode, out.decode("utf-8", "replace"), self.err
-
-    def finish(self, timeout: float = 300.0) -> tuple[int, str, str]:
-        """Wait for the command to end by itself: exit code, stdout, stderr."""
-        out, _ = self.proc.communicate(timeout=timeout)
-        self._reader.join(timeout=10)
-        return self.proc.returncode, out.decode("utf-8", "replace"), self.err
+        for reader in self._readers:
+            reader.join(timeout=10)
+        return self.proc.returncode, self.out, self.err
 
 
 def last_number(pattern: str, text: str) -> float | None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -30,8 +29,7 @@ from blocks.presets import PRESET_CHOICES
 from models.errors import UserError
 
 if TYPE_CHECKING:
-    from types import FrameType
-
+    from app.interrupt import SigintFlag
     from app.runs import Built, RunSpec
     from blocks import Diagram, Results
 
@@ -182,34 +180,6 @@ def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: boo
 EXIT_CODES = {"ok": 0, "fell": 3, "failed": 1, "interrupted": 130}  # 2: user error (models.errors.UserError)
 
 
-class SigintFlag:
-    """Within ``with``: the first SIGINT (Ctrl+C) sets :attr:`raised` instead of raising
-    ``KeyboardInterrupt``; a second one raises it. The previous handler comes back on exit. Main
-    thread only (elsewhere, and where SIGINT is ignored, it changes nothing)."""
-
-    def __init__(self) -> None:
-        self.raised = False
-        self._old: Any = None
-
-    def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if self.raised:
-            raise KeyboardInterrupt
-        self.raised = True
-
-    def __enter__(self) -> SigintFlag:
-        import threading
-
-        if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) \
-                is signal.default_int_handler:
-            self._old = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
-            self._old = None
-
-
 SLICE_WALL_S = 0.2  # wall seconds per slice of ticks: how long Ctrl+C may wait for the run to stop
 PROGRESS_AFTER_S = 1.0  # a run that lasts longer than this (wall) shows its progress on stderr
 
@@ -280,6 +250,7 @@ def account_line(summary: dict[str, Any]) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.interrupt import SigintFlag
     from app.runs import build, summarise
 
     check_out_dir(args.out, args.force, RESULT_FILES)
