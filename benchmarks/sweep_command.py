@@ -5,7 +5,7 @@ loaded from its cache, the runs, ``sweep.csv``, ``sweep.json``), timed from outs
 default walking diagram and the bundled ``sneakers`` set, ``pid_hip.kp`` swept, each run one
 gait cycle long (120 / cadence of a reference run), the default executor (vectorised) on every
 core. A "gait cycle" is one simulated gait cycle of one copy: N x duration / cycle. Prints the
-figures and the load average before and after each command (the machine is shared: compare
+figures, the peak RSS and the load average before and after each command (the machine is shared: compare
 figures taken at the same load); asserts nothing.
 
 The issue-35 goals: the time per run at N = 1000 within 1.5x of N = 100 (the cost linear in N);
@@ -18,6 +18,7 @@ Run: ``python benchmarks/sweep_command.py [--n 100 1000] [--repeat 2] [--other-t
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import subprocess
 import sys
@@ -38,21 +39,28 @@ def cycle_seconds(tree: Path) -> float:
     return float(out.split()[-1])
 
 
-def sweep_once(tree: Path, n: int, duration: float) -> float:
-    """Wall seconds of one whole ``gaitblocks sweep`` of ``n`` runs in ``tree``."""
+def sweep_once(tree: Path, n: int, duration: float) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS [MB] (``os.wait4``) and the stepping's share of the wall time (the rows'
+    ``wall_s``: each batch's stepping / its copies) of one whole ``gaitblocks sweep`` of ``n`` runs in ``tree``."""
     with tempfile.TemporaryDirectory(prefix="gb_sweep_") as tmp:
         cmd = [sys.executable, "-m", "app", "sweep", "--grf", "sneakers", "--param", f"pid_hip.kp=400:600:{n}",
                "--duration", f"{duration:.6f}", "--out", str(Path(tmp) / "out")]
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True,
-                              text=True)
-        wall = time.perf_counter() - start
-        if proc.returncode != 0:
-            raise SystemExit(f"{tree}: sweep N={n} exited {proc.returncode}: {proc.stderr[-800:]}")
-        rows = (Path(tmp) / "out" / "sweep.csv").read_text().count("\n") - 1
-        if rows != n:
-            raise SystemExit(f"{tree}: sweep N={n} wrote {rows} rows")
-    return wall
+        err_path = Path(tmp) / "stderr.txt"
+        with err_path.open("w") as err:
+            start = time.perf_counter()
+            proc = subprocess.Popen(cmd, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+                                    stdout=subprocess.DEVNULL, stderr=err)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            raise SystemExit(f"{tree}: sweep N={n} exited {code}: {err_path.read_text()[-800:]}")
+        with (Path(tmp) / "out" / "sweep.csv").open(newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        if len(rows) != n:
+            raise SystemExit(f"{tree}: sweep N={n} wrote {len(rows)} rows")
+        stepping = sum(float(r["wall_s"] or 0.0) for r in rows)
+    return wall, usage.ru_maxrss / 1024.0, stepping / wall
 
 
 def main() -> None:
@@ -72,11 +80,11 @@ def main() -> None:
         for _ in range(a.repeat):
             for tree in trees:
                 load = os.getloadavg()[0]
-                wall = sweep_once(tree, n, cycle)
+                wall, rss, share = sweep_once(tree, n, cycle)
                 per_run.setdefault((tree, n), []).append(wall / n)
                 print(f"  {tree.name:<16s} N={n:<5d} {wall:7.2f} s whole command, {1e3 * wall / n:6.2f} ms per run, "
-                      f"{60.0 * n / wall:8.0f} gait cycles/min (load {load:.2f} -> {os.getloadavg()[0]:.2f})",
-                      flush=True)
+                      f"{60.0 * n / wall:8.0f} gait cycles/min, stepping {100 * share:3.0f} %, peak RSS {rss:4.0f} MB "
+                      f"(load {load:.2f} -> {os.getloadavg()[0]:.2f})", flush=True)
     for tree in trees:
         best = {n: min(per_run[(tree, n)]) for n in a.n}
         line = ", ".join(f"N={n}: {1e3 * best[n]:.2f} ms/run = {60.0 / best[n]:,.0f} cycles/min" for n in a.n)
