@@ -361,9 +361,14 @@ def applied_preset(spec: RunSpec) -> str | None:
 
     if spec.preset:
         return ALIASES.get(spec.preset, spec.preset)
-    if isinstance(spec.diagram, Diagram):
-        return _held_preset(spec.diagram)
+    if isinstance(spec.diagram, Diagram):  # about 5 ms: once per spec (a batch summarises its copies on one)
+        if not (_LAST_HELD and _LAST_HELD[0] is spec):
+            _LAST_HELD[:] = [spec, _held_preset(spec.diagram)]
+        return _LAST_HELD[1]
     return _file_preset(None if spec.diagram is None else str(spec.diagram))
+
+
+_LAST_HELD: list[Any] = []  # [spec, its preset] of the last spec with a Diagram object
 
 
 @functools.lru_cache(maxsize=8)

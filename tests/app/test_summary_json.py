@@ -50,3 +50,19 @@ def test_summary_names_the_preset_applied(tmp_path: Path, given: str, applied: s
                  "--out", str(out)]) in (0, 3)
     summary = strict_load(out / "summary.json")
     assert summary["preset"] == applied and summary["params"]["pid_hip.kp"] == 310.0
+
+
+def test_the_preset_a_diagram_holds() -> None:
+    """Without ``--preset``: the preset whose every value the diagram holds, None for a diagram without them."""
+    from app.runs import RunSpec, applied_preset, default_diagram_path
+    from blocks import Diagram
+    from blocks.presets import apply_preset
+
+    default = Diagram.load(default_diagram_path())
+    assert applied_preset(RunSpec(preset=None)) == "tracking"
+    assert applied_preset(RunSpec(preset=None, diagram=apply_preset(default, "emergent"))) == "emergent"
+    changed = apply_preset(default, "paper")
+    changed.set_param("pid_hip.kp", 123.0)  # a preset value changed: no longer the paper preset
+    assert applied_preset(RunSpec(preset=None, diagram=changed)) is None
+    squeezer = default_diagram_path().with_name("andrews_squeezer.json")
+    assert applied_preset(RunSpec(preset=None, diagram=squeezer)) is None
