@@ -31,6 +31,7 @@ def _interrupt_then_resume(tmp_path: Path, args: list[str], total: int, wait_row
     cmd = Command("sweep", *args, "--out", str(out))
     seen = int(last_number(DONE, cmd.wait_for(lambda e: (last_number(DONE, e) or 0) >= wait_rows)) or 0)
     on_disk = len(read_csv(out / "sweep.csv"))  # rows are on disk as they finish, before any signal
+    assert f"] 0/{total} done, elapsed 00:00" in cmd.err  # the progress line is there from the start
     code, _, err = cmd.interrupt()
     assert code == 130, err
     kept = read_csv(out / "sweep.csv")
@@ -55,7 +56,7 @@ def _interrupt_then_resume(tmp_path: Path, args: list[str], total: int, wait_row
 
 @pytest.mark.slow
 def test_vectorised_sweep_keeps_finished_batches_and_resumes(tmp_path: Path) -> None:
-    """Batches of 64 copies: SIGINT once the first batch is on disk; the batch in flight finishes too."""
+    """Batches of 8 then 64 copies: SIGINT once 64 rows are on disk; the batch in flight finishes too."""
     _interrupt_then_resume(tmp_path, ["--grf", "sneakers", "--param", "pid_hip.kp=400:600:256", "--duration", "0.5",
                                       "--executor", "vectorized", "--workers", "2"], 256, 64)
 
