@@ -33,7 +33,7 @@ from app.tuning.worker import BASE_COLUMNS, run_one
 from blocks.executors import Executor
 from models.errors import UserError
 
-__all__ = ["Progress", "SweepOutcome", "SweepCsv", "run_sweep", "write_csv", "read_csv"]
+__all__ = ["Progress", "SweepOutcome", "SweepCsv", "run_sweep", "read_csv"]
 
 
 def _clock(seconds: float) -> str:
@@ -166,14 +166,8 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-def write_csv(rows: Sequence[dict[str, Any]], path: Path, params: Sequence[str]) -> list[str]:
-    """Write ``rows`` to ``path`` at once (module docstring); returns the header."""
-    header = columns(rows, params)
-    _replace(path, header, rows)
-    return header
-
-
 def _replace(path: Path, header: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
+    """Write ``rows`` under ``header`` to ``path`` through a ``.part`` file (readers never see half a file)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         part = path.with_name(path.name + ".part")
