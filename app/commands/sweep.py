@@ -135,7 +135,7 @@ def _typed(row: dict[str, str]) -> dict[str, Any]:
 def resumed_rows(kept: list[dict[str, str]], specs: list[RunSpec], path: Path) -> list[dict[str, Any]]:
     """The rows of a stopped sweep, checked against this one's plan: each ``run`` once, in range, with
     the same parameter values (as ``sweep.csv`` writes them); :class:`UserError` otherwise."""
-    from app.tuning.sweep import _cell
+    from app.tuning.sweep import cell_text
 
     seen: set[int] = set()
     for row in kept:
@@ -148,10 +148,10 @@ def resumed_rows(kept: list[dict[str, str]], specs: list[RunSpec], path: Path) -
                             f"(runs 0..{len(specs) - 1}); give --force to start again")
         seen.add(r)
         for ref, value in specs[r].settings:
-            if row.get(ref) != _cell(value):
+            if row.get(ref) != cell_text(value):
                 raise UserError(f"--resume: {path} has run {r} with {ref} = {row.get(ref)}, this sweep has "
-                                f"{_cell(value)}: not the same sweep (give the same --param/--samples/--seed/--set, "
-                                "or --force to start again)")
+                                f"{cell_text(value)}: not the same sweep (give the same --param/--samples/--seed/"
+                                "--set, or --force to start again)")
     return [_typed(row) for row in kept]
 
 

@@ -33,7 +33,7 @@ from app.tuning.worker import BASE_COLUMNS, run_one
 from blocks.executors import Executor
 from models.errors import UserError
 
-__all__ = ["Progress", "SweepOutcome", "SweepCsv", "run_sweep", "read_csv"]
+__all__ = ["Progress", "SweepOutcome", "SweepCsv", "run_sweep", "read_csv", "cell_text"]
 
 
 def _clock(seconds: float) -> str:
@@ -158,7 +158,8 @@ def columns(rows: Sequence[Mapping[str, Any]], params: Sequence[str]) -> list[st
     return head + rest
 
 
-def _cell(v: Any) -> str:
+def cell_text(v: Any) -> str:
+    """A value as ``sweep.csv`` writes it: empty for None, ``repr`` for a float (it reads back exactly)."""
     if v is None:
         return ""
     if isinstance(v, float):
@@ -175,7 +176,7 @@ def _replace(path: Path, header: Sequence[str], rows: Iterable[Mapping[str, Any]
             w = csv.writer(fh)
             w.writerow(header)
             for row in rows:
-                w.writerow([_cell(row.get(c)) for c in header])
+                w.writerow([cell_text(row.get(c)) for c in header])
         os.replace(part, path)  # readers never see a half-written file
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror}") from None
@@ -233,7 +234,7 @@ class SweepCsv:
         assert self._fh is not None and self.header is not None
         try:
             for row in rows:
-                self._writer.writerow([_cell(row.get(c)) for c in self.header])
+                self._writer.writerow([cell_text(row.get(c)) for c in self.header])
             self._fh.flush()
         except OSError as exc:
             raise UserError(f"cannot write {self.path}: {exc.strerror}") from None
