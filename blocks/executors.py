@@ -9,7 +9,8 @@ Every executor offers
   it (or a ``KeyboardInterrupt``) cancels the runs not started yet. Once ``stop`` (a
   ``threading.Event``) is set, no further run starts, the runs in flight finish, and their results
   are still yielded before the generator ends: what was computed is kept (a batch of copies in the
-  vectorised executor, at most one run per worker in a pool);
+  vectorised executor, at most one run per worker in a pool; on Dask, which does not tell a running
+  task from a queued one, the tasks finished by then, the others are cancelled);
 * ``map(fn, items)`` -- results in item order (``scipy.optimize.differential_evolution`` uses it
   as its ``workers`` argument);
 * ``close()``; executors are context managers.
