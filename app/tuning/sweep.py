@@ -127,10 +127,10 @@ def run_sweep(specs: Sequence[RunSpec], executor: Executor, *, progress: Progres
         for i, row in stream:
             row = {"run": runs[i], **row}
             out.rows.append(row)
+            if on_row is not None:  # first: a row the progress line counts is on disk already
+                on_row(row)
             if progress is not None:
                 progress.update(row.get("status") == "ok")
-            if on_row is not None:
-                on_row(row)
     except KeyboardInterrupt:
         out.interrupted = True
     finally:
