@@ -209,7 +209,8 @@ class VectorizedExecutor(Executor):
     compiled engine, :class:`blocks.batch.BatchRunner`). Other functions run serially, in order.
 
     ``chunk`` = 64 by default: a batch of 64 one-cycle walking runs takes about a second on 2 cores
-    (stepping 9-14 us per copy-step under load, against 12-15 us at 256), so the finished rows reach
+    (measured once under load: stepping 9.3 us per copy-step at 64 copies, 14-15 us at 128 and 256,
+    benchmarks/batch.py-style in one process; the rows are the same whatever the batch), so the rows reach
     ``sweep.csv`` and the progress line every second or so, Ctrl+C (``stop``) waits for at most one
     batch, and the batch's record buffer (copies x ticks x metric signals) stays a quarter of what
     256 copies took. The first batch is an eighth of ``chunk`` (8 copies), so the first rows come
