@@ -275,9 +275,5 @@ def walking_summary(results: Results, built: Any) -> dict[str, Any]:
     """Metric hook of :mod:`app.runs` (``results`` carries the canonical names: :func:`app.signals.by_type`)."""
     bp = biped_of(built.model.ctx)
     body = FiveLinkBiped(bp)
-    out = walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g,
-                               lambda q, qd: body.com_state(q, qd)[2:4])
-    preset = built.spec.preset
-    if out and preset:
-        out["preset"] = preset
-    return out
+    return walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g,
+                                lambda q, qd: body.com_state(q, qd)[2:4])  # the preset: app.runs.applied_preset
