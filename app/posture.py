@@ -19,7 +19,6 @@ under ``recording`` for comparison (never fed to the solver).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -255,20 +254,6 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
     return SolveResult(grf_ds.name, spec, solutions, summary)
 
 
-def _json_safe(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _json_safe(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
-    if isinstance(x, (np.floating, float)):
-        return float(x) if math.isfinite(float(x)) else None
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
-    return x
-
-
 def write_outputs(result: SolveResult, out: Path) -> dict[str, Path]:
     """``results.npz`` (every cycle's arrays), ``results.csv`` (the first cycle: time, q, qd, tau,
     residual, GRF), ``summary.json`` (strict JSON: non-finite numbers are ``null``) in ``out``."""
@@ -289,6 +274,7 @@ def write_outputs(result: SolveResult, out: Path) -> dict[str, Path]:
     np.savetxt(out / "results.csv", table, delimiter=",", header=",".join(header), comments="", fmt="%.9g")
     digest = hashlib.sha256((out / "results.npz").read_bytes()).hexdigest()
     summary = {**result.summary, "results_sha256": digest}
-    text = json.dumps(_json_safe(summary), indent=1, allow_nan=False)
-    (out / "summary.json").write_text(text + "\n", encoding="utf-8")
+    from app.jsontext import dumps
+
+    (out / "summary.json").write_text(dumps(summary, indent=1) + "\n", encoding="utf-8")
     return {"npz": out / "results.npz", "csv": out / "results.csv", "summary": out / "summary.json"}
