@@ -90,6 +90,9 @@ class RunSpec:
     engine : {"compiled", "python"} or None
         Stepping engine (:class:`blocks.runner.Runner`; ``--engine``): ``None`` = compiled when every
         block of the diagram has kernels and the solver is RK4, else python (``docs/engine.md``).
+    stop_at_fall : bool
+        End the run :data:`app.walking.FALL_MARGIN_S` after a walker's first fall (:func:`simulate`;
+        ``--continue-after-fall`` turns it off): the summary is ``fell`` with the results up to there.
     """
 
     dataset: str = ""
@@ -108,6 +111,7 @@ class RunSpec:
     repeat: bool = False
     record_every: int = 1
     engine: str | None = None
+    stop_at_fall: bool = True
 
     def with_settings(self, *pairs: tuple[str, Any]) -> RunSpec:
         """A copy with ``pairs`` applied after this spec's settings (an earlier value of the same
@@ -386,5 +390,12 @@ def run(spec: RunSpec) -> RunResult:
     """Build ``spec``, simulate to its end and summarise it. A run that blows up is a result with
     ``status`` ``failed``; bad input raises :class:`UserError` before simulating."""
     built = build(spec)
-    results = built.runner.run(built.t_end)
+    results = simulate(built)
     return RunResult(spec, summarise(results, built), results, built)
+
+
+def simulate(built: Built) -> Results:
+    """Run ``built`` to its end, or, with ``spec.stop_at_fall``, to just past a fall (:func:`app.walking.fall_stop`)."""
+    from app.walking import fall_stop
+
+    return built.runner.run(built.t_end, stop=fall_stop(built) if built.spec.stop_at_fall else None)

@@ -66,6 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--csv", action=argparse.BooleanOptionalAction, default=True,
                         help="also write results.csv (text, about 1.4 MB per simulated second)")
     parser.add_argument("--compress", action="store_true", help="write results.npz compressed (smaller, slower)")
+    parser.add_argument("--continue-after-fall", action="store_true",
+                        help="simulate on to the end after the walker falls (default: stop 0.1 s after the fall)")
 
 
 RESULT_FILES = ("results.csv", "results.npz", "results.json", "summary.json")
@@ -131,7 +133,8 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
                    kinematics=getattr(args, "kinematics", None), mass=getattr(args, "mass", None),
                    height=getattr(args, "height", None), start=getattr(args, "start", None),
                    end=getattr(args, "end", None), foot_radius=getattr(args, "foot_radius", None),
-                   repeat=bool(getattr(args, "repeat", False)), engine=getattr(args, "engine", None))
+                   repeat=bool(getattr(args, "repeat", False)), engine=getattr(args, "engine", None),
+                   stop_at_fall=not getattr(args, "continue_after_fall", False))
     every = getattr(args, "record_every", None)
     if every is not None:
         spec = replace(spec, record_every=every)
@@ -192,13 +195,13 @@ def account_line(summary: dict[str, Any]) -> str | None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from app.runs import build, summarise
+    from app.runs import build, simulate, summarise
 
     check_out_dir(args.out, args.force, RESULT_FILES)
     built = build(spec_from_args(args))
     for warning in built.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    results = built.runner.run(built.t_end)
+    results = simulate(built)
     summary = summarise(results, built)
     write_outputs(results, summary, args.out, csv=args.csv, compress=args.compress)
     from app.walking import status_text
@@ -208,6 +211,8 @@ def run(args: argparse.Namespace) -> int:
     line = (f"{summary['status']}: {summary['steps']} steps to t = {summary['t_end_reached']:.3f} s, "
             f"{summary['wall_s']:.2f} s wall ({rtf:.1f}x real time), {len(results.events)} events -> {args.out}"
             if rtf else f"{summary['status']}: no steps taken -> {args.out}")
+    if summary["status"] == "fell" and summary["t_end_reached"] < summary["t_end_requested"] - 1e-9:
+        line += f" (stopped at the fall; --continue-after-fall runs on to {summary['t_end_requested']:g} s)"
     print(line)
     from models.gaitdata.offplate import FilledContact
     from models.gaitdata.subject import subject_lines

@@ -202,6 +202,12 @@ class MainWindow(QtWidgets.QMainWindow):
         sim = mb.addMenu("&Simulation")
         for a in (self.controls.run_action, self.controls.step_action, self.controls.reset_action):
             sim.addAction(a)
+        sim.addSeparator()
+        self.stop_at_fall = sim.addAction("Stop at &fall")
+        self.stop_at_fall.setCheckable(True)
+        self.stop_at_fall.setChecked(self.session.stop_at_fall)
+        self.stop_at_fall.setToolTip("end the run 0.1 s after the walker falls (off: simulate on to the end)")
+        self.stop_at_fall.toggled.connect(self._set_stop_at_fall)
         view = mb.addMenu("&View")
         self._act(view, "Fit diagram", self.canvas.fit)
         self._act(view, "Show whole run in scopes", lambda: self._scopes_full(True))
@@ -296,6 +302,12 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.params.block in s.diagram.blocks:
             self.params.show_block(s, self.params.block)
         self.timeline.set_end(0.0, True)
+        self.stop_at_fall.setChecked(s.stop_at_fall)
+        self.run_control.update_views()
+
+    def _set_stop_at_fall(self, on: bool) -> None:
+        """Stop at a fall, or simulate on past it (the current run too: Run goes on from where it stopped)."""
+        self.session.stop_at_fall = on
         self.run_control.update_views()
 
     def _run_changed(self, why: str) -> None:

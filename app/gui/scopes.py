@@ -50,6 +50,15 @@ from app.gui.session import SimSession
 __all__ = ["Scope", "ScopeStack", "Trace", "XYScope", "default_scopes", "peak_decimate", "trace_stats"]
 
 
+def walk_rows(s: SimSession, t: np.ndarray) -> tuple[int, str]:
+    """``(rows, note)``: the recorded rows of the walk before the session's fall (all of them without
+    one) and what the statistics and the % cycle view then say they cover."""
+    fall = s.falls.fall
+    if fall is None:
+        return t.size, ""
+    return int(np.searchsorted(t, fall.at_s, side="right")), f"walk before the fall at {fall.at_s:.2f} s"
+
+
 def column_unit(unit: str, labels: tuple[str, ...], col: int) -> str:
     """The unit of column ``col`` of a signal in ``unit``: one unit for all columns, one per column
     (``"N, N, m"``), or, for generalised coordinates ``"m, rad"``, the first unit for the position
@@ -317,13 +326,15 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             return 0
         t_all = s.recorded_time()
         n = t_all.size
+        walk, note = walk_rows(s, t_all)
         lo = 0 if self.cycle else max(0, n - int(round(self.window_s / s.dt)) - 1)
-        t = t_all[lo:n]
+        hi = walk if self.cycle else n
+        t = t_all[lo:hi]
         stance_name = s.find("PhaseDetector", "stance")
-        stance = s.recorded(stance_name)[lo:n] if stance_name else None
+        stance = s.recorded(stance_name)[lo:hi] if stance_name else None
         for sc in due:
             sc.refreshed_at = now
-            sc.update(s, t, lo, n, stance, bins=max(100, int(sc.plot.getViewBox().width())))
+            sc.update(s, t, lo, hi, stance, bins=max(100, int(sc.plot.getViewBox().width())))
             sc.sticky_y_range()
             if self.follow and n and not self.cycle and not sc.is_xy:
                 t_end = float(t_all[-1])
@@ -331,7 +342,7 @@ class ScopeStack(pg.GraphicsLayoutWidget):
                                   padding=0.0)
             if now - sc.stats_at >= 1.0 / self.stats_hz:
                 sc.stats_at = now
-                sc.update_stats(s, lo, n)
+                sc.update_stats(s, max(0, min(lo, walk - (n - lo))), walk, note)
         self.mark_changes(s.param_log())
         self.live_refreshes += len(due)
         return len(due)
@@ -343,16 +354,18 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             return
         t_all = s.recorded_time()
         n = t_all.size
+        walk, note = walk_rows(s, t_all)
         lo = 0 if full or self.cycle else max(0, n - int(round(self.window_s / s.dt)) - 1)
-        t = t_all[lo:n]
+        hi = walk if self.cycle else n
+        t = t_all[lo:hi]
         stance_name = s.find("PhaseDetector", "stance")
-        stance = s.recorded(stance_name)[lo:n] if stance_name else None
+        stance = s.recorded(stance_name)[lo:hi] if stance_name else None
         for sc in self.scopes:
-            sc.update(s, t, lo, n, stance)
+            sc.update(s, t, lo, hi, stance)
         self._frames += 1
         if stats or self._frames % 10 == 0:
             for sc in self.scopes:
-                sc.update_stats(s, lo, n)
+                sc.update_stats(s, max(0, min(lo, walk - (n - lo))), walk, note)
         self.mark_changes(s.param_log())
         master = self.master()
         if self.follow and n and not self.cycle and master is not None:
