@@ -158,6 +158,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.canvas.block_activated.connect(self.block_dialog)
         editor = self.canvas.editor
         editor.compiled.connect(self.bind_session)
+        editor.compiled.connect(self._edit_compiled)
         editor.failed.connect(lambda text: self.statusBar().showMessage(text, 20000))
         editor.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.params.rebuilt.connect(self.bind_session)
@@ -301,6 +302,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tuning.bind()
         if self.params.block in s.diagram.blocks:
             self.params.show_block(s, self.params.block)
+        elif self.params.block:
+            self.params.clear()
         self.timeline.set_end(0.0, True)
         self.stop_at_fall.setChecked(s.stop_at_fall)
         self.run_control.update_views()
@@ -328,7 +331,16 @@ class MainWindow(QtWidgets.QMainWindow):
         self.params.show_block(self.session, name)
         self.side.setCurrentWidget(self.params)
 
-    def block_dialog(self, name: str) -> BlockDialog:
+    def _edit_compiled(self) -> None:
+        """An edit compiled: a "Not compiled: ..." message of an earlier edit no longer holds."""
+        if self.statusBar().currentMessage().startswith("Not compiled"):
+            self.statusBar().clearMessage()
+
+    def block_dialog(self, name: str) -> BlockDialog | None:
+        """The dialog of a compiled block; a block not compiled yet is named in the Block parameters tab."""
+        if name not in self.session.diagram.blocks:
+            self.show_block(name)
+            return None
         dlg = BlockDialog(self.session, name, self)
         dlg.panel.rebuilt.connect(self.bind_session)
         dlg.panel.background = self._compile_param
