@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.fine_slider import FineSlider
 from app.gui.param_panel import SliderMap
 from app.gui.session import GAIN_NAMES, SimSession
 
@@ -169,7 +170,7 @@ class GainPanel(QtWidgets.QWidget):
         spec = self.session.diagram.param_spec(f"{block}.{gain}")
         lo, hi = GAIN_RANGE[gain]
         smap = SliderMap(0.0, min(hi, spec.max or hi), True, log_lo=lo)
-        slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        slider = FineSlider()
         slider.setRange(0, 1000)
         slider.setMinimumWidth(80)
         box = QtWidgets.QDoubleSpinBox()
@@ -179,7 +180,8 @@ class GainPanel(QtWidgets.QWidget):
         box.setSuffix(" " + GAIN_LABELS[gain][1])
         box.setMinimumWidth(150)
         row = GainRow(block, gain, slider, box, smap, leg)
-        slider.setToolTip(f"{row.ref}: logarithmic {lo:g} … {smap.hi:g} {GAIN_LABELS[gain][1]}")
+        slider.setToolTip(f"{row.ref}: logarithmic {lo:g} … {smap.hi:g} {GAIN_LABELS[gain][1]}; "
+                          "hold Shift to drag finely")
         value = self._value(row.ref)
         slider.setValue(smap.pos(value))
         box.setValue(value)

@@ -138,6 +138,8 @@ class MainWindow(QtWidgets.QMainWindow):
         c = self.controls
         self.busy = BusyIndicator([c, self.gains, self.params, self.canvas],
                                   [c.run_action, c.step_action, c.reset_action])
+        self.figure.plot.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)   # a click gives it the keys
+        c.bind_keys(self.canvas, self.figure.plot)
         self.statusBar().addPermanentWidget(self.busy)
         self.compiler = BackgroundCompile(self.busy, self)
 

@@ -2,7 +2,7 @@
 
 * float / int: a spin box with the unit as suffix and the spec's range (range-checked);
   tunable numbers also get a slider (logarithmic when the range starts at 0 and spans more
-  than three decades, as gains do);
+  than three decades, as gains do; Shift drags finely, :mod:`app.gui.fine_slider`);
 * bool: a check box; text with choices: a combo box; free text and vectors: a line edit,
   parsed with ``ParamSpec.parse`` (no eval);
 * structural parameters are marked: changing one recompiles and restarts the run.
@@ -18,6 +18,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.fine_slider import FineSlider
 from app.gui.session import Plan, SimSession
 from blocks import ParamSpec
 
@@ -75,7 +76,7 @@ class ParamPanel(QtWidgets.QWidget):
         self.session: SimSession | None = None
         self.block = ""
         self.editors: dict[str, QtWidgets.QWidget] = {}
-        self.sliders: dict[str, tuple[QtWidgets.QSlider, SliderMap]] = {}
+        self.sliders: dict[str, tuple[FineSlider, SliderMap]] = {}
         # set by the window: compiles a structural change's plan off the GUI thread
         # (app.gui.background_compile); None: recompile here and emit ``rebuilt``
         self.background: Callable[[Plan, str], None] | None = None
@@ -150,7 +151,7 @@ class ParamPanel(QtWidgets.QWidget):
             if not spec.tunable or kind == "int":
                 return box
             m = SliderMap.for_spec(spec, float(value))
-            slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+            slider = FineSlider()
             slider.setRange(0, 1000)
             slider.setValue(m.pos(float(value)))
             slider.valueChanged.connect(lambda pos, b=box, mm=m: b.setValue(mm.value(pos)))
