@@ -232,6 +232,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def set_session(self, session: SimSession) -> None:
         """Replace the session everywhere it is held, then redraw."""
         self.run_control.set_running(False)
+        session.stop_at_fall = self.stop_at_fall.isChecked()   # the window's choice, not the file's
         self.session = self.run_control.session = self.files.session = session
         self.bind_session()
 

@@ -47,7 +47,12 @@ from app.gui.scope_units import display_unit
 from app.gui.scope_xy import XYScope, next_colour, xy_spec
 from app.gui.session import SimSession
 
-__all__ = ["Scope", "ScopeStack", "Trace", "XYScope", "default_scopes", "peak_decimate", "trace_stats"]
+__all__ = ["MIN_SCOPE_PX", "Scope", "ScopeStack", "Trace", "XYScope", "default_scopes", "peak_decimate",
+           "trace_stats"]
+
+
+MIN_SCOPE_PX = 100   # least height of a scope [px]: fewer fit, the stack scrolls (app.gui.scope_panel)
+AXIS_PX = 40         # ... plus the bottom scope's time axis
 
 
 def walk_rows(s: SimSession, t: np.ndarray) -> tuple[int, str]:
@@ -152,6 +157,7 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             self.built += 1
         for sc in old[len(specs):]:
             self.removeItem(sc.plot)
+        self.setMinimumHeight(MIN_SCOPE_PX * len(specs) + AXIS_PX)
         master = self.master()
         for sc in self.scopes:
             if not sc.is_xy and sc is not master:
@@ -308,9 +314,10 @@ class ScopeStack(pg.GraphicsLayoutWidget):
     def visible_scopes(self) -> list[Scope]:
         """The scopes on screen: none when the stack is hidden (another tab), else those whose plot
         intersects the viewport (all of them unless the stack is scrolled or clipped)."""
-        if not self.isVisible():
+        shown = self.viewport().visibleRegion().boundingRect()   # clipped by the scroll area
+        if not self.isVisible() or shown.isEmpty():
             return []
-        view = self.mapToScene(self.viewport().rect()).boundingRect()
+        view = self.mapToScene(shown).boundingRect()
         return [sc for sc in self.scopes if sc.plot.isVisible() and sc.plot.sceneBoundingRect().intersects(view)]
 
     def refresh_live(self, now: float) -> int:

@@ -101,12 +101,12 @@ def test_shift_drags_a_tenth_as_fast(kp_row, window: MainWindow) -> None:
     factor = {}
     for mods in (NONE, SHIFT):
         before = s.diagram.value("pid_hip.kp")
-        drag(slider, 25.0, mods)
+        drag(slider, -25.0, mods)                              # down: the default Kp lies near the top
         factor[mods] = s.diagram.value("pid_hip.kp") / before
-    assert factor[NONE] > 1.5                                  # a plain 25 px drag: a coarse change
+    assert factor[NONE] < 1 / 1.5                              # a plain 25 px drag: a coarse change
     # the same 25 px with Shift: a tenth of the travel, so the tenth root of the factor (4-digit rounding)
     assert math.log(factor[SHIFT]) == pytest.approx(FINE * math.log(factor[NONE]), rel=0.15)
-    assert 1.0 < factor[SHIFT] < factor[NONE] ** 0.2       # measured: x5.19 plain, x1.17 with Shift (188 px slider)
+    assert factor[NONE] ** 0.2 < factor[SHIFT] < 1.0       # measured: /5.19 plain, /1.17 with Shift (188 px slider)
     # Shift let go mid-drag: the drag goes on from where the handle is, at the normal rate
     pos = slider.value()
     at = _handle_centre(slider)
