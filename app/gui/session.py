@@ -15,7 +15,9 @@ holds:
 * snapshots every ``snapshot_every`` seconds of simulated time, for the timeline
   (:meth:`SimSession.rewind`);
 * the failure, if the run blew up (``error``: block, port, time, value), with the results
-  recorded up to it kept.
+  recorded up to it kept;
+* the first fall, and with :attr:`SimSession.stop_at_fall` the run's end just past it
+  (``falls``, :class:`~app.gui.session_fall.FallStop`).
 """
 
 from __future__ import annotations
