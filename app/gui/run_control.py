@@ -204,9 +204,8 @@ class RunController(QtCore.QObject):
             self.run_changed.emit("ended")
         elif s.finished and self.running:
             self.set_running(False)
-            if s.falls.fall is not None:   # stopped at a fall: the whole run up to it
+            if s.falls.fall is not None:   # stopped at a fall: the whole run up to it (drawn in full by the pause)
                 self.views.scopes.follow = False
-                self.views.scopes.refresh(full=True, stats=True)
                 self.views.scopes.fit_x()
             self.evaluate()
             self.run_changed.emit("ended")

@@ -21,6 +21,7 @@ def fallen(qtbot, settings) -> MainWindow:
                      hook_exceptions=False)
     qtbot.addWidget(win)
     win.controls.speed.setCurrentIndex(win.controls.speed.count() - 1)
+    win.scopes.window_s = 0.3   # the scopes follow the last 0.3 s while running: shorter than the walk
     run_until(qtbot, win, 2.0)
     return win
 
@@ -49,6 +50,7 @@ def test_the_scopes_show_the_whole_run_and_statistics_cover_the_walk(fallen: Mai
     assert fall is not None
     walk = int(np.searchsorted(s.recorded_time(), fall.at_s, side="right"))
     assert walk < s.runner.recorder.length   # the margin after the fall is recorded ...
+    win.scopes.scene().prepareForPaint()     # pyqtgraph applies a pending auto-range before it paints
     x0, x1 = win.scopes.master().plot.getViewBox().viewRange()[0]
     assert x0 <= 0.01 and x1 >= s.time - 0.01   # ... and the whole run is on screen, fall marker included
     for sc in win.scopes.scopes:
