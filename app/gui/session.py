@@ -288,7 +288,7 @@ class SimSession(SessionReading):
         done = 0
         while done < n and self.error is None:
             k = self.runner.tick
-            chunk = min(n - done, self._snap_ticks - (k % self._snap_ticks))
+            chunk = min(n - done, self._snap_ticks - (k % self._snap_ticks), self.falls.check_ticks)
             try:
                 self.runner.advance(chunk)
             except SimulationError as exc:

@@ -13,7 +13,10 @@ from typing import Any
 
 from app.walking import FALL_MARGIN_S, Fall, FallWatch
 
-__all__ = ["FallStop"]
+__all__ = ["CHECK_S", "FallStop"]
+
+CHECK_S = 0.05   # the session looks for a fall at least this often [s of simulated time]: under the margin,
+                 # so a run stopped at a fall ends exactly FALL_MARGIN_S after it
 
 
 class FallStop:
@@ -23,10 +26,12 @@ class FallStop:
         self.watch: FallWatch | None = None
         self.enabled = True
         self.fall: Fall | None = None
+        self.check_ticks = 1   # the session steps at most this many ticks between two checks
 
     def watch_run(self, built: Any) -> None:
         """A new compiled run (:class:`app.runs.Built`): no fall yet; its spec says whether to stop."""
         self.watch = FallWatch.of(built)
+        self.check_ticks = max(1, int(round(CHECK_S / built.model.dt)))
         self.enabled = bool(built.spec.stop_at_fall)
         self.fall = None
 
