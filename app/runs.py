@@ -95,6 +95,9 @@ class RunSpec:
     solve : SolveSpec or None
         The posture-solver mode (:func:`solve`, ``gaitblocks solve``): the periodic gait the
         dataset's GRF and CoP produce (:mod:`app.posture`); the diagram fields are then unused.
+    stop_at_fall : bool
+        End the run :data:`app.walking.FALL_MARGIN_S` after a walker's first fall (:func:`simulate`;
+        ``--continue-after-fall`` turns it off): the summary is ``fell`` with the results up to there.
     """
 
     dataset: str = ""
@@ -114,6 +117,7 @@ class RunSpec:
     record_every: int = 1
     engine: str | None = None
     solve: SolveSpec | None = None
+    stop_at_fall: bool = True
 
     def with_settings(self, *pairs: tuple[str, Any]) -> RunSpec:
         """A copy with ``pairs`` applied after this spec's settings (an earlier value of the same
@@ -431,8 +435,25 @@ def run(spec: RunSpec) -> RunResult:
     """Build ``spec``, simulate to its end and summarise it. A run that blows up is a result with
     ``status`` ``failed``; bad input raises :class:`UserError` before simulating."""
     built = build(spec)
-    results = built.runner.run(built.t_end)
+    results = simulate(built)
     return RunResult(spec, summarise(results, built), results, built)
+
+
+def simulate(built: Built, extra_stop: Callable[[Any, int], float | None] | None = None) -> Results:
+    """Run ``built`` to its end, or, with ``spec.stop_at_fall``, to just past a fall
+    (:func:`app.walking.fall_stop`); ``extra_stop`` is one more stop check of
+    :meth:`blocks.runner.Runner.run` (the CLI's Ctrl+C and progress): the earliest end wins."""
+    from app.walking import fall_stop
+
+    checks = [c for c in (extra_stop, fall_stop(built) if built.spec.stop_at_fall else None) if c is not None]
+    if not checks:
+        return built.runner.run(built.t_end)
+
+    def stop(runner: Any, tick: int) -> float | None:
+        ends = [t for t in (check(runner, tick) for check in checks) if t is not None]
+        return min(ends) if ends else None
+
+    return built.runner.run(built.t_end, stop=stop)
 
 
 def solve(spec: RunSpec, progress: Callable[[str, int, float, float], None] | None = None,

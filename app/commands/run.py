@@ -8,8 +8,8 @@ The run is assembled by :mod:`app.runs` from the :class:`~app.runs.RunSpec` the 
 (:func:`app.runs.summarise`, :func:`app.runs.register_metric`). ``summary.json`` is strict JSON:
 a figure a run has not got (``nan``) is ``null`` (:mod:`app.jsontext`).
 
-Ctrl+C (SIGINT) keeps what was computed (:func:`simulate`): the run steps in slices of about
-0.2 s of wall time and stops at the next slice; the results up to that time are written as a
+Ctrl+C (SIGINT) keeps what was computed (:func:`simulate`): the run is checked every 0.05 s of
+simulated time (the same check that stops it at a fall) and stops at the next check; the results up to that time are written as a
 finished run's are, with ``status`` ``interrupted`` in ``summary.json``, and the command exits 130.
 A second Ctrl+C stops at once, writing nothing. Ctrl+C during the compile, before any step, keeps
 nothing (there is nothing yet). A run longer than a second of wall time shows its simulated time on
@@ -76,6 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--csv", action=argparse.BooleanOptionalAction, default=True,
                         help="also write results.csv (text, about 1.4 MB per simulated second)")
     parser.add_argument("--compress", action="store_true", help="write results.npz compressed (smaller, slower)")
+    parser.add_argument("--continue-after-fall", action="store_true",
+                        help="simulate on to the end after the walker falls (default: stop 0.1 s after the fall)")
     from app.commands.data import add_knee_sign_option
 
     add_knee_sign_option(parser)
@@ -144,7 +146,8 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
                    kinematics=getattr(args, "kinematics", None), mass=getattr(args, "mass", None),
                    height=getattr(args, "height", None), start=getattr(args, "start", None),
                    end=getattr(args, "end", None), foot_radius=getattr(args, "foot_radius", None),
-                   repeat=bool(getattr(args, "repeat", False)), engine=getattr(args, "engine", None))
+                   repeat=bool(getattr(args, "repeat", False)), engine=getattr(args, "engine", None),
+                   stop_at_fall=not getattr(args, "continue_after_fall", False))
     every = getattr(args, "record_every", None)
     if every is not None:
         spec = replace(spec, record_every=every)
@@ -183,36 +186,32 @@ def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: boo
 EXIT_CODES = {"ok": 0, "fell": 3, "failed": 1, "interrupted": 130}  # 2: user error (models.errors.UserError)
 
 
-SLICE_WALL_S = 0.2  # wall seconds per slice of ticks: how long Ctrl+C may wait for the run to stop
 PROGRESS_AFTER_S = 1.0  # a run that lasts longer than this (wall) shows its progress on stderr
 
 
 def simulate(built: Built, stop: SigintFlag) -> Results:
-    """Step ``built``'s runner to its end in slices of about :data:`SLICE_WALL_S` of wall time, stopping
-    early once ``stop.raised``; the results up to the last finished tick (a failure is a result, as in
-    :meth:`blocks.runner.Runner.run`). Slicing changes no number: the runner's ticks are
-    bit-identical however they are grouped."""
-    from blocks.core import SimulationError
+    """Run ``built`` through :func:`app.runs.simulate` (to its end, or just past a fall), ending at the
+    next stop check (every 0.05 s of simulated time) once ``stop.raised``; progress on stderr after
+    :data:`PROGRESS_AFTER_S` of wall time. The results up to the last finished tick (a failure is a
+    result, as in :meth:`blocks.runner.Runner.run`); checking changes no number: the runner's ticks
+    are bit-identical however they are grouped."""
+    from app.runs import simulate as simulate_run
 
-    runner = built.runner
-    runner.recorder.reserve_ticks(runner.tick + runner.ticks_until(built.t_end))
-    start = shown = time.perf_counter()
-    n = max(1, int(round(0.1 / runner.dt)))  # the first slice: 0.1 s of simulated time
-    try:
-        while runner.ticks_until(built.t_end) > 0 and not stop.raised:
-            t0 = time.perf_counter()
-            runner.advance(min(n, runner.ticks_until(built.t_end)))
-            now = time.perf_counter()
-            n = max(1, min(4 * n, int(n * SLICE_WALL_S / max(now - t0, 1e-6))))
-            if now - start > PROGRESS_AFTER_S and now - shown > 0.5:
-                shown = now
-                print(f"\rrun: t = {runner.time:.3f} of {built.t_end:.3f} s simulated, {now - start:.1f} s wall",
-                      end="", file=sys.stderr, flush=True)
-    except SimulationError:
-        pass
-    if shown > start:
+    start = time.perf_counter()
+    shown = [start]
+
+    def check(runner: Any, _tick: int) -> float | None:
+        now = time.perf_counter()
+        if now - start > PROGRESS_AFTER_S and now - shown[0] > 0.5:
+            shown[0] = now
+            print(f"\rrun: t = {runner.time:.3f} of {built.t_end:.3f} s simulated, {now - start:.1f} s wall",
+                  end="", file=sys.stderr, flush=True)
+        return float(runner.time) if stop.raised else None
+
+    results = simulate_run(built, check)
+    if shown[0] > start:
         print(file=sys.stderr)
-    return runner.results(copy=False)
+    return results
 
 
 def summary_line(summary: dict[str, Any], events: int, out: Path) -> str:
