@@ -227,6 +227,8 @@ def summary_line(summary: dict[str, Any], events: int, out: Path) -> str:
     rtf = summary["realtime_factor"]
     detail = (f"{summary['steps']} steps to t = {summary['t_end_reached']:.3f} s, {summary['wall_s']:.2f} s wall "
               f"({rtf:.1f}x real time), {events} events -> {out}" if rtf else f"no steps taken -> {out}")
+    if status == "fell" and summary["t_end_reached"] < summary["t_end_requested"] - 1e-9:
+        detail += f" (stopped at the fall; --continue-after-fall runs on to {summary['t_end_requested']:g} s)"
     return head + (": " if status == "ok" else "; ") + detail
 
 

@@ -39,7 +39,8 @@ def test_a_short_run_writes_null_for_what_it_has_not_got(tmp_path: Path, capsys:
     assert summary["steps"] == 500 and summary["status"] == "ok"
     assert summary["preset"] == "tracking"  # the default diagram holds the tracking preset
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("ok: 500 steps to t = 0.500 s, ")  # one status line, no bare "ok" before it
+    # one status line, no bare "ok" before it (half a second holds no whole gait cycle, and says so)
+    assert lines[0].startswith("ok (no whole gait cycle): 500 steps to t = 0.500 s, ")
     assert "ok" not in lines and sum(ln.startswith("ok") for ln in lines) == 1
 
 
