@@ -11,9 +11,9 @@ a figure a run has not got (``nan``) is ``null`` (:mod:`app.jsontext`).
 Ctrl+C (SIGINT) keeps what was computed (:func:`simulate`): the run is checked every 0.05 s of
 simulated time (the same check that stops it at a fall) and stops at the next check; the results
 up to that time are written as a finished run's are, with ``status`` ``interrupted`` in
-``summary.json``, and the command exits 130. A second Ctrl+C stops at once, writing nothing. Ctrl+C during the compile, before any step, keeps
-nothing (there is nothing yet). A run longer than a second of wall time shows its simulated time on
-stderr as it goes.
+``summary.json``, and the command exits 130. A second Ctrl+C stops at once, writing nothing.
+Ctrl+C during the compile, before any step, keeps nothing (there is nothing yet). A run longer than
+a second of wall time shows its simulated time on stderr as it goes.
 """
 
 from __future__ import annotations
