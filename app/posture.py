@@ -19,7 +19,6 @@ under ``recording`` for comparison (never fed to the solver).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -140,14 +139,26 @@ def solve_inputs(grf_ds: GaitDataset, kin_ds: GaitDataset | None, spec: SolveSpe
                         mid_swing_only=spec.mid_swing_only, grf_gain=(spec.propulsion_gain, spec.vertical_gain))
 
 
+def trial_speed(ds: GaitDataset) -> float:
+    """The recording's mean walking speed [m/s]: as stated in its metadata, else the mean forward
+    velocity of its kinematics' trunk (``(x0(end) - x0(start)) / duration``). An input of the
+    ``--speed trial`` mode only."""
+    if ds.meta.speed_m_s is not None:
+        return float(ds.meta.speed_m_s)
+    if ds.q is not None and np.isfinite(ds.q[[0, -1], 0]).all() and ds.t[-1] > ds.t[0]:
+        v = float((ds.q[-1, 0] - ds.q[0, 0]) / (ds.t[-1] - ds.t[0]))
+        if v > 0.1:
+            return v
+    raise UserError(f"{ds.name}: the recording states no mean speed and its kinematics do not progress; "
+                    f"give --speed in m/s")
+
+
 def solver_options(spec: SolveSpec, grf_ds: GaitDataset, period: float) -> SolverOptions:
     from models.posture.solver import STAGES, SolverOptions
 
     speed: float | None
     if spec.speed == "trial":
-        speed = grf_ds.meta.speed_m_s
-        if speed is None:
-            raise UserError(f"{grf_ds.name}: the recording states no mean speed; give --speed in m/s")
+        speed = trial_speed(grf_ds)
     else:
         speed = None if spec.speed is None else float(spec.speed)
     stages = STAGES[:1] if not spec.dynamics else STAGES
@@ -211,8 +222,8 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
                       "rra_trunk_com_shift_m": sol.trunk_com_shift, **metrics})
     first = solutions[0]
     ci = first.inputs
-    worst = next((c for c in cells if c["status"] == "failed"), None) or \
-        next((c for c in cells if c["status"] == "no_periodic_gait"), None) or cells[0]
+    order = ("failed", "no_periodic_gait", "implausible")
+    worst = next((c for s in order for c in cells if c["status"] == s), cells[0])
     summary: dict[str, Any] = {
         "mode": "solve",
         "status": worst["status"], "message": worst["why"],
@@ -243,20 +254,6 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
     return SolveResult(grf_ds.name, spec, solutions, summary)
 
 
-def _json_safe(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _json_safe(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
-    if isinstance(x, (np.floating, float)):
-        return float(x) if math.isfinite(float(x)) else None
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
-    return x
-
-
 def write_outputs(result: SolveResult, out: Path) -> dict[str, Path]:
     """``results.npz`` (every cycle's arrays), ``results.csv`` (the first cycle: time, q, qd, tau,
     residual, GRF), ``summary.json`` (strict JSON: non-finite numbers are ``null``) in ``out``."""
@@ -277,6 +274,7 @@ def write_outputs(result: SolveResult, out: Path) -> dict[str, Path]:
     np.savetxt(out / "results.csv", table, delimiter=",", header=",".join(header), comments="", fmt="%.9g")
     digest = hashlib.sha256((out / "results.npz").read_bytes()).hexdigest()
     summary = {**result.summary, "results_sha256": digest}
-    text = json.dumps(_json_safe(summary), indent=1, allow_nan=False)
-    (out / "summary.json").write_text(text + "\n", encoding="utf-8")
+    from app.jsontext import dumps
+
+    (out / "summary.json").write_text(dumps(summary, indent=1) + "\n", encoding="utf-8")
     return {"npz": out / "results.npz", "csv": out / "results.csv", "summary": out / "summary.json"}

@@ -7,8 +7,8 @@ typed by hand. It runs
   high-heels GRF with the sneakers kinematics, followed by gait phase), 10 s, under each preset
   (``tracking``, ``emergent``, ``paper``), and ``tracking`` without the net-torque estimator
   (``est.gain = 0``);
-* the real trials of the shared data folder (``$GAITBLOCKS_DATA``; skipped with a note when it is
-  missing), full length, the same configurations.
+* the real trials of the reference data folder (``$GAITBLOCKS_DATA``, else the shipped
+  ``grf_data/reference``; skipped with a note when it is missing), full length, the same configurations.
 
 Each table carries the posture beside the recording's own value (``recording`` in
 ``summary.json``), the force account (stance-leg joint impulse shares) and the residual.
@@ -22,13 +22,13 @@ from __future__ import annotations
 import argparse
 import datetime
 import math
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from app.runs import RunResult, RunSpec, run
+from grf_data.refdata import data_dir as reference_dir
 
 BUNDLED = ("sneakers", "barefoot", "high_heels")
 SWAP = ("high_heels", "sneakers")  # the swap eval's pair: this GRF with these kinematics, by gait phase
@@ -139,8 +139,8 @@ def report(data_dir: Path | None, duration: float = 10.0) -> str:
         lines += markdown(f"Bundled synthetic sets, {duration:g} s, `{preset}` preset, {label}",
                           [*BUNDLED, SWAP_LABEL], results)
     if data_dir is None or not data_dir.is_dir():
-        lines += ["## Real trials", "", f"Not run: the shared data folder ({data_dir}) was not found; set "
-                  "`GAITBLOCKS_DATA` and run the script again.", ""]
+        lines += ["## Real trials", "", f"Not run: the reference data folder ({data_dir}) was not found; unset "
+                  "`GAITBLOCKS_DATA` (the shipped grf_data/reference) or fix it and run the script again.", ""]
         return "\n".join(lines)
     for preset, est, label in CONFIGS:
         results = []
@@ -156,8 +156,8 @@ def report(data_dir: Path | None, duration: float = 10.0) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m app.report", description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("docs/results.md"), help="markdown file to write")
-    ap.add_argument("--data", type=Path, default=Path(os.environ.get("GAITBLOCKS_DATA", "../shared/data")),
-                    help="shared data folder with the real trials")
+    ap.add_argument("--data", type=Path, default=reference_dir(),
+                    help="data folder with the real trials (default: $GAITBLOCKS_DATA, else grf_data/reference)")
     ap.add_argument("--duration", type=float, default=10.0, help="simulated seconds on the bundled sets")
     args = ap.parse_args(argv)
     text = report(args.data, args.duration)

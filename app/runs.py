@@ -19,6 +19,7 @@ renamed block changes nothing.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings as pywarnings
 from collections.abc import Callable
@@ -94,6 +95,9 @@ class RunSpec:
     solve : SolveSpec or None
         The posture-solver mode (:func:`solve`, ``gaitblocks solve``): the periodic gait the
         dataset's GRF and CoP produce (:mod:`app.posture`); the diagram fields are then unused.
+    stop_at_fall : bool
+        End the run :data:`app.walking.FALL_MARGIN_S` after a walker's first fall (:func:`simulate`;
+        ``--continue-after-fall`` turns it off): the summary is ``fell`` with the results up to there.
     """
 
     dataset: str = ""
@@ -113,6 +117,7 @@ class RunSpec:
     record_every: int = 1
     engine: str | None = None
     solve: SolveSpec | None = None
+    stop_at_fall: bool = True
 
     def with_settings(self, *pairs: tuple[str, Any]) -> RunSpec:
         """A copy with ``pairs`` applied after this spec's settings (an earlier value of the same
@@ -356,6 +361,44 @@ def _dataset_info(built: Built) -> dict[str, Any]:
         return {"spec": built.dataset}
 
 
+def applied_preset(spec: RunSpec) -> str | None:
+    """The preset a run's diagram holds: ``spec.preset`` (an alias resolved to its preset), else the
+    first preset whose every value the spec's diagram already has (the default diagram holds
+    ``tracking``'s), else None. Settings made after the preset do not change it."""
+    from blocks import Diagram
+    from blocks.presets import ALIASES
+
+    if spec.preset:
+        return ALIASES.get(spec.preset, spec.preset)
+    if isinstance(spec.diagram, Diagram):  # about 5 ms: once per spec (a batch summarises its copies on one)
+        if not (_LAST_HELD and _LAST_HELD[0] is spec):
+            _LAST_HELD[:] = [spec, _held_preset(spec.diagram)]
+        return _LAST_HELD[1]
+    return _file_preset(None if spec.diagram is None else str(spec.diagram))
+
+
+_LAST_HELD: list[Any] = []  # [spec, its preset] of the last spec with a Diagram object
+
+
+@functools.lru_cache(maxsize=8)
+def _file_preset(path: str | None) -> str | None:
+    from blocks import Diagram
+
+    return _held_preset(Diagram.load(path if path is not None else default_diagram_path()))
+
+
+def _held_preset(diagram: Diagram) -> str | None:
+    from blocks.presets import PRESETS, load_preset
+
+    def holds(ref: str, value: Any) -> bool:
+        try:
+            return bool(diagram.value(ref) == diagram.param_spec(ref).validate(value, ref))
+        except UserError:  # a diagram without the preset's blocks (a mechanism)
+            return False
+
+    return next((name for name in PRESETS if all(holds(r, v) for r, v in load_preset(name)["set"].items())), None)
+
+
 def summarise(results: Results, built: Built) -> dict[str, Any]:
     """The ``summary.json`` dict of a finished run: status, timing, events, parameters, solver,
     diagram, dataset, model, then every registered metric's keys. The one place it is built."""
@@ -365,6 +408,7 @@ def summarise(results: Results, built: Built) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "status": results.status,
         "message": results.message,
+        "preset": applied_preset(built.spec),
         "t_end_requested": built.t_end,
         "t_end_reached": reached,
         "wall_s": results.stats["wall_s"],
@@ -391,8 +435,25 @@ def run(spec: RunSpec) -> RunResult:
     """Build ``spec``, simulate to its end and summarise it. A run that blows up is a result with
     ``status`` ``failed``; bad input raises :class:`UserError` before simulating."""
     built = build(spec)
-    results = built.runner.run(built.t_end)
+    results = simulate(built)
     return RunResult(spec, summarise(results, built), results, built)
+
+
+def simulate(built: Built, extra_stop: Callable[[Any, int], float | None] | None = None) -> Results:
+    """Run ``built`` to its end, or, with ``spec.stop_at_fall``, to just past a fall
+    (:func:`app.walking.fall_stop`); ``extra_stop`` is one more stop check of
+    :meth:`blocks.runner.Runner.run` (the CLI's Ctrl+C and progress): the earliest end wins."""
+    from app.walking import fall_stop
+
+    checks = [c for c in (extra_stop, fall_stop(built) if built.spec.stop_at_fall else None) if c is not None]
+    if not checks:
+        return built.runner.run(built.t_end)
+
+    def stop(runner: Any, tick: int) -> float | None:
+        ends = [t for t in (check(runner, tick) for check in checks) if t is not None]
+        return min(ends) if ends else None
+
+    return built.runner.run(built.t_end, stop=stop)
 
 
 def solve(spec: RunSpec, progress: Callable[[str, int, float, float], None] | None = None,

@@ -107,6 +107,69 @@ def first_fall(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length:
     return Fall(float(t[i]), text.format(v=value[i]))
 
 
+FALL_MARGIN_S = 0.1  # a run stopped at a fall runs on this long past it [s], so that the fallen pose shows
+
+
+class FallWatch:
+    """The fall criteria (:func:`first_fall`) on a running recorder: where a run stops at a fall
+    (:func:`fall_stop` for :meth:`blocks.runner.Runner.run`; the GUI session per frame).
+
+    ``q``, ``hip`` and ``stance`` are the recorded names of the body state, hip point and stance
+    flags (None: that criterion is left out); ``leg_length`` [m] of the model."""
+
+    def __init__(self, q: str, hip: str | None, stance: str | None, leg_length: float | None) -> None:
+        self.q, self.hip, self.stance, self.leg_length = q, hip, stance, leg_length
+
+    @classmethod
+    def of(cls, built: Any) -> FallWatch | None:
+        """The watch of a built run (:class:`app.runs.Built`); None when it records no body state."""
+        from app.signals import find_signal
+
+        columns = built.runner.recorder.columns
+        q = find_signal(built.diagram, "FiveLinkDynamics", "q", columns)
+        if q is None:
+            return None
+        return cls(q, find_signal(built.diagram, "BipedKinematics", "hip", columns),
+                   find_signal(built.diagram, "PhaseDetector", "stance", columns), biped_of(built.model.ctx).leg_length)
+
+    def fall_since(self, recorder: Any, tick: int) -> Fall | None:
+        """The first fall among the rows a :class:`~blocks.recorder.Recorder` holds from ``tick`` on."""
+        i = int(np.searchsorted(recorder.ticks[: recorder.length], tick, side="left"))
+        if i >= recorder.length:
+            return None
+        q = recorder.view(self.q)[i:]
+        hip = recorder.view(self.hip)[i:] if self.hip else None
+        if not self._may_have_fallen(q, hip):
+            return None
+        stance = recorder.view(self.stance)[i:] if self.stance else None
+        return first_fall(recorder.time()[i:], q, hip, self.leg_length, stance)
+
+    def _may_have_fallen(self, q: np.ndarray, hip: np.ndarray | None) -> bool:
+        """A cheap superset of :func:`first_fall`'s criteria (the shank's without its stance flag): a
+        GUI frame checks every 50 ms of its run, and :func:`first_fall` costs 0.25 ms even on 5 rows."""
+        lo, hi = FALL_KNEE_RAD
+        knee = q[:, 5:7]
+        shank = q[:, 2:3] - q[:, 3:5] + knee
+        return bool(np.abs(q[:, 2]).max() > FALL_ALPHA_RAD or np.abs(q[:, 3:5]).max() > FALL_JOINT_RAD
+                    or knee.min() < lo or knee.max() > hi or np.abs(shank).max() > FALL_SHANK_RAD
+                    or (hip is not None and self.leg_length is not None
+                        and hip[:, 1].min() < FALL_HIP_FRACTION * self.leg_length))
+
+
+def fall_stop(built: Any) -> Callable[[Any, int], float | None] | None:
+    """A stop check for :meth:`blocks.runner.Runner.run`: the end time :data:`FALL_MARGIN_S` after the
+    first fall; None when the run records no body state."""
+    watch = FallWatch.of(built)
+    if watch is None:
+        return None
+
+    def stop(runner: Any, tick: int) -> float | None:
+        fall = watch.fall_since(runner.recorder, tick)
+        return None if fall is None else fall.at_s + FALL_MARGIN_S
+
+    return stop
+
+
 def run_status(engine_status: str, sig: dict[str, np.ndarray], fell_at: float | None) -> str:
     """``ok``, ``fell`` or ``failed`` (module docstring)."""
     if engine_status != "ok":
@@ -275,9 +338,5 @@ def walking_summary(results: Results, built: Any) -> dict[str, Any]:
     """Metric hook of :mod:`app.runs` (``results`` carries the canonical names: :func:`app.signals.by_type`)."""
     bp = biped_of(built.model.ctx)
     body = FiveLinkBiped(bp)
-    out = walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g,
-                               lambda q, qd: body.com_state(q, qd)[2:4])
-    preset = built.spec.preset
-    if out and preset:
-        out["preset"] = preset
-    return out
+    return walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g,
+                                lambda q, qd: body.com_state(q, qd)[2:4])  # the preset: app.runs.applied_preset

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from dataclasses import replace
@@ -36,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from app.runs import RunSpec, register_metric
+from grf_data.refdata import data_dir as reference_dir
 
 BUNDLED = ("sneakers", "barefoot", "high_heels")
 TRIALS: dict[str, tuple[str, str, float | None, float | None]] = {  # grf, kinematics, mass kg, height m
@@ -284,8 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.emergent_study", description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, help="markdown file whose study markers receive the table")
     ap.add_argument("--json", type=Path, help="write every run's row and score here")
-    ap.add_argument("--data", type=Path, default=Path(os.environ.get("GAITBLOCKS_DATA", "../shared/data")),
-                    help="shared data folder with the real trials")
+    ap.add_argument("--data", type=Path, default=reference_dir(),
+                    help="data folder with the real trials (default: $GAITBLOCKS_DATA, else grf_data/reference)")
     ap.add_argument("--only", nargs="*", help="run only these variant labels (the preset is always run)")
     ap.add_argument("--jitter", type=int, default=40, help="variants of the 5 %% neighbourhood of the preset")
     ap.add_argument("--random", type=int, default=240, help="variants drawn at random from the whole box")

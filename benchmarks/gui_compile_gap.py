@@ -30,6 +30,7 @@ from PySide6 import QtCore, QtWidgets  # noqa: E402
 
 from app.gui.main_window import MainWindow  # noqa: E402
 from app.gui.session import DEFAULT_DIAGRAM, SimSession, available_datasets  # noqa: E402
+from grf_data.refdata import data_dir as reference_dir  # noqa: E402
 from grf_data.registry import list_datasets  # noqa: E402
 
 
@@ -124,7 +125,7 @@ def main() -> None:
             row.append(fmt(*gap(app, win, "reset", "", background)))
         print(f"{'reset (after 0.5 s of run)':28s} {row[0]:>26s} {row[1]:>24s}  "
               f"(on arrival, GUI thread: {ADOPT[-1]:.3f})")
-    data = Path(os.environ.get("GAITBLOCKS_DATA", ""))
+    data = reference_dir()
     bundled = next(str(d["path"]) for d in list_datasets() if d["name"] == datasets[1])
     session_file = Path(tempfile.mkdtemp()) / "bench.gbsession.json"
     win.files.save_session(session_file)

@@ -5,16 +5,19 @@ specs) and :func:`blocks.batch.run_batch` (diagram copies) all map their jobs ov
 
 Every executor offers
 
-* ``imap(fn, items)`` -- a generator of ``(index, result)`` in completion order; closing it
-  (or a ``KeyboardInterrupt``) cancels the runs not started yet;
+* ``imap(fn, items, stop=None)`` -- a generator of ``(index, result)`` in completion order; closing
+  it (or a ``KeyboardInterrupt``) cancels the runs not started yet. Once ``stop`` (a
+  ``threading.Event``) is set, no further run starts, the runs in flight finish, and their results
+  are still yielded before the generator ends: what was computed is kept (a batch of copies in the
+  vectorised executor, at most one run per worker in a pool; on Dask, which does not tell a running
+  task from a queued one, the tasks finished by then, the others are cancelled);
 * ``map(fn, items)`` -- results in item order (``scipy.optimize.differential_evolution`` uses it
   as its ``workers`` argument);
 * ``close()``; executors are context managers.
 
 ``fn`` must be importable by the worker (a module-level function such as
 :func:`app.tuning.worker.run_one`). Pool workers ignore SIGINT so that Ctrl+C reaches only the
-main process, which then cancels the queue and waits for the runs in flight (at most one per
-worker) before returning the finished rows.
+main process; its handler (``gaitblocks sweep``: :class:`app.interrupt.SigintFlag`) sets ``stop``.
 
 Dask: ``DaskExecutor(scheduler="tcp://host:8786")`` connects to a running scheduler; without an
 address it starts a ``dask.distributed.LocalCluster`` of ``workers`` single-threaded processes;
@@ -28,6 +31,7 @@ batch is one task running N copies in one compiled engine (:func:`app.tuning.vec
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from types import TracebackType
@@ -50,8 +54,11 @@ class Executor:
     name = "serial"
     workers = 1
 
-    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Generator[tuple[int, Any], None, None]:
+    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any],
+             stop: threading.Event | None = None) -> Generator[tuple[int, Any], None, None]:
         for i, item in enumerate(items):
+            if stop is not None and stop.is_set():
+                return
             yield i, fn(item)
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
@@ -98,12 +105,18 @@ class ProcessExecutor(Executor):
         ctx = multiprocessing.get_context(start_method) if start_method else None
         self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint, mp_context=ctx)
 
-    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Generator[tuple[int, Any], None, None]:
+    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any],
+             stop: threading.Event | None = None) -> Generator[tuple[int, Any], None, None]:
         futures: dict[Future[Any], int] = {self._pool.submit(fn, item): i for i, item in enumerate(items)}
         pending = set(futures)
         try:
             while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                done, pending = wait(pending, timeout=0.1 if stop is not None else None,
+                                     return_when=FIRST_COMPLETED)
+                if stop is not None and stop.is_set():
+                    for f in pending:
+                        f.cancel()  # the runs not started; those in flight finish and are kept
+                    pending = {f for f in pending if not f.cancelled()}
                 for f in sorted(done, key=futures.__getitem__):
                     yield futures[f], f.result()
         finally:
@@ -148,7 +161,8 @@ class DaskExecutor(Executor):
             self.client = Client(self._cluster)
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
 
-    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Generator[tuple[int, Any], None, None]:
+    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any],
+             stop: threading.Event | None = None) -> Generator[tuple[int, Any], None, None]:
         from dask.distributed import as_completed
 
         items = list(items)
@@ -164,12 +178,18 @@ class DaskExecutor(Executor):
         left = set(index)
         try:
             for f in as_completed(futs):
-                left.discard(f.key)
-                if starts:
-                    for j, res in enumerate(f.result()):
-                        yield starts[index[f.key]] + j, res
-                else:
-                    yield index[f.key], f.result()
+                finished = [f]
+                if stop is not None and stop.is_set():  # keep what has finished, cancel the rest
+                    finished = [g for g in futs if g.key in left and g.done()]
+                for g in finished:
+                    left.discard(g.key)
+                    if starts:
+                        for j, res in enumerate(g.result()):
+                            yield starts[index[g.key]] + j, res
+                    else:
+                        yield index[g.key], g.result()
+                if stop is not None and stop.is_set():
+                    return
         finally:
             pending = [f for f in futs if f.key in left]
             if pending:
@@ -186,22 +206,38 @@ class VectorizedExecutor(Executor):
     """Runs the items in batches of ``chunk`` through one vectorised call when the function offers one:
     ``fn.batched(items, **keywords)`` (on ``fn`` or, for a ``functools.partial``, on ``fn.func``),
     returning one result per item (:func:`app.tuning.vectorized.run_many`: N copies of a diagram in the
-    compiled engine, :class:`blocks.batch.BatchRunner`). Other functions run serially, in order."""
+    compiled engine, :class:`blocks.batch.BatchRunner`). Other functions run serially, in order.
+
+    ``chunk`` = 64 by default: a batch of 64 one-cycle walking runs takes about a second on 2 cores
+    (measured once under load: stepping 9.3 us per copy-step at 64 copies, 14-15 us at 128 and 256,
+    benchmarks/batch.py-style in one process; the rows are the same whatever the batch), so the rows reach
+    ``sweep.csv`` and the progress line every second or so, Ctrl+C (``stop``) waits for at most one
+    batch, and the batch's record buffer (copies x ticks x metric signals) stays a quarter of what
+    256 copies took. The first batch is an eighth of ``chunk`` (8 copies), so the first rows come
+    soon whatever the runs' length. A set ``stop`` starts no further batch. ``fn.batched`` takes
+    ``cache``, a dict that lives for one ``imap`` call (one sweep), for what its batches share (the
+    base run they all start from)."""
 
     name = "vectorized"
 
-    def __init__(self, workers: int = 1, chunk: int = 256) -> None:
+    def __init__(self, workers: int = 1, chunk: int = 64) -> None:
         self.workers, self.chunk = max(1, int(workers)), max(1, int(chunk))
 
-    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Generator[tuple[int, Any], None, None]:
+    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any],
+             stop: threading.Event | None = None) -> Generator[tuple[int, Any], None, None]:
         batched, kw = _batched(fn)
         if batched is None:
-            yield from super().imap(fn, items)
+            yield from super().imap(fn, items, stop)
             return
         items = list(items)
-        for start in range(0, len(items), self.chunk):
-            for j, res in enumerate(batched(items[start: start + self.chunk], **kw)):
+        shared: dict[str, Any] = {}  # what the batches of this call share (fn.batched's ``cache``)
+        start, size = 0, max(1, self.chunk // 8)  # a small first batch: the first rows come soon
+        while start < len(items):
+            if stop is not None and stop.is_set():
+                return
+            for j, res in enumerate(batched(items[start: start + size], cache=shared, **kw)):
                 yield start + j, res
+            start, size = start + size, self.chunk
 
 
 def make_executor(kind: str, workers: int = 1, scheduler: str | None = None,

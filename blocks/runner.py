@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +37,9 @@ from blocks.core import Params, SimulationError
 from blocks.recorder import Recorder, Results
 from blocks.registry import ParameterRegistry
 
-__all__ = ["Runner", "Snapshot"]
+__all__ = ["Runner", "Snapshot", "StopCheck"]
+
+StopCheck = Callable[["Runner", int], "float | None"]  # (runner, first tick of the stretch) -> end time or None
 
 
 @dataclass(frozen=True)
@@ -310,13 +312,30 @@ class Runner:
     def ticks_until(self, t_end: float) -> int:
         return max(0, int(round((t_end - self.t0) / self.dt)) - self.tick)
 
-    def run(self, t_end: float | None = None) -> Results:
-        """Run to ``t_end`` (default: the solver's). A failure is returned, not raised."""
+    def run(self, t_end: float | None = None, stop: StopCheck | None = None, check_s: float = 0.05) -> Results:
+        """Run to ``t_end`` (default: the solver's). A failure is returned, not raised.
+
+        ``stop(runner, since_tick)``, if given, is asked after every ``check_s`` of simulated time
+        [s] with the first tick of that stretch: it returns None to go on, or a time [s] at which the
+        run is to end instead (it ends there, or at once if that time has passed). The engine knows
+        nothing of what it checks: e.g. a walker's fall, found in the rows recorded since
+        ``since_tick`` (:func:`app.walking.fall_stop`)."""
         t_end = self.model.ctx.t_end if t_end is None else t_end
         n = self.ticks_until(t_end)
         self.recorder.reserve_ticks(self.tick + n)
         try:
-            self.advance(n)
+            if stop is None:
+                self.advance(n)
+            else:
+                chunk = max(1, int(round(check_s / self.dt)))
+                while self.ticks_until(t_end) > 0:
+                    k = self.tick
+                    self.advance(min(chunk, self.ticks_until(t_end)))
+                    at = stop(self, k)
+                    if at is not None:
+                        t_end = min(t_end, at)
+                        self.advance(self.ticks_until(t_end))
+                        break
         except SimulationError:
             pass
         return self.results(copy=False)

@@ -33,7 +33,6 @@ their rates.
 from __future__ import annotations
 
 import numpy as np
-from scipy.integrate import cumulative_trapezoid, trapezoid
 
 from models.biped import FiveLinkBiped
 from models.phase_warp import gait_events
@@ -58,6 +57,8 @@ def periodic_vertical_velocity(t: np.ndarray, grf: np.ndarray, mass: float, g: f
     span = _whole_cycles(t, grf, t0, t1)
     if span is None or mass <= 0.0:
         return None
+    from scipy.integrate import cumulative_trapezoid, trapezoid  # here: 0.44 s of every run's start at the top
+
     keep = (t >= t0) & (t <= t1)
     tt = t[keep]
     v = cumulative_trapezoid((grf[keep, 1] + grf[keep, 3]) / mass - g, tt, initial=0.0)

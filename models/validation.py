@@ -256,16 +256,29 @@ def consistency(n: int = 200, params: BipedParams | None = None) -> list[Row]:
     ]
 
 
-def run_all(data: Path) -> tuple[list[Row], list[Overlay]]:
-    """All comparisons and checks; the rows in table order and every overlay."""
+#: each comparison's input files, relative to the data folder
+INPUTS: dict[str, tuple[str, ...]] = {
+    "vdb_running": tuple(f"demotu-BMC/all.{ext}" for ext in ("frc", "kin", "fmg", "mom")),
+    "gatk_leg2d": ("csu-hmc-GaitAnalysisToolKit/rawdata.txt", "csu-hmc-GaitAnalysisToolKit/refresults.mat"),
+    "opensim_subject01": ("opensim-core/subject01_walk_IK.mot", "opensim-core/subject01_walk1_grf.mot",
+                          "opensim-models/subject01_walk_ID.sto"),
+}
+COMPARISONS = {"vdb_running": vdb_running, "gatk_leg2d": gatk_leg2d, "opensim_subject01": opensim_subject01}
+
+
+def run_all(data: Path, comparisons: tuple[str, ...] = tuple(COMPARISONS),
+            checks: bool = True) -> tuple[list[Row], list[Overlay]]:
+    """The named comparisons (default all, in table order) and, with ``checks``, the consistency and
+    mechanism checks; the rows in table order and every overlay."""
     rows: list[Row] = []
     plots: list[Overlay] = []
-    for part in (vdb_running, gatk_leg2d, opensim_subject01):
-        r, p = part(data)
+    for name in comparisons:
+        r, p = COMPARISONS[name](data)
         rows += r
         plots += p
-    rows += consistency()
-    from models.mechanism.validation import rows as mechanism_rows
+    if checks:
+        rows += consistency()
+        from models.mechanism.validation import rows as mechanism_rows
 
-    rows += mechanism_rows()
+        rows += mechanism_rows()
     return rows, plots

@@ -1,43 +1,56 @@
-"""Shared fixtures: the licensed reference data folder, read in place (never copied).
+"""Shared fixtures and the settings the suite needs, so a bare ``pytest -q`` works on a fresh clone.
 
-Tests that need it take the ``shared_data`` fixture. Without the folder they are deselected and
-the summary says so in one line that names the folder and the variable to set.
+* Qt runs offscreen and matplotlib on Agg: ``QT_QPA_PLATFORM`` and ``MPLBACKEND`` are set here,
+  before any test module imports Qt or matplotlib (an explicit value in the environment wins).
+* The reference recordings: tests that need them take the ``shared_data`` fixture, the folder of
+  :func:`grf_data.refdata.data_dir` (``$GAITBLOCKS_DATA``, relative to the repository, else the
+  data shipped in ``grf_data/reference``). If ``GAITBLOCKS_DATA`` names a folder that does not
+  exist, those tests are deselected and the summary says so in one line.
+* Tests that need a file not shipped for its licence (``grf_data.refdata.NOT_SHIPPED``) take the
+  ``full_data`` fixture: they carry the ``unshipped_data`` marker and are skipped, with the file
+  and how to supply it, when the folder lacks it. ``.ci/run`` runs them again with
+  ``GAITBLOCKS_DATA=../shared/data -m unshipped_data``.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-import pytest
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from grf_data import refdata  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def data_dir() -> Path:
-    """``$GAITBLOCKS_DATA`` or ``../shared/data`` beside the repository."""
-    env = os.environ.get("GAITBLOCKS_DATA")
-    path = Path(env) if env else REPO.parent / "shared" / "data"
-    if not path.is_absolute():
-        path = (REPO / path).resolve()
-    return path
+    """``$GAITBLOCKS_DATA`` (relative to the repository) or the shipped ``grf_data/reference``."""
+    return refdata.data_dir(base=REPO).resolve()
 
 
-MISSING = (f"shared gait data not found at {data_dir()}: "
-           "set GAITBLOCKS_DATA to the shared/data folder to run the data-dependent tests")
+MISSING = (f"reference data not found at {data_dir()}: "
+           f"GAITBLOCKS_DATA names a folder that does not exist (unset it to use grf_data/reference)")
 
 
 _NOT_RUN: list[pytest.Item] = []
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    return f"gaitblocks shared data: {data_dir()}" if data_dir().is_dir() else MISSING
+    return f"gaitblocks reference data: {data_dir()}" if data_dir().is_dir() else MISSING
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for it in items:
+        if "full_data" in getattr(it, "fixturenames", ()):
+            it.add_marker(pytest.mark.unshipped_data)
     if data_dir().is_dir():
         return
-    _NOT_RUN[:] = [it for it in items if "shared_data" in getattr(it, "fixturenames", ())]
+    _NOT_RUN[:] = [it for it in items if {"shared_data", "full_data"} & set(getattr(it, "fixturenames", ()))]
     if _NOT_RUN:
         items[:] = [it for it in items if it not in _NOT_RUN]
         config.hook.pytest_deselected(items=_NOT_RUN)
@@ -54,3 +67,12 @@ def shared_data() -> Path:
     if not path.is_dir():
         pytest.skip(MISSING)
     return path
+
+
+@pytest.fixture(scope="session")
+def full_data(shared_data: Path) -> Path:
+    """The data folder, holding every file of ``NOT_SHIPPED`` too (else the test is skipped with a note)."""
+    for rel in refdata.NOT_SHIPPED:
+        if not (shared_data / rel).is_file():
+            pytest.skip(refdata.not_shipped_note(rel, "this test"))
+    return shared_data

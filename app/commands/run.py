@@ -3,16 +3,25 @@
 The run is assembled by :mod:`app.runs` from the :class:`~app.runs.RunSpec` the options describe
 (:func:`spec_from_args`). Writes ``DIR/results.npz`` (+ ``results.json`` sidecar),
 ``DIR/results.csv`` (unless ``--no-csv``; headers carry units) and ``DIR/summary.json`` with
-``status``, ``message``, ``t_end_reached``, ``wall_s``, ``realtime_factor``, ``steps``, ``events``
-and the parameters used, plus whatever the registered metric functions add
-(:func:`app.runs.summarise`, :func:`app.runs.register_metric`).
+``status``, ``message``, ``preset``, ``t_end_reached``, ``wall_s``, ``realtime_factor``, ``steps``,
+``events`` and the parameters used, plus whatever the registered metric functions add
+(:func:`app.runs.summarise`, :func:`app.runs.register_metric`). ``summary.json`` is strict JSON:
+a figure a run has not got (``nan``) is ``null`` (:mod:`app.jsontext`).
+
+Ctrl+C (SIGINT) keeps what was computed (:func:`simulate`): the run is checked every 0.05 s of
+simulated time (the same check that stops it at a fall) and stops at the next check; the results
+up to that time are written as a finished run's are, with ``status`` ``interrupted`` in
+``summary.json``, and the command exits 130. A second Ctrl+C stops at once, writing nothing.
+Ctrl+C during the compile, before any step, keeps nothing (there is nothing yet). A run longer than
+a second of wall time shows its simulated time on stderr as it goes.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +29,8 @@ from blocks.presets import PRESET_CHOICES
 from models.errors import UserError
 
 if TYPE_CHECKING:
-    from app.runs import RunSpec
+    from app.interrupt import SigintFlag
+    from app.runs import Built, RunSpec
     from blocks import Diagram, Results
 
 HELP = "simulate a diagram on a dataset; write results.csv, results.npz and summary.json"
@@ -66,6 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--csv", action=argparse.BooleanOptionalAction, default=True,
                         help="also write results.csv (text, about 1.4 MB per simulated second)")
     parser.add_argument("--compress", action="store_true", help="write results.npz compressed (smaller, slower)")
+    parser.add_argument("--continue-after-fall", action="store_true",
+                        help="simulate on to the end after the walker falls (default: stop 0.1 s after the fall)")
     from app.commands.data import add_knee_sign_option
 
     add_knee_sign_option(parser)
@@ -134,7 +146,8 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
                    kinematics=getattr(args, "kinematics", None), mass=getattr(args, "mass", None),
                    height=getattr(args, "height", None), start=getattr(args, "start", None),
                    end=getattr(args, "end", None), foot_radius=getattr(args, "foot_radius", None),
-                   repeat=bool(getattr(args, "repeat", False)), engine=getattr(args, "engine", None))
+                   repeat=bool(getattr(args, "repeat", False)), engine=getattr(args, "engine", None),
+                   stop_at_fall=not getattr(args, "continue_after_fall", False))
     every = getattr(args, "record_every", None)
     if every is not None:
         spec = replace(spec, record_every=every)
@@ -163,12 +176,60 @@ def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: boo
         if csv:
             results.save_csv(out / "results.csv")
         results.save_npz(out / "results.npz", compress=compress)
-        (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+        from app.jsontext import dumps
+
+        (out / "summary.json").write_text(dumps(summary) + "\n", encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot write results to {out}: {exc.strerror}") from None
 
 
-EXIT_CODES = {"ok": 0, "fell": 3, "failed": 1}  # 2: user error (models.errors.UserError)
+EXIT_CODES = {"ok": 0, "fell": 3, "failed": 1, "interrupted": 130}  # 2: user error (models.errors.UserError)
+
+
+PROGRESS_AFTER_S = 1.0  # a run that lasts longer than this (wall) shows its progress on stderr
+
+
+def simulate(built: Built, stop: SigintFlag) -> Results:
+    """Run ``built`` through :func:`app.runs.simulate` (to its end, or just past a fall), ending at the
+    next stop check (every 0.05 s of simulated time) once ``stop.raised``; progress on stderr after
+    :data:`PROGRESS_AFTER_S` of wall time. The results up to the last finished tick (a failure is a
+    result, as in :meth:`blocks.runner.Runner.run`); checking changes no number: the runner's ticks
+    are bit-identical however they are grouped."""
+    from app.runs import simulate as simulate_run
+
+    start = time.perf_counter()
+    shown = [start]
+
+    def check(runner: Any, _tick: int) -> float | None:
+        now = time.perf_counter()
+        if now - start > PROGRESS_AFTER_S and now - shown[0] > 0.5:
+            shown[0] = now
+            print(f"\rrun: t = {runner.time:.3f} of {built.t_end:.3f} s simulated, {now - start:.1f} s wall",
+                  end="", file=sys.stderr, flush=True)
+        return float(runner.time) if stop.raised else None
+
+    results = simulate_run(built, check)
+    if shown[0] > start:
+        print(file=sys.stderr)
+    return results
+
+
+def summary_line(summary: dict[str, Any], events: int, out: Path) -> str:
+    """The console's one status line: the status (:func:`app.walking.status_text`), then the steps,
+    wall time and output folder."""
+    from app.walking import status_text
+
+    status = summary["status"]
+    head = status_text(summary) + ("; metrics up to the fall" if status == "fell" else "")
+    if status == "interrupted":
+        head = (f"interrupted at t = {summary['t_end_reached']:.3f} s of {summary['t_end_requested']:.3f} s "
+                "(Ctrl+C); results and metrics up to then")
+    rtf = summary["realtime_factor"]
+    detail = (f"{summary['steps']} steps to t = {summary['t_end_reached']:.3f} s, {summary['wall_s']:.2f} s wall "
+              f"({rtf:.1f}x real time), {events} events -> {out}" if rtf else f"no steps taken -> {out}")
+    if status == "fell" and summary["t_end_reached"] < summary["t_end_requested"] - 1e-9:
+        detail += f" (stopped at the fall; --continue-after-fall runs on to {summary['t_end_requested']:g} s)"
+    return head + (": " if status == "ok" else "; ") + detail
 
 
 def account_line(summary: dict[str, Any]) -> str | None:
@@ -193,8 +254,7 @@ def account_line(summary: dict[str, Any]) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
+    from app.interrupt import SigintFlag
     from app.runs import build, summarise
 
     check_out_dir(args.out, args.force, RESULT_FILES)
@@ -204,17 +264,15 @@ def run(args: argparse.Namespace) -> int:
         built = build(spec_from_args(args))
     for warning in built.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    results = built.runner.run(built.t_end)
-    summary = summarise(results, built)
-    write_outputs(results, summary, args.out, csv=args.csv, compress=args.compress)
-    from app.walking import status_text
-
-    print(status_text(summary) + ("; metrics up to the fall" if summary["status"] == "fell" else ""))
-    rtf = summary["realtime_factor"]
-    line = (f"{summary['status']}: {summary['steps']} steps to t = {summary['t_end_reached']:.3f} s, "
-            f"{summary['wall_s']:.2f} s wall ({rtf:.1f}x real time), {len(results.events)} events -> {args.out}"
-            if rtf else f"{summary['status']}: no steps taken -> {args.out}")
-    print(line)
+    with SigintFlag() as stop:  # Ctrl+C: stop stepping, write what was computed (module docstring)
+        results = simulate(built, stop)
+        cut = stop.raised and results.status == "ok" and built.runner.ticks_until(built.t_end) > 0
+        summary = summarise(results, built)
+        if cut:
+            summary["status"] = "interrupted"
+            summary["message"] = f"interrupted (SIGINT) at t = {summary['t_end_reached']:.6g} s"
+        write_outputs(results, summary, args.out, csv=args.csv, compress=args.compress)
+    print(summary_line(summary, len(results.events), args.out))
     from models.gaitdata.offplate import FilledContact
     from models.gaitdata.subject import subject_lines
 
@@ -234,4 +292,7 @@ def run(args: argparse.Namespace) -> int:
         print(account)
     if results.status != "ok":
         print(f"gaitblocks run: simulation stopped: {results.message}", file=sys.stderr)
+    if stop.raised and not cut:
+        print("gaitblocks run: interrupted after the run had ended; its results are written whole", file=sys.stderr)
+        return 130
     return EXIT_CODES.get(summary["status"], 1)

@@ -5,7 +5,7 @@ Direct collocation over one gait cycle (:mod:`models.posture.solver`): the GRF a
 only things read; trunk, stance leg, CoM, footprints, stride and speed are solved. Writes
 ``DIR/results.csv``, ``DIR/results.npz`` and ``DIR/summary.json`` (:mod:`app.posture`), and prints
 a progress line per block of IPOPT iterations. Exit code 0 converged, 3 no periodic gait within
-the residual limits, 1 solver failure, 2 bad input.
+the residual limits or an implausible optimum, 1 solver failure, 2 bad input.
 """
 
 from __future__ import annotations
@@ -119,4 +119,4 @@ def run(args: argparse.Namespace) -> int:
     if result.summary["status"] != "converged":
         print(f"  {result.summary['message']}")
     print(f"results in {args.out}")
-    return {"converged": 0, "no_periodic_gait": 3}.get(result.summary["status"], 1)
+    return {"converged": 0, "no_periodic_gait": 3, "implausible": 3}.get(result.summary["status"], 1)

@@ -1,18 +1,24 @@
 """``gaitblocks sweep``: run a parameter grid (or random / Latin-hypercube samples) of a diagram.
 
-Writes ``DIR/sweep.csv`` (one row per run, failed runs included: :mod:`app.tuning.sweep`; rewritten
-as each run finishes, so a crash or Ctrl+C keeps every finished row),
-``DIR/sweep.json`` (axes, objective, best run) and, for two swept parameters,
-``DIR/heatmap_objective.png``. A progress line on stderr shows done/total and the time left;
-Ctrl+C stops the sweep, keeps and writes the finished rows, and exits with code 130.
+Writes ``DIR/sweep.csv`` (one row per run, failed runs included, appended as each run or batch
+finishes: :class:`app.tuning.sweep.SweepCsv`), ``DIR/sweep.json`` (axes, objective, best run) and,
+for two swept parameters, ``DIR/heatmap_objective.png``. A progress line on stderr shows
+done/total, the elapsed time and the time left from the start.
+
+Ctrl+C starts no further run; the runs in flight (a batch of copies, or one run per worker) finish
+and are written, then ``sweep.json`` with ``"interrupted": true``, and the command exits 130 (a
+second Ctrl+C stops at once; every row finished before it is in ``sweep.csv`` already).
+``--resume`` runs the same sweep again into the same folder: the rows already in ``sweep.csv``
+are kept and their runs skipped (each is checked against the plan: the same parameters for the
+same ``run``), so the resumed sweep ends with every row exactly once.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
+import threading
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +27,7 @@ from app.commands.run import add_engine_option, add_output_options, check_out_di
 from app.tuning.grid import Axis, lhs_points, parse_axis, random_points
 from app.tuning.objective import parse_objective
 from app.tuning.service import best_row, sweep_points, sweep_specs
-from app.tuning.sweep import Progress, run_sweep, write_csv
+from app.tuning.sweep import Progress, SweepCsv, run_sweep
 from app.tuning.worker import run_one
 from blocks.executors import EXECUTORS, make_executor
 from blocks.presets import PRESET_CHOICES
@@ -64,6 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sampler", default="lhs", choices=("random", "lhs"), help="sampler for --samples")
     parser.add_argument("--seed", type=int, default=0, help="seed of the sampler")
     add_output_options(parser, "gaitblocks_sweep")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue a sweep stopped in --out: keep the rows in its sweep.csv and run only "
+                             "the others (the same --param/--samples/--seed/--set as before)")
 
 
 OUT_FILES = ("sweep.csv", "sweep.json", "heatmap_objective.png")
@@ -106,10 +115,53 @@ def points(args: argparse.Namespace, axes: list[Axis], base: RunSpec) -> list[di
     return sweep_points(base, axes, sampler(axes, args.samples, args.seed))
 
 
+def _typed(row: dict[str, str]) -> dict[str, Any]:
+    """A row read back from ``sweep.csv`` with its numbers as floats (empty cells None)."""
+    out: dict[str, Any] = {}
+    for key, text in row.items():
+        if text == "" or text is None:
+            out[key] = None
+        elif key in ("status", "message"):
+            out[key] = text
+        else:
+            try:
+                out[key] = float(text)
+            except ValueError:
+                out[key] = text
+    out["run"] = int(row["run"])
+    return out
+
+
+def resumed_rows(kept: list[dict[str, str]], specs: list[RunSpec], path: Path) -> list[dict[str, Any]]:
+    """The rows of a stopped sweep, checked against this one's plan: each ``run`` once, in range, with
+    the same parameter values (as ``sweep.csv`` writes them); :class:`UserError` otherwise."""
+    from app.tuning.sweep import cell_text
+
+    seen: set[int] = set()
+    for row in kept:
+        try:
+            r = int(row["run"])
+        except (KeyError, TypeError, ValueError):
+            raise UserError(f"--resume: {path} is not a sweep.csv (a row without a run number)") from None
+        if not 0 <= r < len(specs) or r in seen:
+            raise UserError(f"--resume: {path} holds run {r} {'twice' if r in seen else 'outside this sweep'} "
+                            f"(runs 0..{len(specs) - 1}); give --force to start again")
+        seen.add(r)
+        for ref, value in specs[r].settings:
+            if row.get(ref) != cell_text(value):
+                raise UserError(f"--resume: {path} has run {r} with {ref} = {row.get(ref)}, this sweep has "
+                                f"{cell_text(value)}: not the same sweep (give the same --param/--samples/--seed/"
+                                "--set, or --force to start again)")
+    return [_typed(row) for row in kept]
+
+
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    check_out_dir(args.out, args.force, OUT_FILES)
+    from app.interrupt import SigintFlag
+    from app.jsontext import dumps
+
+    check_out_dir(args.out, args.force or args.resume, OUT_FILES)
     check_numbers(args)
     if not args.params:
         raise UserError("give at least one --param BLOCK.PARAM=LO:HI:N")
@@ -121,36 +173,41 @@ def run(args: argparse.Namespace) -> int:
     specs = sweep_specs(base, points(args, axes, base))
     refs = [a.ref for a in axes]
     out: Path = args.out
-    columns = [r for r, _ in fixed] + refs
-    done: list[dict[str, Any]] = []
-
-    def keep(row: dict[str, Any]) -> None:  # every finished row reaches the disk at once
-        done.append(row)
-        write_csv(sorted(done, key=lambda r: int(r["run"])), out / "sweep.csv", columns)
-
-    with make_executor(args.executor, min(args.workers, len(specs)), args.scheduler) as ex:
-        outcome = run_sweep(specs, ex, progress=Progress(len(specs), f"sweep ({ex.name} x{ex.workers})"), on_row=keep,
-                            fn=partial(run_one, objective=objective))
-    write_csv(outcome.rows, out / "sweep.csv", columns)
-    ok = [r for r in outcome.rows if r.get("status") == "ok"]
-    best = best_row(outcome.rows)
+    stop = threading.Event()
+    with SweepCsv(out / "sweep.csv", [r for r, _ in fixed] + refs, resume=args.resume) as sheet:
+        kept = resumed_rows(sheet.kept, specs, sheet.path)
+        done = {int(r["run"]) for r in kept}
+        todo = [i for i in range(len(specs)) if i not in done]
+        if kept:
+            print(f"resuming: {len(kept)} of {len(specs)} rows already in {sheet.path}, {len(todo)} to run",
+                  file=sys.stderr)
+        with make_executor(args.executor, max(1, min(args.workers, len(todo))), args.scheduler) as ex, \
+                SigintFlag(stop):
+            progress = Progress(len(specs), f"sweep ({ex.name} x{ex.workers})", already=len(kept))
+            progress.start()
+            outcome = run_sweep([specs[i] for i in todo], ex, progress=progress, cancel=stop,
+                                on_row=lambda row: sheet.add([row]), fn=partial(run_one, objective=objective),
+                                index=todo)
+    rows = sorted(kept + outcome.rows, key=lambda r: int(r["run"]))
+    ok = [r for r in rows if r.get("status") == "ok"]
+    best = best_row(rows)
     meta = {"params": [{"ref": a.ref, "lo": a.lo, "hi": a.hi, "values": list(a.values)} for a in axes],
             "sampler": "grid" if args.samples is None else args.sampler, "seed": args.seed,
             "objective": objective.describe(), "dataset": args.grf, "preset": args.preset,
-            "duration": args.duration, "runs_planned": outcome.total, "runs_done": len(outcome.rows),
-            "runs_failed": len(outcome.rows) - len(ok), "interrupted": outcome.interrupted,
+            "duration": args.duration, "runs_planned": len(specs), "runs_done": len(rows),
+            "runs_resumed": len(kept), "runs_failed": len(rows) - len(ok), "interrupted": outcome.interrupted,
             "best": None if best is None else {"run": best["run"], "objective": best["objective"],
                                                "set": {r: best[r] for r in refs}}}
-    (out / "sweep.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    if len(axes) == 2 and outcome.rows:
+    (out / "sweep.json").write_text(dumps(meta) + "\n", encoding="utf-8")
+    if len(axes) == 2 and rows:
         from app.tuning.plots import heatmap
 
-        heatmap(outcome.rows, refs[0], refs[1], "objective", out / "heatmap_objective.png",
+        heatmap(rows, refs[0], refs[1], "objective", out / "heatmap_objective.png",
                 grid=args.samples is None, title=f"objective ({objective.describe()})")
-    print(f"{len(outcome.rows)}/{outcome.total} runs, {meta['runs_failed']} failed"
+    print(f"{len(rows)}/{len(specs)} runs, {meta['runs_failed']} failed"
           + (f", best objective {best['objective']:.4g} at run {best['run']}" if best else "") + f" -> {out}")
     if outcome.interrupted:
-        print(f"gaitblocks sweep: interrupted; kept {len(outcome.rows)} finished rows of {outcome.total}",
-              file=sys.stderr)
+        print(f"gaitblocks sweep: interrupted; kept {len(rows)} finished rows of {len(specs)} "
+              "(--resume runs the others)", file=sys.stderr)
         return 130
     return 0

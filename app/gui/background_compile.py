@@ -3,11 +3,15 @@
 A change that recompiles (dataset, preset, diagram file, structural parameter) is planned on
 the GUI thread (:meth:`SimSession.plan_dataset` & co.: cheap, validates, changes nothing), then
 :class:`BackgroundCompile` runs :meth:`SimSession.compile` (``app.runs.build``: data loading,
-model fitting, compile; 0.3-4 s) on a :class:`QtCore.QThreadPool` thread. Meanwhile the
+model fitting, compile; 0.3-4 s) on a Python worker thread (a one-thread
+:class:`concurrent.futures.ThreadPoolExecutor`: no Qt object is made, run or deleted there, see
+``docs/gui-threads.md``). Meanwhile the
 previous session stays on screen, :class:`BusyIndicator` shows the task in the status bar with
 an indeterminate progress bar and a busy cursor, and the widgets it was given are disabled.
-The result comes back to the GUI thread through a queued signal: ``adopt(plan, built)`` on
-success, the error dialog otherwise (the session unchanged). A request made while one runs
+The result comes back to the GUI thread through a :class:`~app.gui.handover.Mailbox` (a
+Python queue and an argument-less queued signal: no Python object ever goes through Qt, see
+``docs/gui-threads.md``): ``adopt(plan, built)`` on success, the error dialog otherwise (the
+session unchanged). A request made while one runs
 supersedes it (the older result is dropped when it arrives).
 
 A plan may also be submitted as a function that makes it (``submit(lambda: session.plan_preset(name),
@@ -20,7 +24,7 @@ session file builds a new session: :meth:`SimSession.load`).
 **First compile.** The compiled engine (:mod:`blocks.compiled`) compiles a diagram structure's
 step with numba the first time it ever meets it (10-25 s; cached afterwards) and says so
 beforehand through its ``NOTIFY`` hooks, on the thread that compiles. :class:`BackgroundCompile`
-adds a hook that forwards the line to the GUI thread through a queued signal: while a job runs
+adds a hook that forwards the line to the GUI thread through the mailbox: while a job runs
 the busy indicator then reads "compiling the diagram for the first time (about N s; cached
 afterwards)…" (:func:`first_compile_message`), and :attr:`BackgroundCompile.noticed` carries the
 text (the window shows it in the status bar when the compile runs elsewhere: Compare, Tuning).
@@ -30,10 +34,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.gui.handover import Mailbox, without_frames
 from app.gui.session import Plan, SimSession
 from blocks import compiled as compiled_engine
 
@@ -49,38 +56,19 @@ def first_compile_message(notice: str) -> str:
     return FIRST_COMPILE.format(s=m.group(1)) if m else notice
 
 
-class _Signals(QtCore.QObject):
-    done = QtCore.Signal(int, object)      # (job id, Built)
-    failed = QtCore.Signal(int, object)    # (job id, exception)
-    notice = QtCore.Signal(str)            # a first-ever compile begins (any thread)
+def _run_job(job_id: int, work: Callable[[], Any], mailbox: Mailbox) -> None:
+    """Worker thread: runs ``work()`` (touches no widget) and posts its result or its exception.
 
-
-class _Job(QtCore.QRunnable):
-    """Runs ``work()`` (worker thread; touches no widget) and emits its result or its exception.
-
-    Nothing may leave :meth:`run`: an exception escaping it would reach ``sys.excepthook`` on this
-    thread (the window's error reporter, which opens a dialog: a widget built off the GUI thread),
-    and the job would end unreported, its window busy and disabled for good. So every exception,
-    ``BaseException`` too, goes to ``failed``; an emit after the window closed (its signals
-    object deleted) is dropped."""
-
-    def __init__(self, job_id: int, work: Callable[[], Any], signals: _Signals) -> None:
-        super().__init__()
-        self.job_id, self.work, self.signals = job_id, work, signals
-
-    def run(self) -> None:
-        try:
-            result = self.work()
-        except BaseException as exc:  # noqa: BLE001 - every failure goes to the error dialog
-            self._emit(self.signals.failed, exc)
-            return
-        self._emit(self.signals.done, result)
-
-    def _emit(self, signal: Any, value: Any) -> None:
-        try:
-            signal.emit(self.job_id, value)
-        except RuntimeError:   # the window is gone (its C++ objects deleted): nobody to tell
-            pass
+    Nothing may leave this function: an exception escaping it would end the job unreported, its
+    window busy and disabled for good. So every exception, ``BaseException`` too, is posted as
+    ``failed`` (without its frames: :func:`~app.gui.handover.without_frames`); a post after the
+    window closed (its mailbox deleted) is dropped."""
+    try:
+        result = work()
+    except BaseException as exc:  # noqa: BLE001 - every failure goes to the error dialog
+        mailbox.post("failed", (job_id, without_frames(exc)))
+        return
+    mailbox.post("done", (job_id, result))
 
 
 def _compile_work(plan: Plan | Callable[[], Plan]) -> Callable[[], Any]:
@@ -151,12 +139,9 @@ class BackgroundCompile(QtCore.QObject):
     def __init__(self, indicator: BusyIndicator, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.indicator = indicator
-        self.pool = QtCore.QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
-        self._signals = _Signals(self)
-        self._signals.done.connect(self._done)
-        self._signals.failed.connect(self._failed)
-        self._signals.notice.connect(self._notice)
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gaitblocks-compile")
+        self._futures: set[Future[None]] = set()
+        self._mailbox = Mailbox(self._deliver, self)
         compiled_engine.NOTIFY.append(self._hook)
         self._last = 0
         self._callbacks: dict[int, tuple[Callable[[Any], None], Callable[[Exception], None]]] = {}
@@ -177,17 +162,25 @@ class BackgroundCompile(QtCore.QObject):
         self._last += 1
         self._callbacks[self._last] = (on_done, on_error)
         self.indicator.start(message)
-        self.pool.start(_Job(self._last, work, self._signals))
+        future = self.pool.submit(_run_job, self._last, work, self._mailbox)
+        self._futures.add(future)
+        future.add_done_callback(self._futures.discard)
 
     def _hook(self, notice: str) -> None:
-        """``NOTIFY`` hook: may run on any thread; the queued signal takes it to the GUI thread."""
-        try:
-            self._signals.notice.emit(notice)
-        except RuntimeError:   # the window is gone (its C++ objects deleted)
+        """``NOTIFY`` hook: may run on any thread; the mailbox takes it to the GUI thread."""
+        if not self._mailbox.post("notice", notice):   # the window is gone (its C++ objects deleted)
             self.detach()
 
+    def _deliver(self, kind: str, value: Any) -> None:
+        if kind == "notice":
+            self._notice(value)
+        elif kind == "done":
+            self._done(*value)
+        else:
+            self._failed(*value)
+
     def detach(self) -> None:
-        """Remove the ``NOTIFY`` hook (the window closes)."""
+        """Remove the ``NOTIFY`` hook (the window closes; the idle worker thread ends with the executor)."""
         if self._hook in compiled_engine.NOTIFY:
             compiled_engine.NOTIFY.remove(self._hook)
 
@@ -218,5 +211,7 @@ class BackgroundCompile(QtCore.QObject):
             self.finished.emit()
 
     def wait(self, msecs: int = 60000) -> bool:
-        """Block until the worker is idle (closing, tests); queued results still need the event loop."""
-        return bool(self.pool.waitForDone(msecs))
+        """Block until the worker is idle (closing, tests), at most ``msecs``; queued results still
+        need the event loop. (A Python wait: the GIL is free meanwhile.)"""
+        _, pending = futures_wait(list(self._futures), timeout=msecs / 1000)
+        return not pending

@@ -15,6 +15,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.handover import Mailbox, without_frames
 from app.gui.scope_specs import PALETTE
 from app.gui.session import available_datasets, available_presets
 
@@ -39,17 +40,15 @@ def load_compare() -> tuple[CompareFn, TableFn]:
 
 
 class CompareWorker(QtCore.QObject):
-    """Runs ``compare`` off the GUI thread; emits progress and the results (or the error)."""
-
-    progress = QtCore.Signal(int, int, str)
-    finished = QtCore.Signal(object)
-    failed = QtCore.Signal(object)
+    """Runs ``compare`` off the GUI thread; posts ``progress`` ``(i, n, message)``, then ``finished``
+    (the results) or ``failed`` (the error) to ``mailbox`` (:mod:`app.gui.handover`: no Python object
+    goes through a Qt signal from this thread)."""
 
     def __init__(self, fn: CompareFn, specs: list[str], preset: str, duration: float | None,
-                 base: Any = None) -> None:
+                 mailbox: Mailbox, base: Any = None) -> None:
         super().__init__()
         self.fn, self.specs, self.preset, self.duration = fn, specs, preset, duration
-        self.base = base
+        self.mailbox, self.base = mailbox, base
         self.cancelled = False
 
     @QtCore.Slot()
@@ -57,12 +56,12 @@ class CompareWorker(QtCore.QObject):
         extra = {} if self.base is None else {"base": self.base}
         try:
             results = self.fn(self.specs, preset=self.preset, duration=self.duration,
-                              progress=lambda i, n, msg: self.progress.emit(int(i), int(n), str(msg)),
+                              progress=lambda i, n, msg: self.mailbox.post("progress", (int(i), int(n), str(msg))),
                               cancel=lambda: self.cancelled, **extra)
         except BaseException as exc:  # reported in the GUI thread
-            self.failed.emit(exc)
+            self.mailbox.post("failed", without_frames(exc))
             return
-        self.finished.emit(results)
+        self.mailbox.post("finished", results)
 
 
 class CompareView(QtWidgets.QWidget):
@@ -86,6 +85,7 @@ class CompareView(QtWidgets.QWidget):
         self.results: list[Any] = []
         self._thread: QtCore.QThread | None = None
         self._worker: CompareWorker | None = None
+        self._mailbox = Mailbox(self._deliver, self)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         top = QtWidgets.QHBoxLayout()
@@ -164,12 +164,10 @@ class CompareView(QtWidgets.QWidget):
         self.cancel_btn.setEnabled(True)
         self._thread = QtCore.QThread(self)
         base = self.spec_source() if self.spec_source is not None else None
-        self._worker = CompareWorker(self.compare_fn, specs, self.preset.currentText(), self.duration.value(), base)
+        self._worker = CompareWorker(self.compare_fn, specs, self.preset.currentText(), self.duration.value(),
+                                     self._mailbox, base)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
-        self._worker.progress.connect(self._on_progress)
-        self._worker.finished.connect(self._on_finished)
-        self._worker.failed.connect(self._on_failed)
         self._thread.start()
 
     def cancel(self) -> None:
@@ -185,6 +183,14 @@ class CompareView(QtWidgets.QWidget):
         self._thread, self._worker = None, None
         self.run_btn.setEnabled(True)
         self.cancel_btn.setEnabled(False)
+
+    def _deliver(self, kind: str, value: Any) -> None:
+        if kind == "progress":
+            self._on_progress(*value)
+        elif kind == "finished":
+            self._on_finished(value)
+        else:
+            self._on_failed(value)
 
     def _on_progress(self, i: int, n: int, msg: str) -> None:
         self.progress.setRange(0, max(n, 1))

@@ -1,7 +1,9 @@
 """Run controls: dataset and preset selectors, Run/Pause, Step, Reset, speed, and the timeline.
 
-Keyboard: Space run/pause, Right arrow step, R reset (the window adds Ctrl+O open and
-Ctrl+S save). Speeds are multiples of real time, or ``None`` for as fast as possible.
+Keyboard: Space run/pause, Right arrow step, R reset, while the diagram or the stick figure has
+the focus (:meth:`ControlBar.bind_keys`): elsewhere those keys stay with the focused widget (→ moves
+a focused slider, Space ticks a check box). The window adds Ctrl+O open and Ctrl+S save.
+Speeds are multiples of real time, or ``None`` for as fast as possible.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ SPEEDS: tuple[tuple[str, float | None], ...] = (
     ("0.1×", 0.1), ("0.25×", 0.25), ("0.5×", 0.5), ("1× real time", 1.0), ("2×", 2.0), ("5×", 5.0),
     ("10×", 10.0), ("as fast as possible", None))
 OPEN_ITEM = "Open file…"
+KEYS_WHERE = "in the diagram or the stick figure"
 
 
 class ControlBar(QtWidgets.QToolBar):
@@ -42,17 +45,14 @@ class ControlBar(QtWidgets.QToolBar):
         self.addSeparator()
         self.run_action = QtGui.QAction(style.standardIcon(sp.SP_MediaPlay), "Run", self)
         self.run_action.setCheckable(True)
-        self.run_action.setShortcut(QtGui.QKeySequence(QtCore.Qt.Key.Key_Space))
-        self.run_action.setToolTip("Run / Pause (Space)")
+        self.run_action.setToolTip(f"Run / Pause (Space {KEYS_WHERE})")
         self.step_action = QtGui.QAction(style.standardIcon(sp.SP_MediaSeekForward), "Step", self)
-        self.step_action.setShortcut(QtGui.QKeySequence(QtCore.Qt.Key.Key_Right))
-        self.step_action.setToolTip("Step one frame (→)")
+        self.step_action.setToolTip(f"Step one frame (→ {KEYS_WHERE})")
         self.reset_action = QtGui.QAction(style.standardIcon(sp.SP_MediaSkipBackward), "Reset", self)
-        self.reset_action.setShortcut(QtGui.QKeySequence(QtCore.Qt.Key.Key_R))
-        self.reset_action.setToolTip("Reset to t = 0 (R)")
+        self.reset_action.setToolTip(f"Reset to t = 0 (R {KEYS_WHERE})")
         for act in (self.run_action, self.step_action, self.reset_action):
-            act.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
             self.addAction(act)
+        self.shortcuts: list[QtGui.QShortcut] = []
         self.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.addSeparator()
         self.addWidget(QtWidgets.QLabel(" Speed "))
@@ -64,6 +64,18 @@ class ControlBar(QtWidgets.QToolBar):
         self.run_action.toggled.connect(self._run_toggled)
         self.dataset.activated.connect(self._dataset_activated)
         self.preset.activated.connect(lambda i: self.preset_chosen.emit(self.preset.itemText(i)))
+
+    def bind_keys(self, *widgets: QtWidgets.QWidget) -> None:
+        """Space, → and R run/pause, step and reset while one of ``widgets`` (or a child) has the
+        focus, and nowhere else (module docstring)."""
+        keys = ((QtCore.Qt.Key.Key_Space, self.run_action), (QtCore.Qt.Key.Key_Right, self.step_action),
+                (QtCore.Qt.Key.Key_R, self.reset_action))
+        for widget in widgets:
+            for key, act in keys:
+                sc = QtGui.QShortcut(QtGui.QKeySequence(key), widget)
+                sc.setContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
+                sc.activated.connect(lambda a=act: a.trigger() if a.isEnabled() else None)
+                self.shortcuts.append(sc)
 
     def _run_toggled(self, on: bool) -> None:
         sp = QtWidgets.QStyle.StandardPixmap

@@ -4,7 +4,8 @@ PySide6 hands exceptions raised in slots and virtual methods to ``sys.excepthook
 :func:`install` replaces it so the traceback goes to the log (``logging``, logger
 ``gaitblocks.gui``) and the message to a non-blocking dialog. User errors
 (:class:`models.errors.UserError`, e.g. a ``DataFormatError`` naming file, line and column)
-show their text only.
+show their text only. An exception handed over from a worker thread carries its formatted
+traceback as ``worker_traceback`` (:func:`app.gui.handover.without_frames`).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ class ErrorReporter(QtCore.QObject):
             log.warning("%s: %s", title, exc)
             box = show_error(self.parent_widget, title, str(exc))
         else:
-            detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            detail = getattr(exc, "worker_traceback", None) or "".join(
+                traceback.format_exception(type(exc), exc, exc.__traceback__))
             log.error("%s\n%s", title, detail)
             box = show_error(self.parent_widget, title, f"{type(exc).__name__}: {exc}\n\n"
                              "The application keeps running; details below and in the log.", detail)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.fine_slider import FineSlider
 from app.gui.param_panel import SliderMap
 from app.gui.session import GAIN_NAMES, SimSession
 
@@ -71,13 +72,12 @@ class GainPanel(QtWidgets.QWidget):
         self._syncing = False
         outer = QtWidgets.QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
-        top = QtWidgets.QHBoxLayout()
         self.link = QtWidgets.QCheckBox("link left/right")
         self.link.setChecked(True)
         self.link.setToolTip("linked: one slider sets both legs; unlinked: a left (L) and a right (R) slider")
         self.link.toggled.connect(self._link_toggled)
-        top.addWidget(self.link)
-        top.addStretch(1)
+        outer.addWidget(self.link)   # a row of its own: the panel stays narrow enough for the figure at 1366 px
+        top = QtWidgets.QHBoxLayout()
         self.presets = QtWidgets.QComboBox()
         self.presets.setMinimumWidth(110)
         self.presets.setToolTip("stored gain presets")
@@ -87,6 +87,7 @@ class GainPanel(QtWidgets.QWidget):
         self.recall_btn.clicked.connect(lambda: self.recall(self.presets.currentText()))
         for w in (QtWidgets.QLabel("preset"), self.presets, self.store_btn, self.recall_btn):
             top.addWidget(w)
+        top.addStretch(1)
         outer.addLayout(top)
         self.area = QtWidgets.QScrollArea()
         self.area.setWidgetResizable(True)
@@ -169,7 +170,7 @@ class GainPanel(QtWidgets.QWidget):
         spec = self.session.diagram.param_spec(f"{block}.{gain}")
         lo, hi = GAIN_RANGE[gain]
         smap = SliderMap(0.0, min(hi, spec.max or hi), True, log_lo=lo)
-        slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        slider = FineSlider()
         slider.setRange(0, 1000)
         slider.setMinimumWidth(80)
         box = QtWidgets.QDoubleSpinBox()
@@ -177,9 +178,10 @@ class GainPanel(QtWidgets.QWidget):
         box.setDecimals(3)
         box.setKeyboardTracking(False)
         box.setSuffix(" " + GAIN_LABELS[gain][1])
-        box.setMinimumWidth(150)
+        box.setMinimumWidth(130)
         row = GainRow(block, gain, slider, box, smap, leg)
-        slider.setToolTip(f"{row.ref}: logarithmic {lo:g} … {smap.hi:g} {GAIN_LABELS[gain][1]}")
+        slider.setToolTip(f"{row.ref}: logarithmic {lo:g} … {smap.hi:g} {GAIN_LABELS[gain][1]}; "
+                          "hold Shift to drag finely")
         value = self._value(row.ref)
         slider.setValue(smap.pos(value))
         box.setValue(value)

@@ -138,6 +138,8 @@ class MainWindow(QtWidgets.QMainWindow):
         c = self.controls
         self.busy = BusyIndicator([c, self.gains, self.params, self.canvas],
                                   [c.run_action, c.step_action, c.reset_action])
+        self.figure.plot.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)   # a click gives it the keys
+        c.bind_keys(self.canvas, self.figure.plot)
         self.statusBar().addPermanentWidget(self.busy)
         self.compiler = BackgroundCompile(self.busy, self)
 
@@ -158,6 +160,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.canvas.block_activated.connect(self.block_dialog)
         editor = self.canvas.editor
         editor.compiled.connect(self.bind_session)
+        editor.compiled.connect(self._edit_compiled)
         editor.failed.connect(lambda text: self.statusBar().showMessage(text, 20000))
         editor.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.params.rebuilt.connect(self.bind_session)
@@ -202,6 +205,12 @@ class MainWindow(QtWidgets.QMainWindow):
         sim = mb.addMenu("&Simulation")
         for a in (self.controls.run_action, self.controls.step_action, self.controls.reset_action):
             sim.addAction(a)
+        sim.addSeparator()
+        self.stop_at_fall = sim.addAction("Stop at &fall")
+        self.stop_at_fall.setCheckable(True)
+        self.stop_at_fall.setChecked(self.session.stop_at_fall)
+        self.stop_at_fall.setToolTip("end the run 0.1 s after the walker falls (off: simulate on to the end)")
+        self.stop_at_fall.toggled.connect(self._set_stop_at_fall)
         view = mb.addMenu("&View")
         self._act(view, "Fit diagram", self.canvas.fit)
         self._act(view, "Show whole run in scopes", lambda: self._scopes_full(True))
@@ -223,6 +232,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def set_session(self, session: SimSession) -> None:
         """Replace the session everywhere it is held, then redraw."""
         self.run_control.set_running(False)
+        session.stop_at_fall = self.stop_at_fall.isChecked()   # the window's choice, not the file's
         self.session = self.run_control.session = self.files.session = session
         self.bind_session()
 
@@ -295,7 +305,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tuning.bind()
         if self.params.block in s.diagram.blocks:
             self.params.show_block(s, self.params.block)
+        elif self.params.block:
+            self.params.clear()
         self.timeline.set_end(0.0, True)
+        self.stop_at_fall.setChecked(s.stop_at_fall)
+        self.run_control.update_views()
+
+    def _set_stop_at_fall(self, on: bool) -> None:
+        """Stop at a fall, or simulate on past it (the current run too: Run goes on from where it stopped)."""
+        self.session.stop_at_fall = on
         self.run_control.update_views()
 
     def _run_changed(self, why: str) -> None:
@@ -316,7 +334,16 @@ class MainWindow(QtWidgets.QMainWindow):
         self.params.show_block(self.session, name)
         self.side.setCurrentWidget(self.params)
 
-    def block_dialog(self, name: str) -> BlockDialog:
+    def _edit_compiled(self) -> None:
+        """An edit compiled: a "Not compiled: ..." message of an earlier edit no longer holds."""
+        if self.statusBar().currentMessage().startswith("Not compiled"):
+            self.statusBar().clearMessage()
+
+    def block_dialog(self, name: str) -> BlockDialog | None:
+        """The dialog of a compiled block; a block not compiled yet is named in the Block parameters tab."""
+        if name not in self.session.diagram.blocks:
+            self.show_block(name)
+            return None
         dlg = BlockDialog(self.session, name, self)
         dlg.panel.rebuilt.connect(self.bind_session)
         dlg.panel.background = self._compile_param

@@ -2,7 +2,7 @@
 
 * float / int: a spin box with the unit as suffix and the spec's range (range-checked);
   tunable numbers also get a slider (logarithmic when the range starts at 0 and spans more
-  than three decades, as gains do);
+  than three decades, as gains do; Shift drags finely, :mod:`app.gui.fine_slider`);
 * bool: a check box; text with choices: a combo box; free text and vectors: a line edit,
   parsed with ``ParamSpec.parse`` (no eval);
 * structural parameters are marked: changing one recompiles and restarts the run.
@@ -18,12 +18,14 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.fine_slider import FineSlider
 from app.gui.session import Plan, SimSession
 from blocks import ParamSpec
 
 __all__ = ["ParamPanel", "SliderMap", "BlockDialog"]
 
 SLIDER_STEPS = 1000
+HINT = "Click a block in the diagram to edit its parameters."
 
 
 class SliderMap:
@@ -74,13 +76,13 @@ class ParamPanel(QtWidgets.QWidget):
         self.session: SimSession | None = None
         self.block = ""
         self.editors: dict[str, QtWidgets.QWidget] = {}
-        self.sliders: dict[str, tuple[QtWidgets.QSlider, SliderMap]] = {}
+        self.sliders: dict[str, tuple[FineSlider, SliderMap]] = {}
         # set by the window: compiles a structural change's plan off the GUI thread
         # (app.gui.background_compile); None: recompile here and emit ``rebuilt``
         self.background: Callable[[Plan, str], None] | None = None
         outer = QtWidgets.QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
-        self.title = QtWidgets.QLabel("Click a block in the diagram to edit its parameters.")
+        self.title = QtWidgets.QLabel(HINT)
         self.title.setWordWrap(True)
         self.title.setObjectName("panelTitle")
         outer.addWidget(self.title)
@@ -93,9 +95,25 @@ class ParamPanel(QtWidgets.QWidget):
         self.status.setWordWrap(True)
         outer.addWidget(self.status)
 
+    def clear(self) -> None:
+        """Show no block (the one shown is gone: an undo removed it, or another diagram was opened)."""
+        self.block = ""
+        self.editors, self.sliders = {}, {}
+        self.title.setText(HINT)
+        self.area.setWidget(QtWidgets.QWidget())
+        self.status.setText("")
+
     def show_block(self, s: SimSession, block: str) -> None:
+        """Editors for ``block``'s parameters; a block the run does not have yet (an edit still
+        compiling, or one that did not compile) is named with a note, and shown once it compiles."""
         self.session, self.block = s, block
         self.editors, self.sliders = {}, {}
+        if block not in s.diagram.blocks:
+            self.title.setText(f"<b>{block}</b> &nbsp;is not compiled yet")
+            self.area.setWidget(QtWidgets.QWidget())
+            self.status.setText("Its parameters can be set once the diagram compiles; until then the run goes "
+                                "on with the last diagram that did.")
+            return
         self.title.setText(f"<b>{block}</b> &nbsp;<i>{s.block_type(block)}</i>")
         body = QtWidgets.QWidget()
         form = QtWidgets.QFormLayout(body)
@@ -133,7 +151,7 @@ class ParamPanel(QtWidgets.QWidget):
             if not spec.tunable or kind == "int":
                 return box
             m = SliderMap.for_spec(spec, float(value))
-            slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+            slider = FineSlider()
             slider.setRange(0, 1000)
             slider.setValue(m.pos(float(value)))
             slider.valueChanged.connect(lambda pos, b=box, mm=m: b.setValue(mm.value(pos)))
@@ -175,6 +193,9 @@ class ParamPanel(QtWidgets.QWidget):
     def _apply(self, ref: str, value: Any) -> None:
         s = self.session
         if s is None:
+            return
+        if ref.split(".")[0] not in s.diagram.blocks:   # a dialog that outlived its block (undo)
+            self.status.setText(f"<span style='color:#c00'>{ref}: the block is no longer in the diagram</span>")
             return
         if ref in self.sliders:
             slider, m = self.sliders[ref]

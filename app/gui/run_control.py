@@ -204,6 +204,9 @@ class RunController(QtCore.QObject):
             self.run_changed.emit("ended")
         elif s.finished and self.running:
             self.set_running(False)
+            if s.falls.fall is not None:   # stopped at a fall: the whole run up to it (drawn in full by the pause)
+                self.views.scopes.follow = False
+                self.views.scopes.fit_x()
             self.evaluate()
             self.run_changed.emit("ended")
 
@@ -294,7 +297,11 @@ class RunController(QtCore.QObject):
         com = s.find("BipedKinematics", "com")
         trail = s.recorded(com)[max(0, k - int(2.0 / s.dt)): k + 1: 20] if com else None
         ref = s.find("ReferenceSource", "angles")
-        self.views.figure.show_state(float(s.runner.t0 + k * s.dt), s.recorded(qn)[k], grf, st,
+        t = float(s.runner.t0 + k * s.dt)
+        fall = s.falls.fall
+        self.views.figure.show_fall(status_text({"status": "fell", "fell_at_s": fall.at_s, "fell_because": fall.cause})
+                                    if fall is not None and t >= fall.at_s - 1e-9 else None)
+        self.views.figure.show_state(t, s.recorded(qn)[k], grf, st,
                                      None if ph is None else int(ph), trail, s.recorded(ref)[k] if ref else None)
 
     def _count_frame(self, now: float) -> None:

@@ -4,7 +4,9 @@ Tool row: **Add signal…** (the searchable :class:`~app.gui.scope_browser.Signa
 **units** (SI, or forces in body weights and torques in N·m/kg, :mod:`app.gui.scope_units`),
 **x axis** (time [s], or % gait cycle with mean ± SD, :mod:`app.gui.scope_cycle`) and
 **Export** (the whole run as PNG at a chosen width, SVG, or CSV with units in the headers,
-:mod:`app.gui.scope_export`). Right-click a plot to remove a signal or the scope.
+:mod:`app.gui.scope_export`). Right-click a plot to remove a signal or the scope. The scopes are in a
+scroll area: each keeps at least :data:`~app.gui.scopes.MIN_SCOPE_PX` of height, and they scroll when the
+window is too short to hold them all (8 scopes at 1366 x 768).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from app.gui.errors import show_error
 from app.gui.scope_browser import SignalBrowser, open_browser
@@ -63,7 +65,12 @@ class ScopePanel(QtWidgets.QWidget):
         row.addStretch(1)
         row.addWidget(self.export_button)
         lay.addLayout(row)
-        lay.addWidget(scopes, 1)
+        self.area = QtWidgets.QScrollArea()   # the scopes keep MIN_SCOPE_PX each and scroll when they do not fit
+        self.area.setWidgetResizable(True)
+        self.area.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.area.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.area.setWidget(scopes)
+        lay.addWidget(self.area, 1)
         self.add_button.clicked.connect(self.open_browser)
         self.units.currentIndexChanged.connect(lambda i: scopes.set_units(UNIT_MODES[i]))
         self.xaxis.currentIndexChanged.connect(lambda i: scopes.set_cycle(i == 1))

@@ -245,11 +245,13 @@ class Scope:
         if lo < y0 or hi > y1 or (hi - lo) < fill * (1.0 + 2.0 * margin) * (y1 - y0):
             self.plot.setYRange(lo, hi, padding=0.0)
 
-    def update_stats(self, s: SimSession, lo: int, hi: int) -> None:
+    def update_stats(self, s: SimSession, lo: int, hi: int, note: str = "") -> None:
+        """Min / max / mean / RMS of samples ``lo:hi`` in the title, after ``note`` (what they cover)."""
         self.stats = [trace_stats(self.trace_data(s, tr, lo, hi)) for tr in self.spec.traces]
         parts = [f"{tr.label}: {a:.1f}/{b:.1f}/{m:.1f}/{r:.1f}" for tr, (a, b, m, r) in
                  zip(self.spec.traces, self.stats) if not tr.dashed and math.isfinite(a)][:3]
-        self.set_title(("min/max/mean/RMS " + " · ".join(parts)) if parts else "")
+        text = ("min/max/mean/RMS " + " · ".join(parts)) if parts else ""
+        self.set_title(f"{note}: {text}" if note and text else text or note)
 
     def read_cursor(self, s: SimSession, tick: int) -> str:
         vals = []

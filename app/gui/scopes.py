@@ -47,7 +47,21 @@ from app.gui.scope_units import display_unit
 from app.gui.scope_xy import XYScope, next_colour, xy_spec
 from app.gui.session import SimSession
 
-__all__ = ["Scope", "ScopeStack", "Trace", "XYScope", "default_scopes", "peak_decimate", "trace_stats"]
+__all__ = ["MIN_SCOPE_PX", "Scope", "ScopeStack", "Trace", "XYScope", "default_scopes", "peak_decimate",
+           "trace_stats"]
+
+
+MIN_SCOPE_PX = 100   # least height of a scope [px]: fewer fit, the stack scrolls (app.gui.scope_panel)
+AXIS_PX = 40         # ... plus the bottom scope's time axis
+
+
+def walk_rows(s: SimSession, t: np.ndarray) -> tuple[int, str]:
+    """``(rows, note)``: the recorded rows of the walk before the session's fall (all of them without
+    one) and what the statistics and the % cycle view then say they cover."""
+    fall = s.falls.fall
+    if fall is None:
+        return t.size, ""
+    return int(np.searchsorted(t, fall.at_s, side="right")), f"walk before the fall at {fall.at_s:.2f} s"
 
 
 def column_unit(unit: str, labels: tuple[str, ...], col: int) -> str:
@@ -143,6 +157,7 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             self.built += 1
         for sc in old[len(specs):]:
             self.removeItem(sc.plot)
+        self.setMinimumHeight(MIN_SCOPE_PX * len(specs) + AXIS_PX)
         master = self.master()
         for sc in self.scopes:
             if not sc.is_xy and sc is not master:
@@ -299,9 +314,10 @@ class ScopeStack(pg.GraphicsLayoutWidget):
     def visible_scopes(self) -> list[Scope]:
         """The scopes on screen: none when the stack is hidden (another tab), else those whose plot
         intersects the viewport (all of them unless the stack is scrolled or clipped)."""
-        if not self.isVisible():
+        shown = self.viewport().visibleRegion().boundingRect()   # clipped by the scroll area
+        if not self.isVisible() or shown.isEmpty():
             return []
-        view = self.mapToScene(self.viewport().rect()).boundingRect()
+        view = self.mapToScene(shown).boundingRect()
         return [sc for sc in self.scopes if sc.plot.isVisible() and sc.plot.sceneBoundingRect().intersects(view)]
 
     def refresh_live(self, now: float) -> int:
@@ -317,13 +333,15 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             return 0
         t_all = s.recorded_time()
         n = t_all.size
+        walk, note = walk_rows(s, t_all)
         lo = 0 if self.cycle else max(0, n - int(round(self.window_s / s.dt)) - 1)
-        t = t_all[lo:n]
+        hi = walk if self.cycle else n
+        t = t_all[lo:hi]
         stance_name = s.find("PhaseDetector", "stance")
-        stance = s.recorded(stance_name)[lo:n] if stance_name else None
+        stance = s.recorded(stance_name)[lo:hi] if stance_name else None
         for sc in due:
             sc.refreshed_at = now
-            sc.update(s, t, lo, n, stance, bins=max(100, int(sc.plot.getViewBox().width())))
+            sc.update(s, t, lo, hi, stance, bins=max(100, int(sc.plot.getViewBox().width())))
             sc.sticky_y_range()
             if self.follow and n and not self.cycle and not sc.is_xy:
                 t_end = float(t_all[-1])
@@ -331,7 +349,7 @@ class ScopeStack(pg.GraphicsLayoutWidget):
                                   padding=0.0)
             if now - sc.stats_at >= 1.0 / self.stats_hz:
                 sc.stats_at = now
-                sc.update_stats(s, lo, n)
+                sc.update_stats(s, max(0, min(lo, walk - (n - lo))), walk, note)
         self.mark_changes(s.param_log())
         self.live_refreshes += len(due)
         return len(due)
@@ -343,16 +361,18 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             return
         t_all = s.recorded_time()
         n = t_all.size
+        walk, note = walk_rows(s, t_all)
         lo = 0 if full or self.cycle else max(0, n - int(round(self.window_s / s.dt)) - 1)
-        t = t_all[lo:n]
+        hi = walk if self.cycle else n
+        t = t_all[lo:hi]
         stance_name = s.find("PhaseDetector", "stance")
-        stance = s.recorded(stance_name)[lo:n] if stance_name else None
+        stance = s.recorded(stance_name)[lo:hi] if stance_name else None
         for sc in self.scopes:
-            sc.update(s, t, lo, n, stance)
+            sc.update(s, t, lo, hi, stance)
         self._frames += 1
         if stats or self._frames % 10 == 0:
             for sc in self.scopes:
-                sc.update_stats(s, lo, n)
+                sc.update_stats(s, max(0, min(lo, walk - (n - lo))), walk, note)
         self.mark_changes(s.param_log())
         master = self.master()
         if self.follow and n and not self.cycle and master is not None:

@@ -15,7 +15,9 @@ holds:
 * snapshots every ``snapshot_every`` seconds of simulated time, for the timeline
   (:meth:`SimSession.rewind`);
 * the failure, if the run blew up (``error``: block, port, time, value), with the results
-  recorded up to it kept.
+  recorded up to it kept;
+* the first fall, and with :attr:`SimSession.stop_at_fall` the run's end just past it
+  (``falls``, :class:`~app.gui.session_fall.FallStop`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from app.gui.session_catalog import (
     default_dataset,
     diagram_value,
 )
+from app.gui.session_fall import FallStop
 from app.gui.session_files import SESSION_FORMAT, load_session, save_session, session_dict
 from app.gui.session_reading import SessionReading
 from app.runs import Built, RunSpec, build
@@ -123,6 +126,7 @@ class SimSession(SessionReading):
         self.error: Failure | None = None
         self.frame = FrameStats()
         self.generation = 0
+        self.falls = FallStop()
         self._build()
 
     @classmethod
@@ -174,6 +178,7 @@ class SimSession(SessionReading):
         self._t_end = built.t_end
         self.model, self.runner = built.model, runner
         self.error = None
+        self.falls.watch_run(built)
         self.snapshots: dict[int, Snapshot] = {0: runner.snapshot()}
         self._snap_ticks = max(1, int(round(self.snapshot_every / built.model.dt)))
         self.generation += 1
@@ -255,8 +260,23 @@ class SimSession(SessionReading):
         return float(self.model.dt)
 
     @property
+    def stop_at_fall(self) -> bool:
+        """End the run just past a fall (:class:`~app.gui.session_fall.FallStop`; the spec's ``stop_at_fall``)."""
+        return self.falls.enabled
+
+    @stop_at_fall.setter
+    def stop_at_fall(self, on: bool) -> None:
+        self.falls.enabled = bool(on)
+        self._spec = replace(self._spec, stop_at_fall=bool(on))
+
+    @property
+    def end_time(self) -> float:
+        """Where this run ends [s]: :attr:`t_end`, or just past a fall when stopping at it."""
+        return self.falls.end_time(self.t_end)
+
+    @property
     def finished(self) -> bool:
-        return self.runner.ticks_until(self.t_end) <= 0
+        return self.runner.ticks_until(self.end_time) <= 0
 
     @property
     def failed(self) -> bool:
@@ -264,11 +284,11 @@ class SimSession(SessionReading):
 
     def step(self, n: int = 1) -> int:
         """Advance ``n`` ticks (fewer at the end or on a failure); returns ticks done."""
-        n = min(int(n), self.runner.ticks_until(self.t_end))
+        n = min(int(n), self.runner.ticks_until(self.end_time))
         done = 0
         while done < n and self.error is None:
             k = self.runner.tick
-            chunk = min(n - done, self._snap_ticks - (k % self._snap_ticks))
+            chunk = min(n - done, self._snap_ticks - (k % self._snap_ticks), self.falls.check_ticks)
             try:
                 self.runner.advance(chunk)
             except SimulationError as exc:
@@ -278,6 +298,8 @@ class SimSession(SessionReading):
             done += chunk
             if self.runner.tick % self._snap_ticks == 0:
                 self.snapshots[self.runner.tick] = self.runner.snapshot()
+            if self.falls.check(self.runner.recorder, k):
+                n = min(n, done + self.runner.ticks_until(self.end_time))
         self._record_current()
         return done
 
@@ -328,6 +350,7 @@ class SimSession(SessionReading):
         self.runner.restore(self.snapshots[base])
         self.snapshots = {k: s for k, s in self.snapshots.items() if k <= base}
         self.error = None
+        self.falls.rescan(self.runner.recorder)
         self.step(target - base)
         for ref, value in self.runner.registry.values().items():
             if self.runner.registry.spec(ref).tunable and diagram_value(self.diagram, ref) != value:

@@ -94,7 +94,14 @@ class StickFigure(QtWidgets.QWidget):
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
+        self.fall_label = QtWidgets.QLabel()   # "FELL at 0.76 s: ...", red, from the fall on (show_fall)
+        self.fall_label.setObjectName("fallLabel")
+        self.fall_label.setStyleSheet("color: #c62828; font-weight: bold;")
+        self.fall_label.setWordWrap(True)
+        self.fall_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.fall_label.hide()
         lay.addWidget(self.header)
+        lay.addWidget(self.fall_label)
         lay.addWidget(self.plot, 1)
         self.controls = FigureControls()
         lay.addWidget(self.controls)
@@ -315,9 +322,23 @@ class StickFigure(QtWidgets.QWidget):
         if self.follow:
             self.set_view(float(hip[0]))
         phase_txt = PHASE_NAMES.get(int(phase), "?") if phase is not None else "-"
+        if not self.fall_label.isHidden():
+            phase_txt = "fallen"
         feet_txt = " | ".join(f"{n}: {'stance' if s else 'swing'}" for n, s in zip(("left", "right"), st))
         self.state_text = f"t = {t:.3f} s · {phase_txt} ({feet_txt})"
         self.header.setText(self.state_text)
+
+    def show_fall(self, text: str | None) -> None:
+        """Name the fall in red above the figure (``text``, e.g. ``FELL at 0.76 s: the left knee ...``),
+        and call the phase "fallen"; None hides it (a time before the fall, or no fall)."""
+        if text is None:
+            if not self.fall_label.isHidden():
+                self.fall_label.hide()
+            return
+        if self.fall_label.text() != text:
+            self.fall_label.setText(text)
+        if self.fall_label.isHidden():
+            self.fall_label.show()
 
     def _sole(self, side: str, foot: np.ndarray, th2: float) -> None:
         """The rolling foot's arc (models.biped): the shank's points that touch the ground for

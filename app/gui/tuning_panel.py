@@ -30,6 +30,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.handover import Mailbox
 from app.gui.session import GAIN_NAMES, SimSession
 from app.gui.tuning_parts import AxisEditor, Job, TuningWorker
 from app.gui.tuning_plot import TuningPlot
@@ -56,6 +57,7 @@ class TuningPanel(QtWidgets.QWidget):
         self.interrupted = False
         self._thread: QtCore.QThread | None = None
         self._worker: TuningWorker | None = None
+        self._mailbox = Mailbox(self._deliver, self)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         form = QtWidgets.QFormLayout()
@@ -241,12 +243,9 @@ class TuningPanel(QtWidgets.QWidget):
         self.plot.clear()
         self.status.setText(f"running {total} simulation(s) of {self.duration.value():g} s …")
         self._thread = QtCore.QThread(self)
-        self._worker = TuningWorker(job)
+        self._worker = TuningWorker(job, self._mailbox)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
-        self._worker.row.connect(self._on_row)
-        self._worker.finished.connect(self._on_finished)
-        self._worker.failed.connect(self._on_failed)
         self._thread.start()
         self._buttons()
 
@@ -267,6 +266,14 @@ class TuningPanel(QtWidgets.QWidget):
             self._thread.deleteLater()
         self._thread, self._worker = None, None
         self._buttons()
+
+    def _deliver(self, kind: str, value: Any) -> None:
+        if kind == "row":
+            self._on_row(value)
+        elif kind == "finished":
+            self._on_finished(value)
+        else:
+            self._on_failed(value)
 
     def _on_row(self, row: dict[str, Any]) -> None:
         row = dict(row)

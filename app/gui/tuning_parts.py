@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.handover import Mailbox, without_frames
 from app.tuning.grid import Axis
 
 __all__ = ["AxisEditor", "Job", "TuningWorker"]
@@ -19,25 +20,26 @@ Job = Callable[[threading.Event, Callable[[dict[str, Any]], None]], dict[str, An
 
 
 class TuningWorker(QtCore.QObject):
-    """Runs one tuning job off the GUI thread; emits each finished run's row, then the outcome."""
+    """Runs one tuning job off the GUI thread; posts each finished run's ``row``, then ``finished``
+    (the outcome) or ``failed`` (the error) to ``mailbox`` (:mod:`app.gui.handover`: no Python object
+    goes through a Qt signal from this thread)."""
 
-    row = QtCore.Signal(object)
-    finished = QtCore.Signal(object)
-    failed = QtCore.Signal(object)
-
-    def __init__(self, job: Job) -> None:
+    def __init__(self, job: Job, mailbox: Mailbox) -> None:
         super().__init__()
-        self.job = job
+        self.job, self.mailbox = job, mailbox
         self.cancel = threading.Event()
+
+    def _post_row(self, row: dict[str, Any]) -> None:
+        self.mailbox.post("row", row)
 
     @QtCore.Slot()
     def run(self) -> None:
         try:
-            out = self.job(self.cancel, self.row.emit)
+            out = self.job(self.cancel, self._post_row)
         except BaseException as exc:  # reported in the GUI thread
-            self.failed.emit(exc)
+            self.mailbox.post("failed", without_frames(exc))
             return
-        self.finished.emit(out)
+        self.mailbox.post("finished", out)
 
 
 class AxisEditor(QtWidgets.QWidget):

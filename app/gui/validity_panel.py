@@ -43,6 +43,8 @@ class ValidityPanel(QtWidgets.QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.3)
         font.setBold(True)
         self.status.setFont(font)
+        self.status.setWordWrap(True)   # a FELL line with its cause is ~560 px: wrapped, it never widens the panel
+        self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         lay.addWidget(self.status)
         self.posture = self._table(("metric", "simulation", "recording", "is"))
         lay.addWidget(QtWidgets.QLabel("Posture (to the fall, if any)"))
@@ -52,6 +54,7 @@ class ValidityPanel(QtWidgets.QWidget):
         lay.addWidget(self.forces, 2)
         self.residual = QtWidgets.QLabel("")
         self.residual.setWordWrap(True)
+        self.residual.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         lay.addWidget(self.residual)
 
     @staticmethod

@@ -1,7 +1,8 @@
 """Sweep rows of many specs from one vectorised batch (``--executor vectorized``).
 
-Specs that differ only in their tunable ``settings`` form a group: the group's first spec is built
-once (:func:`app.runs.build`), the others become per-copy overrides of one
+Specs that differ only in their tunable ``settings`` form a group: the group's spec without settings
+is built once (:func:`app.runs.build`; kept for the next batch of the same sweep, recording only the
+metric signals), every spec's settings become per-copy overrides of one
 :class:`blocks.batch.BatchRunner` (the compiled engine, N rows), and each copy's recorded signals,
 events and parameters are summarised exactly as a single run's (:func:`app.runs.summarise`), into the
 row :func:`app.tuning.worker.run_one` would give. A group whose diagram has blocks without kernels,
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from app.runs import RunSpec, build, metric_inputs, summarise
+from app.runs import Built, RunSpec, build, build_diagram, metric_inputs, summarise
 from app.tuning.objective import Objective
 from app.tuning.worker import run_one, summary_row
 from models.errors import UserError
@@ -50,8 +51,24 @@ def _groups(specs: list[RunSpec]) -> list[list[int]]:
     return groups
 
 
-def run_many(specs: list[RunSpec], objective: Objective | None = None) -> list[dict[str, Any]]:
-    """One row per spec, in order (module docstring)."""
+def _base(spec: RunSpec, cache: dict[str, Any] | None) -> Built:
+    """The run every copy of ``spec``'s group starts from: ``spec`` without its settings (each copy
+    gets all of its settings as overrides), on the Python engine (no single compiled step to load),
+    recording only the metric signals. Kept in ``cache`` (one sweep's, :class:`blocks.executors.VectorizedExecutor`)
+    for its next batch: building costs about 0.3 s (data, reference fits, diagram compile)."""
+    key = replace(spec, settings=(), engine="python")
+    if cache is not None and cache.get("key") == key:
+        return cache["built"]
+    needed = metric_inputs(build_diagram(key))
+    built = build(replace(key, logged=tuple(needed)) if needed else key)
+    if cache is not None:
+        cache.update(key=key, built=built)
+    return built
+
+
+def run_many(specs: list[RunSpec], objective: Objective | None = None,
+             cache: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One row per spec, in order (module docstring); ``cache``: what the batches of one sweep share."""
     from blocks.batch import BatchRunner, blockers
     from blocks.recorder import Results
 
@@ -60,7 +77,7 @@ def run_many(specs: list[RunSpec], objective: Objective | None = None) -> list[d
     for group in _groups(list(specs)):
         start = time.perf_counter()
         try:
-            built = build(replace(specs[group[0]], engine="python"))
+            built = _base(specs[group[0]], cache)
         except UserError:
             built = None
         if built is None or blockers(built.model) or not all(

@@ -82,10 +82,11 @@ def summary_row(row: dict[str, Any], summary: Mapping[str, Any], objective: Obje
     return row
 
 
-def _batched(specs: list[RunSpec], objective: Objective | None = None) -> list[dict[str, Any]]:
+def _batched(specs: list[RunSpec], objective: Objective | None = None,
+             cache: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     from app.tuning.vectorized import run_many
 
-    return run_many(specs, objective)
+    return run_many(specs, objective, cache)
 
 
 run_one.batched = _batched  # type: ignore[attr-defined]  # the vectorized executor's path (blocks.executors)

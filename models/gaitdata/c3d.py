@@ -1,4 +1,4 @@
-"""C3D files through the optional ``ezc3d`` package (``pip install gaitblocks[c3d]``).
+"""C3D files through ``ezc3d`` (a dependency of gaitblocks: ``pip install -e .`` installs it).
 
 * Force platforms: ezc3d (``extract_forceplat_data=True``) turns each plate's analog
   channels into the force (N) and CoP (mm) in the lab frame, using the plate corners and
@@ -52,8 +52,8 @@ def _ezc3d() -> Any:
     try:
         import ezc3d
     except ImportError:
-        raise DataFormatError("reading C3D files needs the optional package ezc3d: "
-                              "pip install gaitblocks[c3d]") from None
+        raise DataFormatError("reading C3D files needs ezc3d, a dependency of gaitblocks missing from this "
+                              "environment: pip install ezc3d (or reinstall: pip install -e . in a clone)") from None
     return ezc3d
 
 

@@ -14,7 +14,9 @@ fixed by the data alone, ``mean R = m g e_y - mean(F_recorded)``: a recorded GRF
 vertical force is not the body weight (or whose fore-aft impulse does not cancel) has no periodic
 gait without an external force. :func:`answer_status` calls a cycle ``no_periodic_gait`` when the
 mean residual exceeds :data:`IMPULSE_LIMIT` of body weight (vertical, fore-aft), or the residual
-force verdict is poor.
+force verdict is poor; and ``implausible`` when the optimum needs a joint torque beyond
+:data:`TORQUE_LIMIT` N m/kg or leaves the swing reference by more than :data:`TRACKING_LIMIT`
+tolerances RMS (the model and the recording disagree: the numbers are not a human walk).
 
 Posture figures: the trunk angle ``alpha`` [deg] (mean, min, max, range); the stance knee's
 loading peak, the largest knee flexion [deg] in the first half of each stance; the stride [m]
@@ -32,9 +34,11 @@ import numpy as np
 from models.force_account import GOOD_MOMENT, verdict
 from models.posture.solver import PostureSolution
 
-__all__ = ["posture_metrics", "com_path", "answer_status", "IMPULSE_LIMIT"]
+__all__ = ["posture_metrics", "com_path", "answer_status", "IMPULSE_LIMIT", "TORQUE_LIMIT", "TRACKING_LIMIT"]
 
 IMPULSE_LIMIT = (0.02, 0.03)  # mean residual force / body weight: fore-aft, vertical
+TORQUE_LIMIT = 5.0  # N m/kg: no walking human needs more at a hip or knee (about 1-2 measured)
+TRACKING_LIMIT = 4.0  # swing tracking RMS beyond this many tolerances (sigma): the swing was not followed
 
 
 def com_path(sol: PostureSolution) -> np.ndarray:
@@ -133,4 +137,15 @@ def answer_status(sol: PostureSolution, metrics: dict[str, Any]) -> tuple[str, s
     if res["force_verdict"] == "poor":
         return "no_periodic_gait", (f"a periodic cycle needs a residual force of {100 * res['force_ratio']:.1f} % "
                                     f"of the peak GRF (poor, > 10 %): the recorded force cannot carry this body")
+    why = []
+    peak = max(metrics["peak_torque_nm_per_kg"].values())
+    if peak > TORQUE_LIMIT:
+        why.append(f"a joint torque of {peak:.1f} N m/kg (a walk needs under {TORQUE_LIMIT:g})")
+    o = sol.options
+    tol = o.sigma_foot_m * 1000.0 if sol.inputs.swing_reference == "foot" else o.sigma_deg
+    if metrics["swing_tracking_rms"] > TRACKING_LIMIT * tol:
+        why.append(f"a swing {metrics['swing_tracking_rms']:.1f} {metrics['swing_tracking_unit']} RMS off its "
+                   f"reference (tolerance {tol:g})")
+    if why:
+        return "implausible", "the optimum needs " + " and ".join(why) + ": the model and the recording disagree"
     return "converged", sol.message

@@ -77,7 +77,7 @@ def test_sweep_keeps_rows_finished_before_a_crash(tmp_path: Path, monkeypatch: p
     from blocks.executors import Executor
 
     class Crashing(Executor):
-        def imap(self, fn: Any, items: Any) -> Any:
+        def imap(self, fn: Any, items: Any, stop: Any = None) -> Any:
             for i, item in enumerate(items):
                 if i == 2:
                     raise RuntimeError("worker lost")

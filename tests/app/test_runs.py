@@ -13,6 +13,7 @@ import pytest
 from app.cli import main
 from app.comparison import compare
 from app.gui.session import SimSession
+from app.jsontext import dumps
 from app.runs import RunSpec, build_diagram, run
 from app.signals import find_signal
 from blocks import Diagram
@@ -23,7 +24,7 @@ TIMING = ("wall_s", "realtime_factor")  # wall-clock figures differ from run to 
 
 def _plain(summary: dict[str, Any]) -> dict[str, Any]:
     """The summary as summary.json holds it, without the wall-clock figures."""
-    out: dict[str, Any] = json.loads(json.dumps(summary, default=str))
+    out: dict[str, Any] = json.loads(dumps(summary))  # strict JSON: nan is null (app.jsontext)
     for key in TIMING:
         out.pop(key)
     return out

@@ -148,3 +148,26 @@ def test_events_table_records_phase_switches() -> None:
     assert lefts[1][0] == pytest.approx(0.006, abs=1e-9)
     assert lefts[2][0] == pytest.approx(0.598, abs=0.003)
     assert lefts[3][0] == pytest.approx(1.004, abs=0.003)
+
+
+def test_a_stop_check_ends_the_run_at_the_time_it_names() -> None:
+    """``Runner.run(stop=...)``: asked every ``check_s`` with the first tick of the stretch, it ends the run
+    at the time it returns; the rows up to there equal those of a run without it."""
+    h = 0.01
+    seen: list[int] = []
+
+    def below_half(runner: Runner, since: int) -> float | None:
+        seen.append(since)
+        y = runner.recorder.view("sys.y")
+        rows = np.flatnonzero(y < 0.5)
+        return None if rows.size == 0 else float(runner.recorder.time()[rows[0]]) + 0.15
+
+    d = decay(h)
+    d.solver = SolverSettings(dt=h, t_end=2.0)
+    whole = Runner(compile_diagram(d)).run()
+    res = Runner(compile_diagram(d)).run(stop=below_half, check_s=0.1)
+    t_half = whole.t[np.argmax(whole["sys.y"] < 0.5)]  # exp(-t) = 0.5 at t = 0.693 s: tick 70
+    assert res.t[-1] == pytest.approx(t_half + 0.15)
+    assert seen == [0, 10, 20, 30, 40, 50, 60, 70]  # every 10 ticks, until the stretch from tick 70 held it
+    np.testing.assert_array_equal(res["sys.y"], whole["sys.y"][: res.t.size])
+    assert res.status == "ok"

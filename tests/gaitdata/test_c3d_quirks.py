@@ -13,10 +13,7 @@ from hypothesis import strategies as st
 
 from models.errors import DataFormatError
 from models.gaitdata import load_trial
-
-pytest.importorskip("ezc3d", reason="optional extra: pip install gaitblocks[c3d]")
-
-from tests.gaitdata.c3d_writer import CONTACTS, stance, write_trial  # noqa: E402
+from tests.gaitdata.c3d_writer import CONTACTS, stance, write_trial
 
 pytestmark = pytest.mark.filterwarnings("error")
 

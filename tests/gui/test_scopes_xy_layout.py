@@ -55,6 +55,8 @@ def test_xy_scope_plots_the_recorded_signals_with_units_live_and_exported(qtbot,
     assert x.size == s.recorded_time().size > 300
     # live: it follows the run (the last window_s seconds while running, the whole run when paused)
     s.t_end = 1.0
+    bar = window.scope_panel.area.verticalScrollBar()  # the new scope is the last: scroll it into view, as
+    bar.setValue(bar.maximum())                        # only the scopes in view are refreshed while running
     window.controls.speed.setCurrentIndex(3)          # 1x real time: many frames, every scope refreshed live
     window.run_control.set_running(True)
     qtbot.waitUntil(lambda: xy.refreshed_at > 0, timeout=20000)

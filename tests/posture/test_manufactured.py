@@ -102,9 +102,12 @@ def test_the_solution_is_not_a_copy_of_the_recorded_posture() -> None:
     q[:, 2] += np.deg2rad(10.0)                 # trunk
     q[:, 0] += 0.3                              # CoM and footprints (x)
     q[:, 1] -= 0.05                             # CoM height
-    stance_l, stance_r = ds.grf[:, 1] > 1.0, ds.grf[:, 3] > 1.0
-    q[stance_l, 5] += np.deg2rad(15.0)          # stance knees (their swing values stay)
-    q[stance_r, 6] += np.deg2rad(15.0)
+    from models.gaitdata.events import detect_contacts
+
+    for foot in (0, 1):  # stance knees, stance as the GRF's own events define it (their swing values stay)
+        for c in detect_contacts(ds.t, ds.grf[:, 2 * foot + 1]):
+            dt = ds.t[1] - ds.t[0]  # two samples inside, so no swing node's interpolation touches an edit
+            q[(ds.t >= c.on_s + 2 * dt) & (ds.t <= c.off_s - 2 * dt), 5 + foot] += np.deg2rad(15.0)
     edited = replace(ds, q=q, angles=q[:, 2:7].copy())
     # the hip angle is relative to the trunk and is read in swing: keep the swing hips as recorded
     edited.angles[:, 1:3] = ds.angles[:, 1:3]

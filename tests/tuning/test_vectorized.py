@@ -103,3 +103,28 @@ def test_walking_sweep_rows_equal_single_runs(engine: str) -> None:
         _equal_rows(row, run_one(spec))
     assert len({round(r["rms_deg.hip_l"], 9) for r in got}) == 3  # the settings reached each copy
     assert all(r["status"] == "ok" for r in got)
+
+
+def test_batches_of_one_sweep_share_their_base_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three walking specs in batches of one copy: the base run is built once for the three batches
+    (it cost about 0.3 s per batch) and every row equals the row of the three in one batch."""
+    import app.tuning.vectorized as vectorized
+    from blocks.executors import VectorizedExecutor
+
+    base = RunSpec(dataset="sneakers", preset="tracking", duration=0.3)
+    specs = [base.with_settings(("pid_hip.kp", kp)) for kp in (300.0, 650.0, 1200.0)]
+    fn = partial(run_one, objective=Objective())
+    whole = VectorizedExecutor(chunk=3).map(fn, specs)
+    builds: list[RunSpec] = []
+    build = vectorized.build
+
+    def counted(spec: RunSpec) -> Any:
+        builds.append(spec)
+        return build(spec)
+
+    monkeypatch.setattr(vectorized, "build", counted)
+    single = VectorizedExecutor(chunk=1).map(fn, specs)
+    assert len(builds) == 1 and builds[0].settings == ()
+    for got, ref in zip(single, whole):
+        _equal_rows(got, ref)
+    assert len({round(r["rms_deg.hip_l"], 9) for r in single}) == 3 and single[2]["pid_hip.kp"] == 1200.0

@@ -1,0 +1,77 @@
+"""Hand Python values from a worker thread to the GUI thread without Qt ever touching them.
+
+:class:`Mailbox` lives in the GUI thread. A worker calls :meth:`Mailbox.post` ``(kind, value)``:
+the pair goes into a Python deque (under a :class:`threading.Lock`, taken with the GIL held) and
+the worker emits ``ready``, a signal **without arguments**, queued to the GUI thread, whose slot
+takes every pair out and calls ``deliver(kind, value)`` there, in the order they were posted.
+
+Why not a signal carrying the value (``Signal(object)``)? PySide releases the GIL while Qt
+activates a signal, and a queued connection copies each argument into the event it posts; the
+copy (and the destruction) of a Python ``object`` argument takes the GIL back, inside Qt's
+signal machinery, where Qt may hold one of its internal mutexes (a connection lock, the receiving
+thread's event-queue lock). If the GUI thread meanwhile holds the GIL and calls into Qt for that
+same mutex (a connect, a destroyed object, a posted event: PySide does not release the GIL for
+those), each waits for the other for good: the hang of issue 34 (``docs/gui-threads.md``). An
+emit without arguments copies nothing, so the worker never needs the GIL while Qt holds a lock.
+
+An exception posted by a worker goes through :func:`without_frames` first: its traceback's frames
+(and every local they hold, the worker's own Qt objects among them) would otherwise be freed
+later by the GUI thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from PySide6 import QtCore
+
+__all__ = ["Mailbox", "without_frames"]
+
+
+class Mailbox(QtCore.QObject):
+    """``post(kind, value)`` from any thread; ``deliver(kind, value)`` runs on this object's thread."""
+
+    ready = QtCore.Signal()   # no arguments: Qt copies nothing (module doc)
+
+    def __init__(self, deliver: Callable[[str, Any], None], parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self._deliver = deliver
+        self._lock = threading.Lock()
+        self._items: deque[tuple[str, Any]] = deque()
+        self.ready.connect(self._drain, QtCore.Qt.ConnectionType.QueuedConnection)
+
+    def post(self, kind: str, value: Any = None) -> bool:
+        """Queue ``(kind, value)`` for ``deliver``; False when the mailbox is gone (its window closed)."""
+        with self._lock:
+            self._items.append((kind, value))
+        try:
+            self.ready.emit()
+        except RuntimeError:   # the C++ object was deleted: nobody to tell
+            return False
+        return True
+
+    def _drain(self) -> None:
+        """One ``ready`` per post, one pair per call: an error in one delivery leaves the others queued."""
+        with self._lock:
+            if not self._items:
+                return
+            kind, value = self._items.popleft()
+        self._deliver(kind, value)
+
+
+def without_frames(exc: BaseException) -> BaseException:
+    """``exc`` with its formatted traceback in ``exc.worker_traceback`` and the traceback objects of
+    it and its chained causes dropped, so that no worker frame (nor the locals it holds) is freed on
+    the GUI thread."""
+    exc.worker_traceback = "".join(traceback.format_exception(exc))  # type: ignore[attr-defined]
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        e.__traceback__ = None
+        e = e.__cause__ or e.__context__
+    return exc

@@ -1,0 +1,101 @@
+"""Whole ``gaitblocks sweep`` commands at N = 100 and N = 1000: time per run and gait cycles per minute.
+
+Each measurement is one ``python -m app sweep`` in a fresh process (imports, the compiled step
+loaded from its cache, the runs, ``sweep.csv``, ``sweep.json``), timed from outside, on the
+default walking diagram and the bundled ``sneakers`` set, ``pid_hip.kp`` swept, each run one
+gait cycle long (120 / cadence of a reference run), the default executor (vectorised) on every
+core. A "gait cycle" is one simulated gait cycle of one copy: N x duration / cycle. Prints the
+figures, the peak RSS and the load average before and after each command (the machine is shared: compare
+figures taken at the same load); asserts nothing.
+
+The issue-35 goals: the time per run at N = 1000 within 1.5x of N = 100 (the cost linear in N);
+>= 15,000 gait cycles per minute at N = 1000 on 2 cores, whole command.
+
+Run: ``python benchmarks/sweep_command.py [--n 100 1000] [--repeat 2] [--other-tree DIR]``;
+``--other-tree DIR`` measures a second checkout the same way, interleaved (A, B, A, B, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+GOAL_PER_MIN = 15000.0
+
+
+def cycle_seconds(tree: Path) -> float:
+    """One gait cycle of the sneakers set [s]: 120 / cadence of a 3 s reference run."""
+    code = ("from app.runs import RunSpec; from app.tuning.worker import run_one; "
+            "print(120.0 / float(run_one(RunSpec('sneakers', duration=3.0))['cadence_steps_per_min']))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+                         capture_output=True, text=True, check=True).stdout
+    return float(out.split()[-1])
+
+
+def sweep_once(tree: Path, n: int, duration: float) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS [MB] (``os.wait4``) and the stepping's share of the wall time (the rows'
+    ``wall_s``: each batch's stepping / its copies) of one whole ``gaitblocks sweep`` of ``n`` runs in ``tree``."""
+    with tempfile.TemporaryDirectory(prefix="gb_sweep_") as tmp:
+        cmd = [sys.executable, "-m", "app", "sweep", "--grf", "sneakers", "--param", f"pid_hip.kp=400:600:{n}",
+               "--duration", f"{duration:.6f}", "--out", str(Path(tmp) / "out")]
+        err_path = Path(tmp) / "stderr.txt"
+        with err_path.open("w") as err:
+            start = time.perf_counter()
+            proc = subprocess.Popen(cmd, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+                                    stdout=subprocess.DEVNULL, stderr=err)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            raise SystemExit(f"{tree}: sweep N={n} exited {code}: {err_path.read_text()[-800:]}")
+        with (Path(tmp) / "out" / "sweep.csv").open(newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        if len(rows) != n:
+            raise SystemExit(f"{tree}: sweep N={n} wrote {len(rows)} rows")
+        stepping = sum(float(r["wall_s"] or 0.0) for r in rows)
+    return wall, usage.ru_maxrss / 1024.0, stepping / wall
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, nargs="+", default=[100, 1000], help="sweep sizes (default 100 1000)")
+    ap.add_argument("--repeat", type=int, default=2, help="commands per size and tree (default 2)")
+    ap.add_argument("--other-tree", type=Path, default=None, help="a second checkout, measured interleaved")
+    a = ap.parse_args()
+    trees = [REPO] + ([a.other_tree.resolve()] if a.other_tree else [])
+    cycle = cycle_seconds(REPO)
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; one gait cycle {cycle:.3f} s per run "
+          f"(sneakers, dt 1 ms RK4); load average before: {os.getloadavg()[0]:.2f}")
+    for tree in trees:
+        sweep_once(tree, 2, cycle)  # load the compiled step into the cache's memory map once
+    per_run: dict[tuple[Path, int], list[float]] = {}
+    for n in a.n:
+        for _ in range(a.repeat):
+            for tree in trees:
+                load = os.getloadavg()[0]
+                wall, rss, share = sweep_once(tree, n, cycle)
+                per_run.setdefault((tree, n), []).append(wall / n)
+                print(f"  {tree.name:<16s} N={n:<5d} {wall:7.2f} s whole command, {1e3 * wall / n:6.2f} ms per run, "
+                      f"{60.0 * n / wall:8.0f} gait cycles/min, stepping {100 * share:3.0f} %, peak RSS {rss:4.0f} MB "
+                      f"(load {load:.2f} -> {os.getloadavg()[0]:.2f})", flush=True)
+    for tree in trees:
+        best = {n: min(per_run[(tree, n)]) for n in a.n}
+        line = ", ".join(f"N={n}: {1e3 * best[n]:.2f} ms/run = {60.0 / best[n]:,.0f} cycles/min" for n in a.n)
+        print(f"{tree.name}: best of {a.repeat}: {line}")
+        if len(a.n) >= 2:
+            lo, hi = min(a.n), max(a.n)
+            ratio = best[hi] / best[lo]
+            print(f"  time per run N={hi} / N={lo}: {ratio:.2f} (goal <= 1.5: {'met' if ratio <= 1.5 else 'MISSED'}); "
+                  f"N={hi}: {60.0 / best[hi]:,.0f} gait cycles/min (goal >= {GOAL_PER_MIN:,.0f}: "
+                  f"{'met' if 60.0 / best[hi] >= GOAL_PER_MIN else 'MISSED'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+"""``.ci/run`` runs the README's test command as written, and that command needs nothing beside the clone."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PATTERN = r"^python3 -m venv \.venv && .*\.venv/bin/pytest "
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    """The line .ci/run picks out of README.md (its own grep) is the README's only test command, sets
+    no variable and reads no folder outside the clone."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = [line for line in readme.splitlines() if re.match(PATTERN, line)]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"grep -m1 -E '{PATTERN}' README.md" in ci and 'bash -c "$cmd"' in ci
+    picked = subprocess.run(["grep", "-m1", "-E", PATTERN, "README.md"], cwd=REPO, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert lines == [picked]
+    assert picked.endswith(".venv/bin/gaitblocks validate --out validation && .venv/bin/pytest -q --durations=15")
+    assert "GAITBLOCKS_DATA" not in picked and "../" not in picked and "export" not in picked
+    assert "QT_QPA_PLATFORM" not in ci.split("# --- step 1")[1] and "exit 1\nfi" not in ci
+    assert len(readme.splitlines()) <= 150

@@ -1,0 +1,91 @@
+"""Every executor's ``imap(fn, items, stop=...)``: once ``stop`` is set no further run starts, the runs in
+flight finish and their results are still yielded (Ctrl+C keeps what was computed)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from app.runs import RunSpec
+from app.tuning.sweep import run_sweep
+from blocks.executors import Executor, ProcessExecutor, VectorizedExecutor
+
+SPECS = [RunSpec("x", (("a.b", float(i)),)) for i in range(12)]
+BATCHES: list[int] = []
+
+
+def _square(spec: RunSpec) -> dict[str, Any]:
+    time.sleep(0.05)
+    return {"status": "ok", "objective": spec.settings[0][1] ** 2}
+
+
+def _squares(specs: list[RunSpec], cache: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    BATCHES.append(len(specs))
+    assert cache is not None  # one dict shared by the batches of one imap call
+    cache["batches"] = cache.get("batches", 0) + 1
+    return [{"status": "ok", "objective": s.settings[0][1] ** 2, "batch": cache["batches"]} for s in specs]
+
+
+_square.batched = _squares  # type: ignore[attr-defined]
+
+
+def _stop_after(n: int) -> tuple[threading.Event, Any]:
+    stop = threading.Event()
+    seen: list[int] = []
+
+    def on_row(row: dict[str, Any]) -> None:
+        seen.append(int(row["run"]))
+        if len(seen) == n:
+            stop.set()
+
+    return stop, on_row
+
+
+def _check(rows: list[dict[str, Any]]) -> None:
+    runs = [int(r["run"]) for r in rows]
+    assert len(set(runs)) == len(runs) and all(r["objective"] == float(r["run"]) ** 2 for r in rows)
+
+
+def test_serial_starts_nothing_after_stop() -> None:
+    stop, on_row = _stop_after(3)
+    out = run_sweep(SPECS, Executor(), cancel=stop, on_row=on_row, fn=_square)
+    assert out.interrupted and [r["run"] for r in out.rows] == [0, 1, 2]
+    _check(out.rows)
+
+
+def test_vectorised_finishes_its_batch_and_starts_no_other() -> None:
+    """Batches of 1 (an eighth of 8), then 8: stop set at the second row, inside the second batch: that
+    batch's eight rows are all kept, no third batch starts."""
+    BATCHES.clear()
+    stop, on_row = _stop_after(2)
+    out = run_sweep(SPECS, VectorizedExecutor(chunk=8), cancel=stop, on_row=on_row, fn=_square)
+    assert BATCHES == [1, 8]
+    assert out.interrupted and [r["run"] for r in out.rows] == list(range(9))
+    assert [r["batch"] for r in out.rows] == [1] + [2] * 8
+    _check(out.rows)
+
+
+def test_process_pool_keeps_the_runs_in_flight() -> None:
+    stop, on_row = _stop_after(2)
+    with ProcessExecutor(2) as ex:
+        out = run_sweep(SPECS, ex, cancel=stop, on_row=on_row, fn=_square)
+    # the other worker's run (and the one queued for the pool, already past cancelling) finish and are kept
+    assert out.interrupted and 3 <= len(out.rows) < len(SPECS)
+    _check(out.rows)
+
+
+def test_dask_keeps_what_has_finished() -> None:
+    """Dask: the tasks finished when ``stop`` is seen are kept, the others cancelled."""
+    distributed = pytest.importorskip("dask.distributed")
+    from blocks.executors import DaskExecutor
+
+    stop, on_row = _stop_after(2)
+    cluster = distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None)
+    with distributed.Client(cluster) as client, DaskExecutor(client=client, batches=False) as ex:
+        out = run_sweep(SPECS, ex, cancel=stop, on_row=on_row, fn=_square)
+    cluster.close()
+    assert out.interrupted and 2 <= len(out.rows) < len(SPECS)
+    _check(out.rows)
