@@ -248,5 +248,8 @@ def walking_summary(results: Results, built: Any) -> dict[str, Any]:
                                lambda q, qd: body.com_state(q, qd)[2:4])
     preset = built.spec.preset
     if out and preset:
+        from app.compare_report import labels
+
         out["preset"] = preset
+        out["labels"] = labels(preset)  # input / solved / set-point / simulated, per metric
     return out
