@@ -5,7 +5,8 @@ A diagram uses the posture solver's gait when a ``SolvedGait`` block reads the r
 (``docs/presets.md``). The solution is ``RunSpec.solution``:
 
 * a solve output folder (``gaitblocks solve --out DIR``) or its ``results.npz``: read as it is;
-* ``None``: the run's dataset solved with the default settings (:class:`app.posture.SolveSpec`),
+* ``None``: the run's dataset solved with the default settings (:class:`app.posture.SolveSpec`; the
+  swing reference from ``RunSpec.kinematics`` when it names one),
   kept under the user cache dir (``<cache>/solutions/<name>-<hash>``, :func:`models.userdirs.user_dir`)
   keyed by the dataset's content (time, GRF, CoP, reference angles, mass) and the solve settings,
   so a second run does not solve again.
@@ -86,10 +87,11 @@ def solution_path(spec: RunSpec, dataset: str, data: GaitDataset) -> tuple[Path,
     path = folder / "results.npz"
     if path.is_file():
         return path, "cached"
-    from app.posture import write_outputs
+    from app.posture import SolveSpec, write_outputs
     from app.runs import RunSpec, solve
 
-    result = solve(RunSpec(dataset=dataset, mass=spec.mass, height=spec.height))
+    how = SolveSpec(kinematics=spec.kinematics)  # a GRF file's own kinematics file, or another recording's swing
+    result = solve(RunSpec(dataset=dataset, mass=spec.mass, height=spec.height, solve=how))
     if not result.ok:
         raise UserError(f"{dataset}: the posture solve did not converge ({result.summary.get('status')}: "
                         f"{result.summary.get('message')}); give a solution with --solution DIR")
