@@ -24,6 +24,8 @@ stride and first node's time) and ``solved_gait``, how tightly the diagram holds
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,7 +97,15 @@ def solution_path(spec: RunSpec, dataset: str, data: GaitDataset) -> tuple[Path,
     if not result.ok:
         raise UserError(f"{dataset}: the posture solve did not converge ({result.summary.get('status')}: "
                         f"{result.summary.get('message')}); give a solution with --solution DIR")
-    write_outputs(result, folder)
+    # written aside, then moved into place whole: a parallel run of the same dataset never reads half a file
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:
+        write_outputs(result, Path(tmp) / "out")
+        try:
+            os.replace(Path(tmp) / "out", folder)
+        except OSError:  # another run put it there first: same content key, use that one
+            if not path.is_file():
+                raise
     return path, "solved"
 
 
