@@ -104,3 +104,31 @@ def test_a_solution_given_by_path_is_the_one_walked(runs: dict[str, RunResult], 
     assert given.summary["solution"]["how"] == "given"
     assert given.summary["solution"]["path"] == str(tmp_path / "sol" / "results.npz")
     np.testing.assert_array_equal(given.results["body.q"], again.results["body.q"])
+
+
+def test_the_walk_reads_no_recorded_posture(runs: dict[str, RunResult], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Editing the recording's trunk, hips, knees, CoM and footprints (everything but the GRF and CoP) leaves
+    the walk on a given solution bit-identical: no block of the diagram reads them under ``emergent``."""
+    from dataclasses import replace
+
+    import blocks.datasets
+    from grf_data.registry import load_dataset
+
+    ds = load_dataset("sneakers")
+    assert ds.q is not None
+    q = ds.q.copy()
+    q[:, 0] += 0.3                               # CoM and footprints (x)
+    q[:, 1] -= 0.05                              # CoM height
+    q[:, 2] += np.deg2rad(10.0)                  # trunk
+    q[:, 3:5] += np.deg2rad(5.0)                 # hips
+    q[:, 5:7] += np.deg2rad(15.0)                # knees
+    edited = replace(ds, q=q, angles=q[:, 2:7].copy())
+    solution = Path(runs["sneakers"].summary["solution"]["path"]).parent
+    spec = RunSpec(dataset="sneakers", preset="emergent", duration=3.0, solution=solution)
+    first = run(spec)
+    real = blocks.datasets.resolve_dataset
+    monkeypatch.setattr(blocks.datasets, "resolve_dataset", lambda s="": edited if s == "sneakers" else real(s))
+    second = run(spec)
+    assert second.built.model.ctx.cache["dataset:sneakers"] is edited  # the edited recording was read
+    np.testing.assert_array_equal(first.results["body.q"], second.results["body.q"])
+    np.testing.assert_array_equal(first.results["contact.corr"], second.results["contact.corr"])
