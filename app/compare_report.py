@@ -1,11 +1,21 @@
-"""What ``compare`` reports: each metric labelled *input* or *emergent*, next to the recording's own value.
+"""What ``compare`` reports: each metric labelled, next to the recording's own value.
 
-Under the ``tracking`` preset the trunk curve, the stance angles, the footprints and the CoM
-are tracked, so the posture metrics are the recording's (``input``); under ``emergent`` they
-are results of the GRF (``emergent``). Cadence is set by the recorded GRF's phases in both
-(``input``). The table adds ``emergent - recording`` columns, and the verdict speaks only
-of emergent metrics. The paper's published trunk-inclination ranges (Luxman & Zielinska
-2017, their results as restated in the project's conventions) are added as reference rows.
+Labels (:data:`LABELS`):
+
+* ``input``: tracked or given. Under ``tracking`` the trunk curve, the stance angles, the
+  footprints and the CoM are tracked, so the posture metrics are the recording's; cadence is
+  set by the recorded GRF's phases under every preset;
+* ``solved``: the posture the recorded GRF and CoP produce, walked by the diagram on the posture
+  solver's gait (``emergent``);
+* ``set-point``: held toward a tuned set-point (the trunk under ``setpoint``, whose balance is an
+  external couple not in the recording: issue 30);
+* ``simulated``: a result of the simulation that is neither (``setpoint``'s knee, stride and CoM
+  height; the ``paper`` preset).
+
+The table adds ``simulation - recording`` columns, and the verdict speaks only of metrics that
+are results (:data:`RESULTS`: ``solved`` or ``simulated``). The paper's published
+trunk-inclination ranges (Luxman & Zielinska 2017, their results as restated in the project's
+conventions) are added as reference rows.
 """
 
 from __future__ import annotations
@@ -15,7 +25,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["LABELS", "PAPER_TRUNK", "label", "metrics_table", "verdict"]
+__all__ = ["LABELS", "PAPER_TRUNK", "RESULTS", "label", "labels", "metrics_table", "verdict"]
 
 CITATION = ("Luxman R, Zielinska T (2017) Robot motion synthesis using ground reaction forces pattern: analysis "
             "of walking posture. Int J Adv Robotic Systems 14(4), doi:10.1177/1729881417720873")
@@ -27,15 +37,16 @@ PAPER_TRUNK: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {
     "high_heels": ((2.2, 5.2), (-1.8, 5.7)),
 }
 
-# preset -> metric -> "input" (tracked or given) | "emergent" (a result of the simulation)
+# preset -> metric -> "input" | "solved" | "set-point" | "simulated" (module docstring)
 _POSTURE = ("trunk", "knee", "stride", "com_height")
 LABELS: dict[str, dict[str, str]] = {
     "tracking": {**{m: "input" for m in _POSTURE}, "cadence": "input"},
-    "emergent": {**{m: "emergent" for m in _POSTURE}, "cadence": "input"},
-    "paper": {"trunk": "emergent", "knee": "emergent", "stride": "emergent", "com_height": "emergent",
-              "cadence": "input"},
+    "emergent": {**{m: "solved" for m in _POSTURE}, "cadence": "input"},
+    "setpoint": {**{m: "simulated" for m in _POSTURE}, "trunk": "set-point", "cadence": "input"},
+    "paper": {**{m: "simulated" for m in _POSTURE}, "cadence": "input"},
 }
 LABELS["default"] = LABELS["tracking"]
+RESULTS = ("solved", "simulated")  # the labels of metrics that are findings of a run
 
 
 class Condition(Protocol):
@@ -44,8 +55,13 @@ class Condition(Protocol):
 
 
 def label(preset: str, metric: str) -> str:
-    """``input`` or ``emergent`` for ``metric`` under ``preset`` (unknown presets: ``emergent``)."""
-    return LABELS.get(preset, LABELS["emergent"]).get(metric, "emergent")
+    """The label of ``metric`` under ``preset`` (module docstring; unknown presets and metrics: ``simulated``)."""
+    return LABELS.get(preset, LABELS["paper"]).get(metric, "simulated")
+
+
+def labels(preset: str) -> dict[str, str]:
+    """``{metric: label}`` of every metric under ``preset`` (``summary.json`` ``labels``)."""
+    return {m: label(preset, m) for m in (*_POSTURE, "cadence")}
 
 
 def _fmt(v: Any, digits: int = 1) -> str:
@@ -77,7 +93,7 @@ def _residual_cell(res: dict[str, Any]) -> str:
 
 def metrics_table(results: Sequence[Condition], preset: str) -> list[list[str]]:
     """Header plus one row per condition: status, then each metric as simulation / recording / difference,
-    each column headed with its label (``input`` or ``emergent``) under ``preset``; paper rows last."""
+    each column headed with its label (module docstring) under ``preset``; paper rows last."""
     header = ["condition", "status"]
     for _, title, metric, _ in _COLUMNS:
         tag = label(preset, metric)
@@ -100,21 +116,25 @@ def metrics_table(results: Sequence[Condition], preset: str) -> list[list[str]]:
 
 
 def verdict(results: Sequence[Condition], preset: str, cycle_means: dict[str, float] | None = None) -> str:
-    """Sentences on the *emergent* metrics only (lean, sway, stride), each beside the recording's value."""
+    """Sentences on the metrics that are results only (:data:`RESULTS`: lean, sway, stride), each beside the
+    recording's value."""
     ok = [r for r in results if r.summary.get("status") == "ok" and "trunk_deg" in r.summary]
     lines = [f"{r.name}: run {str(r.summary.get('status')).upper()}"
              + (f" at {r.summary['fell_at_s']:.2f} s" if r.summary.get("fell_at_s") is not None else "")
              + (f" ({r.summary.get('message')})" if r.summary.get("message") else "")
              for r in results if r.summary.get("status") != "ok"]
-    emergent = [m for m in _POSTURE if label(preset, m) == "emergent"]
-    if not emergent:
+    found = [m for m in _POSTURE if label(preset, m) in RESULTS]
+    if not found:
         lines.append(f"Preset '{preset}': trunk, knee, stride and CoM height are tracked inputs, so they are not "
                      "findings; run compare with --preset emergent to see how the GRF shapes them.")
         return "\n".join(lines)
     if not ok:
         return "\n".join(lines)
-    lines.append(f"Preset '{preset}': emergent metrics (simulation; recording in brackets).")
-    if "trunk" in emergent:
+    tags = sorted({label(preset, m) for m in found})
+    lines.append(f"Preset '{preset}': {' and '.join(tags)} metrics (simulation; recording in brackets).")
+    if label(preset, "trunk") == "set-point":
+        lines.append("The trunk is held toward a set-point (not a finding of the GRF).")
+    if "trunk" in found:
         def mean_trunk(r: Condition) -> float:
             return (cycle_means or {}).get(r.name, float(np.mean([_values(r.summary)["trunk_min"],
                                                                     _values(r.summary)["trunk_max"]])))
@@ -137,7 +157,7 @@ def verdict(results: Sequence[Condition], preset: str, cycle_means: dict[str, fl
             lines.append(f"{back.name} leans backward at times (trunk down to "
                          f"{_values(back.summary)['trunk_min']:.1f} deg "
                          f"[{_values(back.summary.get('recording', {}))['trunk_min']:.1f}]).")
-    if "stride" in emergent:
+    if "stride" in found:
         strides = [(_values(r.summary)["stride"], r) for r in ok if np.isfinite(_values(r.summary)["stride"])]
         if strides:
             (s0, r0), (s1, r1) = min(strides, key=lambda x: x[0]), max(strides, key=lambda x: x[0])

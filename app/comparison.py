@@ -132,7 +132,7 @@ def metrics_table(results: Sequence[ConditionResult], preset: str | None = None)
 
 
 def verdict(results: Sequence[ConditionResult], preset: str | None = None) -> str:
-    """The verdict of :mod:`app.compare_report` (emergent metrics only), with the cycle-mean trunk angles."""
+    """The verdict of :mod:`app.compare_report` (metrics that are results only), with the cycle-mean trunk angles."""
     from app.compare_report import verdict as text
 
     means = {r.name: float(np.nanmean(r.cycle["trunk_deg"])) for r in results if "trunk_deg" in r.cycle}

@@ -5,7 +5,7 @@ typed by hand. It runs
 
 * the bundled synthetic sets (``sneakers``, ``barefoot``, ``high_heels``) and the swap (the
   high-heels GRF with the sneakers kinematics, followed by gait phase), 10 s, under each preset
-  (``tracking``, ``emergent``, ``paper``), and ``tracking`` without the net-torque estimator
+  (``tracking``, ``setpoint``, ``paper``), and ``tracking`` without the net-torque estimator
   (``est.gain = 0``);
 * the real trials of the reference data folder (``$GAITBLOCKS_DATA``, else the shipped
   ``grf_data/reference``; skipped with a note when it is missing), full length, the same configurations.
@@ -42,7 +42,7 @@ TRIALS: dict[str, tuple[str, str, float | None, float | None]] = {  # grf, kinem
 
 # (preset, estimator gain, label) of each table
 CONFIGS: tuple[tuple[str, float, str], ...] = (
-    ("tracking", 1.0, "with the estimator"), ("emergent", 1.0, "with the estimator"),
+    ("tracking", 1.0, "with the estimator"), ("setpoint", 1.0, "with the estimator"),
     ("paper", 1.0, "with the estimator"), ("tracking", 0.0, "without the estimator (`est.gain = 0`)"))
 
 

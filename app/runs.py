@@ -98,6 +98,10 @@ class RunSpec:
     stop_at_fall : bool
         End the run :data:`app.walking.FALL_MARGIN_S` after a walker's first fall (:func:`simulate`;
         ``--continue-after-fall`` turns it off): the summary is ``fell`` with the results up to there.
+    solution : str, Path or None
+        The posture solution a diagram on the solved gait walks (``emergent``; :mod:`app.solved`):
+        a solve output folder or its ``results.npz``; ``None`` = the dataset solved with default
+        settings, cached per dataset content. Unused by diagrams that read no solution.
     """
 
     dataset: str = ""
@@ -118,6 +122,7 @@ class RunSpec:
     engine: str | None = None
     solve: SolveSpec | None = None
     stop_at_fall: bool = True
+    solution: str | Path | None = None
 
     def with_settings(self, *pairs: tuple[str, Any]) -> RunSpec:
         """A copy with ``pairs`` applied after this spec's settings (an earlier value of the same
@@ -242,6 +247,9 @@ def build(spec: RunSpec) -> Built:
                                 height_m=spec.height if spec.height is not None else PAPER_SUBJECT[1])
     if spec.foot_radius is not None:
         diagram.model = replace(diagram.model, foot_radius_m=spec.foot_radius)
+    from app.solved import prepare_diagram, solution_resources
+
+    diagram = prepare_diagram(diagram, spec)
     if _uses_dataset(diagram):
         from models.gaitdata.subject import run_subject
 
@@ -254,11 +262,12 @@ def build(spec: RunSpec) -> Built:
             # a recording: scale the model to its subject (given, else estimated, else the default height)
             diagram.model = replace(diagram.model, mass_kg=subject["mass_kg"], height_m=subject["height_m"])
         cached = {dataset: data}
+        biped = model_for(diagram, recorded)
+        resources = {BIPED: biped, DATASETS: lambda s: cached[s] if s in cached else resolve_dataset(s),
+                     **solution_resources(spec, diagram, dataset, recorded, biped)}
         with pywarnings.catch_warnings(record=True) as caught:  # a block's note on its data (e.g. init_vy)
             pywarnings.simplefilter("always", UserWarning)
-            model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end,
-                                    resources={BIPED: model_for(diagram, recorded),
-                                               DATASETS: lambda s: cached[s] if s in cached else resolve_dataset(s)})
+            model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end, resources=resources)
         warnings.extend(str(w.message) for w in caught if w.category is UserWarning)
     else:
         model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end)
@@ -350,6 +359,21 @@ def _subject(results: Results, built: Built) -> dict[str, Any]:
 
 
 register_metric(_subject, lambda diagram: [])
+
+
+def _solved(results: Results, built: Built) -> dict[str, Any]:
+    from app.solved import solved_summary
+
+    return solved_summary(results, built)
+
+
+def _solved_signals(diagram: Diagram) -> list[str]:
+    from app.solved import solved_signals
+
+    return solved_signals(diagram)
+
+
+register_metric(_solved, _solved_signals)
 
 
 def _dataset_info(built: Built) -> dict[str, Any]:

@@ -37,7 +37,7 @@ CANONICAL: dict[str, str] = {
     "body": "FiveLinkDynamics", "ref": "ReferenceSource", "phase": "PhaseDetector", "kin": "BipedKinematics",
     "switch": "TorqueSwitch", "contact": "GroundContact", "ankle": "AnkleBalance", "est": "NetTorqueEstimator",
     "grf": "GrfSource", "trunk": "TrunkBalance", "stance_damp": "StanceDamping", "ref_motion": "ReferenceMotion",
-    "footprints": "Footprints", "grf_match": "GrfMatch",
+    "footprints": "Footprints", "grf_match": "GrfMatch", "solved": "SolvedGait",
 }
 
 

@@ -48,7 +48,7 @@ ROLES: dict[str, str] = {
     "corr": "contact.corr",
     "est": "est.tau", "trunk": "trunk.tau", "damp": "stance_damp.tau", "ff": "ref_motion.tau", "cop": "ankle.cop",
     "mz": "ankle.mz", "trunk_mz": "trunk.mz", "ref_feet": "ref_motion.feet", "ref_com": "ref_motion.com",
-    "match": "grf_match.dtau",
+    "match": "grf_match.dtau", "solved_ff": "solved.tau_ff", "solved_pd": "solved.tau_pd",
 }
 # what the ``recording`` block of summary.json holds: the same metrics on the recording itself
 RECORDING_KEYS = ("trunk_deg", "knee_range_deg", "knee_deg", "stride_length_m", "com_height_m", "speed_m_s")
@@ -244,12 +244,16 @@ def _account(t: np.ndarray, s: dict[str, np.ndarray], mass: float, g: float) -> 
              if role in s}
     if "ff" in s:
         parts["feedforward"] = np.where(legs, 0.0, s["ff"])
+    for name, role in (("solved_feedforward", "solved_ff"), ("solved_pd", "solved_pd")):  # every joint, any phase
+        if role in s and np.any(s[role]):
+            parts[name] = s[role]
     # joint feedback: whatever the applied torque holds beyond the named sources
     named = np.zeros_like(tau)
     for part in parts.values():  # in place: the same sums as sum(parts.values(), zeros), no temporaries
         named += part
     parts["joint_feedback"] = np.subtract(tau, named, out=named)
-    order = ("estimator", "joint_feedback", "trunk_balance", "feedforward", "stance_damping", "grf_match")
+    order = ("estimator", "joint_feedback", "trunk_balance", "feedforward", "stance_damping", "grf_match",
+             "solved_feedforward", "solved_pd")
     torques = {k: parts[k] for k in order if k in parts}
     grf = s.get("grf")
     if grf is None:
@@ -338,5 +342,13 @@ def walking_summary(results: Results, built: Any) -> dict[str, Any]:
     """Metric hook of :mod:`app.runs` (``results`` carries the canonical names: :func:`app.signals.by_type`)."""
     bp = biped_of(built.model.ctx)
     body = FiveLinkBiped(bp)
-    return walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g,
-                                lambda q, qd: body.com_state(q, qd)[2:4])  # the preset: app.runs.applied_preset
+    out = walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g,
+                               lambda q, qd: body.com_state(q, qd)[2:4])  # the preset: app.runs.applied_preset
+    if out:
+        from app.compare_report import labels
+        from app.runs import applied_preset
+
+        preset = applied_preset(built.spec)
+        if preset:
+            out["labels"] = labels(preset)  # input / solved / set-point / simulated, per metric
+    return out

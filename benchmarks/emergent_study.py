@@ -1,8 +1,8 @@
-"""A study of the ``emergent`` preset's shared parameters, from real runs (issue 16).
+"""A study of the ``setpoint`` preset's shared parameters (named ``emergent`` until issue 30), from real runs.
 
 ``python -m benchmarks.emergent_study [--out docs/presets.md] [--json study.json]``
 
-Each *variant* is the ``emergent`` preset with one or a few shared parameters changed (one value
+Each *variant* is the ``setpoint`` preset with one or a few shared parameters changed (one value
 for every condition; nothing per condition). Every variant runs
 
 * the bundled sets ``sneakers``, ``barefoot``, ``high_heels`` for 10 s;
@@ -10,7 +10,7 @@ for every condition; nothing per condition). Every variant runs
 * the propulsion perturbation: sneakers with ``grf.propulsion_gain`` 0.9 and 1.1 (10 s);
 * the swap: the high-heels GRF with the sneakers kinematics (10 s),
 
-and is scored against the targets the preset holds today (``tests/evals/test_emergent.py``):
+and is scored against the targets the preset holds today (``tests/evals/test_setpoint.py``):
 the bundled and perturbation runs ``ok``, their trunk inside [-5, 12] deg, stance slip <= 2 cm,
 bundled strides within 10 % of the recording's, the speed spread over propulsion x0.9..x1.1 above
 0.01 m/s (monotonic), the residual ``good``; and against the strict xfails: which runs fall (the
@@ -127,7 +127,7 @@ def jitter_variants(n: int, seed: int, rel: float = 0.05) -> tuple[tuple[str, Se
     factor drawn uniformly in [1 - rel, 1 + rel]: how robust the preset's figures are."""
     from blocks.presets import load_preset
 
-    preset = load_preset("emergent")["set"]
+    preset = load_preset("setpoint")["set"]
     rng = np.random.default_rng(seed)
     refs = [r for r in BOX if r in preset and r != "trunk.alpha_set_deg" and float(preset[r]) != 0.0]
     return tuple((f"jitter {seed}.{i}", tuple((r, float(f"{float(preset[r]) * (1 + rng.uniform(-rel, rel)):.4g}"))
@@ -168,16 +168,16 @@ def _speed(results: Any, built: Any) -> dict[str, Any]:
 
 def _jobs(data: Path | None) -> dict[str, RunSpec]:
     """The runs of one variant, by role, before the variant's settings."""
-    jobs = {ds: RunSpec(dataset=ds, preset="emergent", duration=10.0) for ds in BUNDLED}
-    jobs["prop0.9"] = RunSpec(dataset="sneakers", preset="emergent", duration=10.0,
+    jobs = {ds: RunSpec(dataset=ds, preset="setpoint", duration=10.0) for ds in BUNDLED}
+    jobs["prop0.9"] = RunSpec(dataset="sneakers", preset="setpoint", duration=10.0,
                               settings=(("grf.propulsion_gain", 0.9),))
-    jobs["prop1.1"] = RunSpec(dataset="sneakers", preset="emergent", duration=10.0,
+    jobs["prop1.1"] = RunSpec(dataset="sneakers", preset="setpoint", duration=10.0,
                               settings=(("grf.propulsion_gain", 1.1),))
-    jobs["swap"] = RunSpec(dataset="high_heels", kinematics="sneakers", preset="emergent", duration=10.0)
+    jobs["swap"] = RunSpec(dataset="high_heels", kinematics="sneakers", preset="setpoint", duration=10.0)
     if data is not None and data.is_dir():
         for name, (grf, kin, mass, height) in TRIALS.items():
             jobs[name] = RunSpec(dataset=str(data / grf), kinematics=str(data / kin), mass=mass, height=height,
-                                 preset="emergent")
+                                 preset="setpoint")
     return jobs
 
 
@@ -188,7 +188,7 @@ def run_study(variants: tuple[tuple[str, Settings], ...], data: Path | None,
     from app.signals import metric_signals
     from app.tuning.vectorized import run_many
 
-    logged = tuple(metric_signals(build_diagram(RunSpec(preset="emergent"))))
+    logged = tuple(metric_signals(build_diagram(RunSpec(preset="setpoint"))))
     out: list[dict[str, dict[str, Any]]] = [{} for _ in variants]
     for role, base in _jobs(data).items():
         t0 = time.perf_counter()

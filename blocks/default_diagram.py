@@ -16,7 +16,10 @@ preset (``assets/presets/paper.json``): ``contact`` (ground under the stance foo
 feedback in stance as well as swing), ``ref_motion`` (inverse-dynamics feedforward of the reference
 motion for the swing legs, and the reference footprints and CoM for the contact and the ankle),
 ``ankle`` (the stance foot's centre of pressure steers the CoM over it: a ground moment on
-the stance shank, ``body.mz``), ``footprints`` and ``stance_damp``. They are grouped into the
+the stance shank, ``body.mz``), ``footprints`` and ``stance_damp``. ``solved``
+(:class:`~blocks.library.solved_gait.SolvedGait`, off unless a preset sets its ``source``: the
+``emergent`` preset) adds the posture solver's torques and a PD around its joint angles to
+every joint, through both sums, and its ground moments through ``mz_sum``. They are grouped into the
 virtual subsystem ``stabilisers`` (:data:`STABILISERS`), drawn as one block until opened.
 Mass scaling of the GRF is the GRF source's
 ``scale_to_model``; matched initial conditions are the dynamics block's ``init``.
@@ -54,7 +57,7 @@ _POSITIONS = {  # signal flow left to right (app.gui.auto_layout, rounded): scen
     "grf": (0, 100), "ref": (0, 240), "meas_hip": (0, 420), "meas_knee": (0, 530),
     "est": (280, 0), "phase": (280, 140), "pid_hip": (280, 300), "pid_knee": (280, 480),
     "swing_mux": (560, 410), "swing_sum": (840, 420), "stance_sum": (1240, 140),
-    "switch": (1520, 220), "grf_match": (1800, 330), "body": (2080, 190), "kin": (2360, 140),
+    "switch": (1520, 220), "grf_match": (1800, 330), "solved": (560, 600), "body": (2080, 190), "kin": (2360, 140),
     # inside the stabilisers subsystem
     "ref_motion": (0, 1030), "trunk": (280, 460), "stance_damp": (280, 300), "footprints": (280, 660),
     "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 640), "mz_sum": (1120, 520),
@@ -85,14 +88,15 @@ def build_grf_walk() -> Diagram:
     d.add("trunk", "TrunkBalance")
     d.add("fb_enable", "FeedbackEnable", mode="always")
     d.add("stance_fb", "Gain", k=1.0, n=4)
-    d.add("stance_sum", "Sum", signs="++++", n=4)
+    d.add("stance_sum", "Sum", signs="+++++", n=4)
     d.add("ref_motion", "ReferenceMotion")
-    d.add("swing_sum", "Sum", signs="++", n=4)
+    d.add("swing_sum", "Sum", signs="+++", n=4)
     d.add("ankle", "AnkleBalance")
     d.add("footprints", "Footprints")
     d.add("stance_damp", "StanceDamping")
-    d.add("mz_sum", "Sum", signs="++", n=2)
+    d.add("mz_sum", "Sum", signs="+++", n=2)
     d.add("grf_match", "GrfMatch")
+    d.add("solved", "SolvedGait")
     d.connect("grf.F", "phase.F", "est.F", "contact.F_rec")
     d.connect("contact.F", "body.grf")
     d.connect("body.q", "est.q", "meas_hip.u", "meas_knee.u", "kin.q", "contact.q", "trunk.q")
@@ -141,6 +145,11 @@ def build_grf_walk() -> Diagram:
     d.connect("ankle.mz", "mz_sum.u1")
     d.connect("trunk.mz", "mz_sum.u2")
     d.connect("mz_sum.y", "body.mz")
+    d.connect("body.q", "solved.q")
+    d.connect("body.qd", "solved.qd")
+    d.connect("phase.stance", "solved.stance")
+    d.connect("solved.tau", "stance_sum.u5", "swing_sum.u3")
+    d.connect("solved.mz", "mz_sum.u3")
     for name, (x, y) in _POSITIONS.items():
         d.set_position(name, x, y)
     group(d, "stabilisers", list(STABILISERS), *_STABILISERS_AT)

@@ -6,8 +6,10 @@ A preset file holds ``{"format": "gaitblocks-preset", "version": 1, "name", "des
 
 * ``tracking`` (alias ``default``) -- walks by tracking the recording (footprints, trunk curve,
   CoM and stance angles): its posture metrics are inputs, not results;
-* ``emergent`` -- posture as a result of the recorded GRF (footprints where the foot lands,
-  one shared trunk set-point, the estimator plus a light knee spring in stance);
+* ``emergent`` -- the posture the recorded GRF and CoP produce: the posture solver's gait walked by
+  the diagram (``SolvedGait``: its torques as feedforward plus a light PD around its own angles);
+* ``setpoint`` -- named ``emergent`` until issue 30: footprints where the foot lands, the trunk held
+  toward one shared set-point by a ground couple, the estimator and the GRF match in stance;
 * ``paper`` -- the paper as published (estimator in stance, PID in swing, its gains).
 """
 

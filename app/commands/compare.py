@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grf", nargs="+", default=["all"], metavar="NAME|FILE",
                         help="datasets to compare; 'all' = every bundled dataset (default)")
     parser.add_argument("--preset", default="tracking", choices=PRESET_CHOICES,
-                        help="diagram preset (emergent: posture as a result of the GRF; tracking: tracked, inputs)")
+                        help="diagram preset (emergent: the posture solver's gait, walked; setpoint: trunk held "
+                             "toward a set-point; tracking: tracked, inputs)")
     parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per condition")
     parser.add_argument("--workers", type=int, default=None, metavar="K", help="parallel processes (default: cores)")
     add_output_options(parser, "gaitblocks_compare")

@@ -30,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grf", default="", metavar="NAME|FILE", help="dataset (bundled name or file)")
     parser.add_argument("--compare", nargs="+", metavar="NAME", help="run the compare view on these datasets")
     parser.add_argument("--diagram", metavar="FILE", help="diagram file (default assets/diagrams/grf_walk.json)")
-    parser.add_argument("--preset", default="tracking", help="preset: tracking (alias default), emergent or paper")
+    parser.add_argument("--preset", default="tracking",
+                        help="preset: tracking (alias default), emergent, setpoint or paper")
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -68,7 +68,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_engine_option(parser)
     parser.add_argument("--preset", default=None, choices=PRESET_CHOICES,
                         help="parameter preset of the default diagram: tracking (alias default: walks by tracking the "
-                             "recording), emergent (posture as a result of the GRF) or paper (as published)")
+                             "recording), emergent (the posture solver's gait, walked: --solution), setpoint (the "
+                             "trunk held toward one set-point) or paper (as published)")
+    parser.add_argument("--solution", type=Path, default=None, metavar="DIR",
+                        help="posture solution the emergent preset walks (a gaitblocks solve --out folder; default: "
+                             "the dataset solved with default settings, cached)")
     parser.add_argument("--set-file", type=Path, default=None, metavar="FILE",
                         help='JSON {"set": {"block.param": value}} (e.g. tune best.json), applied before --set')
     parser.add_argument("--set", action="append", default=[], metavar="BLOCK.PARAM=VALUE", dest="sets",
@@ -147,7 +151,8 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
                    height=getattr(args, "height", None), start=getattr(args, "start", None),
                    end=getattr(args, "end", None), foot_radius=getattr(args, "foot_radius", None),
                    repeat=bool(getattr(args, "repeat", False)), engine=getattr(args, "engine", None),
-                   stop_at_fall=not getattr(args, "continue_after_fall", False))
+                   stop_at_fall=not getattr(args, "continue_after_fall", False),
+                   solution=getattr(args, "solution", None))
     every = getattr(args, "record_every", None)
     if every is not None:
         spec = replace(spec, record_every=every)

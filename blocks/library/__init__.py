@@ -24,11 +24,12 @@ from blocks.library.generic import (
 from blocks.library.grf_match import GrfMatch
 from blocks.library.mechanism import PlanarMechanism
 from blocks.library.phase import PhaseDetector
+from blocks.library.solved_gait import SolvedGait
 from blocks.library.sources import GrfSource, ReferenceSource
 from blocks.library.walking import FeedbackEnable, GroundContact, ReferenceMotion, TrunkBalance
 
 __all__ = ["AnkleBalance", "BipedKinematics", "Constant", "FeedbackEnable", "FiveLinkDynamics", "Footprints",
            "Function", "Gain", "GroundContact", "GrfMatch", "GrfSource", "Integrator", "JointReactions", "Mux",
            "NetTorqueEstimator", "PID", "PhaseDetector", "PlanarMechanism", "ReferenceMotion", "ReferenceSource",
-           "Scope", "Selector", "StanceDamping", "StateSpace", "Step", "Sum", "TorqueDecomposition",
+           "Scope", "Selector", "SolvedGait", "StanceDamping", "StateSpace", "Step", "Sum", "TorqueDecomposition",
            "TorqueSwitch", "TrunkBalance", "UnitDelay"]

@@ -28,7 +28,7 @@ import numpy as np
 from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel
-from blocks.library.context import biped_of
+from blocks.library.context import biped_of, data_of, dataset_of
 from blocks.library.sources import initial_from_reference
 from models._eom_numba import forward_dynamics_into
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
@@ -67,7 +67,9 @@ class FiveLinkDynamics(Block):
     and rates from the dataset's reference at the start of the run, with the stance foot
     on the ground at rest (:func:`~blocks.library.sources.initial_from_reference`; the rates
     are the slope of a least-squares cubic over ``rate_window_s`` either side of the start);
-    ``init = "params"`` uses ``q0`` and ``qd0``. ``init_vy = "grf"`` (with ``init = "reference"``) then
+    ``init = "params"`` uses ``q0`` and ``qd0``; ``init = "solution"`` the run's solved gait at the start
+    (:class:`~blocks.library.solved_gait.SolvedCycle`, the compile resource ``SolvedGait`` reads with
+    ``source = run``). ``init_vy = "grf"`` (with ``init = "reference"``) then
     gives the CoM the vertical velocity under which the recorded GRF keeps the mean height over the
     recording's whole gait cycles from the run's start (whatever the run's duration), through the stance
     leg's rates with its foot still at rest (:mod:`models.initial_state`); the reference's own value is
@@ -77,8 +79,9 @@ class FiveLinkDynamics(Block):
     kinematics keep theirs.
     """
 
-    params = {"init": P("reference", tunable=False, choices=("reference", "params"),
-                        description="initial state from the reference at t0, or from q0/qd0"),
+    params = {"init": P("reference", tunable=False, choices=("reference", "params", "solution"),
+                        description="initial state from the reference at t0, from q0/qd0, or the run's solved "
+                                    "gait at t0"),
               "q0": P(_STANDING, tunable=False, description="initial q (init = params) [m, rad]"),
               "qd0": P((0.0,) * 7, tunable=False, description="initial qd (init = params) [m/s, rad/s]"),
               "dataset": P("", tunable=False, description="dataset for init = reference; empty = the run's"),
@@ -110,6 +113,11 @@ class FiveLinkDynamics(Block):
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
         if p.init == "params":
             return np.concatenate([p.q0, p.qd0])
+        if p.init == "solution":
+            from blocks.library.solved_gait import run_solution
+
+            q, qd = run_solution(ctx).state_at(float(dataset_of(ctx).t[0]) + data_of(ctx).t_offset_s)
+            return np.concatenate([q, qd])
         q, qd = initial_from_reference(ctx, self.values, p._biped)
         return np.concatenate([q, qd])
 

@@ -135,7 +135,7 @@ def test_init_vy_grf_starts_at_the_grf_velocity_whatever_the_duration() -> None:
 
     ds = resolve_dataset("barefoot")
     vy0 = periodic_vertical_velocity(ds.t, ds.grf, ds.meta.body_mass_kg, G_EARTH, ds.t[0], ds.t[-1])
-    spec = RunSpec(dataset="barefoot", preset="emergent", duration=3.0, settings=(("body.init_vy", "grf"),))
+    spec = RunSpec(dataset="barefoot", preset="setpoint", duration=3.0, settings=(("body.init_vy", "grf"),))
     r = run(spec)
     vy_ref = com_start_vy(run(replace(spec, settings=(("body.init_vy", "reference"),))).results)
     assert vy0 is not None and abs(vy0 - vy_ref) > 0.005

@@ -176,7 +176,7 @@ def test_every_shipped_diagram_agrees(path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preset", ["tracking", "emergent", "paper"])
+@pytest.mark.parametrize("preset", ["tracking", "setpoint", "emergent", "paper"])
 @pytest.mark.parametrize("path", WALKING, ids=lambda p: p.stem)
 def test_walking_diagrams_agree_over_a_whole_run(path: Path, preset: str) -> None:
     """Ten seconds of walking, every signal within 1e-9 of the Python engine's, the same phase events at

@@ -1,4 +1,4 @@
-"""Footprints and StanceDamping alone: the emergent preset's floor and stance leg."""
+"""Footprints and StanceDamping alone: the setpoint preset's floor and stance leg."""
 
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ def _spec(diagram: str, preset: str, settings: tuple = (), foot_radius: float | 
                    dataset="sneakers", settings=settings, foot_radius=foot_radius)
 
 
-@pytest.mark.parametrize("preset", ["tracking", "emergent"])
+@pytest.mark.parametrize("preset", ["tracking", "setpoint", "emergent"])
 @pytest.mark.parametrize("diagram", ["grf_walk", "grf_walk_analysis"])
 def test_kernels_match_callbacks_on_a_walk(preset: str, diagram: str) -> None:
     from app.runs import default_diagram_path
@@ -63,7 +63,7 @@ MODES = [
     pytest.param("grf_walk_analysis", "tracking", (("est.mode", "paper"), ("est.mu_s", 0.3)), 0.05,
                  id="estimator-paper-rolling-foot"),
     pytest.param("grf_walk_analysis", "tracking", (("ankle.target", "own_speed"),), 0.05, id="ankle-own-speed"),
-    pytest.param("grf_walk_analysis", "emergent", (), 0.0, id="point-foot"),
+    pytest.param("grf_walk_analysis", "setpoint", (), 0.0, id="point-foot"),
     pytest.param("grf_walk", "paper", (), None, id="paper-ankle-off"),
 ]
 
@@ -137,12 +137,12 @@ OTHER_SETTINGS = {
     "friction_unilateral": ("tracking", (("contact.mu", 0.8), ("contact.unilateral", True),
                                          ("grf.propulsion_gain", 1.3), ("grf.vertical_gain", 0.9)),
                             (("contact.mu", 0.3), ("grf.propulsion_gain", 0.7), ("trunk.target", "setpoint"))),
-    "filtered_unscaled": ("emergent", (("grf.filter_hz", 30.0), ("grf.scale_to_model", False),
+    "filtered_unscaled": ("setpoint", (("grf.filter_hz", 30.0), ("grf.scale_to_model", False),
                                        ("phase.min_dwell_s", 0.3), ("stance_damp.gamma_min", 25.0),
                                        ("contact.height", "reference")),
                           (("grf.gain", 0.8), ("contact.height", "ground"), ("fb_enable.mode", "always"),
                            ("ref_motion.gain", 1.5), ("stance_damp.knee_rest_deg", 5.0))),
-    "contact_off": ("emergent", (("contact.gain", 0.0), ("footprints.source", "reference")),
+    "contact_off": ("setpoint", (("contact.gain", 0.0), ("footprints.source", "reference")),
                     (("contact.gain", 0.5), ("trunk.alpha_set_deg", -4.0), ("phase.threshold_n", 200.0))),
 }
 

@@ -14,7 +14,7 @@ def test_same_picture_keeps_the_items_a_changed_one_redraws(qtbot) -> None:
     s = SimSession(t_end=0.2)
     canvas.bind(s)
     items = dict(canvas.items_by_name)
-    s.set_preset("emergent")                 # another compile, same blocks and wires
+    s.set_preset("setpoint")                 # another compile, same blocks and wires
     canvas.bind(s)
     assert all(canvas.items_by_name[n] is it for n, it in items.items())
     other = SimSession(t_end=0.2, preset="paper")      # a new session with the same diagram

@@ -93,14 +93,14 @@ def test_notice_from_the_worker_reaches_the_busy_indicator(qtbot) -> None:
 def test_preset_change_first_compile_runs_in_the_worker(window: MainWindow, qtbot, monkeypatch) -> None:
     held = HeldCompile(monkeypatch)
     old = window.session.generation
-    window.files.set_preset("emergent", background=True)
+    window.files.set_preset("setpoint", background=True)
     qtbot.waitUntil(lambda: window.busy.label.text() == SHOWN, timeout=10000)
     assert window.compiler.busy and not window.controls.run_action.isEnabled()
     assert window.session.generation == old            # the old run stays on screen meanwhile
     held.release()
     qtbot.waitUntil(lambda: not window.compiler.busy, timeout=60000)
     assert held.threads and all(t is not _main_thread() for t in held.threads)
-    assert window.session.preset == "emergent" and window.session.generation == old + 1
+    assert window.session.preset == "setpoint" and window.session.generation == old + 1
     assert window.controls.run_action.isEnabled() and window.busy.isHidden()
 
 

@@ -75,16 +75,16 @@ def test_preset_change_compiles_in_the_background(qtbot, window: MainWindow, mon
     window.compiler.arrived.connect(lambda: arrived.append(time.perf_counter()))
     timer.start(20)
     t0 = time.perf_counter()
-    window.controls.preset_chosen.emit("emergent")
+    window.controls.preset_chosen.emit("setpoint")
     assert window.compiler.busy and window.busy.isVisible()
     assert not window.controls.isEnabled() and not window.controls.run_action.isEnabled()
     assert window.session.runner is old_runner                      # the previous session is still shown
     qtbot.waitUntil(lambda: window.session.generation > old_gen, timeout=60000)
     t_bound = time.perf_counter()
     timer.stop()
-    assert window.session.preset == "emergent" and window.session.runner is not old_runner
+    assert window.session.preset == "setpoint" and window.session.runner is not old_runner
     assert window.controls.isEnabled() and window.controls.run_action.isEnabled()
-    assert not window.busy.isVisible() and window.controls.preset.currentText() == "emergent"
+    assert not window.busy.isVisible() and window.controls.preset.currentText() == "setpoint"
     assert len(arrived) == 1 and len(ticks) >= 5, "the event loop hardly turned while compiling"
     marks = [t0, *ticks, arrived[0]]
     gap = max(b - a for a, b in zip(marks[:-1], marks[1:]))
@@ -107,7 +107,7 @@ def test_a_failing_background_compile_reports_and_keeps_the_session(qtbot, windo
 
 def test_a_later_request_supersedes_an_earlier_one(qtbot, window: MainWindow) -> None:
     gen = window.session.generation
-    window.files.set_preset("emergent", background=True)
+    window.files.set_preset("setpoint", background=True)
     window.files.set_preset("paper", background=True)
     qtbot.waitUntil(lambda: not window.compiler.busy, timeout=60000)
     window.compiler.wait()

@@ -114,7 +114,7 @@ def test_a_compile_keeps_the_run_it_replaces(qtbot, window: MainWindow) -> None:
     window.run_control.update_views()
     n = s.runner.recorder.length
     q = np.array(s.recorded("body.q"))
-    window.files.set_preset("emergent")                      # a compile: a new runner
+    window.files.set_preset("setpoint")                      # a compile: a new runner
     ins = window.inspector
     assert len(ins.store.runs) == 1
     run = ins.store.runs[0]

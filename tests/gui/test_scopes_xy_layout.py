@@ -123,7 +123,7 @@ def test_scope_layout_is_saved_in_the_session_and_restored(qtbot, window: MainWi
     assert fresh.scope_panel.units.currentIndex() == 1 and fresh.scope_panel.xaxis.currentIndex() == 1
     assert isinstance(fresh.scopes.scopes[-1], XYScope) and fresh.scopes.scopes[-1].x_unit == "deg/s"
     # the user's scopes survive a recompile (another preset) on the same signals
-    fresh.files.set_preset("emergent")
+    fresh.files.set_preset("setpoint")
     assert fresh.scopes.specs() == before
     fresh.close()
 
@@ -132,7 +132,7 @@ def test_a_recompile_reuses_the_plots_and_shows_the_new_run(qtbot, window: MainW
     run_until(qtbot, window, 0.3)
     stack = window.scopes
     plots, built = [sc.plot for sc in stack.scopes], stack.built
-    window.files.set_preset("emergent")
+    window.files.set_preset("setpoint")
     assert [sc.plot for sc in stack.scopes] == plots and stack.built == built     # nothing rebuilt
     assert all(c.getData()[0] is None or c.getData()[0].size <= 1 for sc in stack.scopes for c in sc.curves)
     run_until(qtbot, window, 0.3)
