@@ -255,7 +255,8 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
 
 
 def write_outputs(result: SolveResult, out: Path) -> dict[str, Path]:
-    """``results.npz`` (every cycle's arrays), ``results.csv`` (the first cycle: time, q, qd, tau,
+    """``results.npz`` (every cycle's arrays: ``cycle{k}_`` ``t, q, qd, qdd, tau, residual, grf, mz`` (the
+    ground moments [N m] of the recorded force acting at the recorded CoP), ``stance``), ``results.csv`` (the first cycle: time, q, qd, tau,
     residual, GRF), ``summary.json`` (strict JSON: non-finite numbers are ``null``) in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, np.ndarray] = {}
@@ -263,6 +264,7 @@ def write_outputs(result: SolveResult, out: Path) -> dict[str, Path]:
         for key in ("t", "q", "qd", "qdd", "tau", "residual"):
             arrays[f"cycle{i}_{key}"] = getattr(sol, key)
         arrays[f"cycle{i}_grf"] = sol.inputs.grf
+        arrays[f"cycle{i}_mz"] = sol.mz
         arrays[f"cycle{i}_stance"] = sol.inputs.stance
     np.savez_compressed(out / "results.npz", **arrays)  # type: ignore[arg-type]
     sol = result.solutions[0]

@@ -108,6 +108,7 @@ class PostureSolution:
     footprints: np.ndarray   # (runs,) m
     cop_offsets: np.ndarray  # (runs,) m: each foot point behind its stance's mean CoP (mz = (d - e) F_y)
     trunk_com_shift: float   # m: the RRA-style trunk CoM adjustment (0 unless SolverOptions.rra_m > 0)
+    mz: np.ndarray           # (n, 2) N m: the ground moment on each shank, (d - e_s) F_y (ccw +)
     status: str              # "converged" | "failed"
     message: str
     iterations: int
@@ -408,6 +409,11 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
     g_val = np.asarray(ca.Function("g", [prob.nlp["x"]], [prob.nlp["g"]])(x)).ravel()
     viol = float(np.max(np.maximum(prob.lbg - g_val, 0.0) + np.maximum(g_val - prob.ubg, 0.0)))
     ok = bool(stats.get("success", False)) and viol < 1e-6
+    offsets = x[21 * n + 1 + prob.n_runs:21 * n + 1 + 2 * prob.n_runs]
+    fy = inputs.grf[:, [1, 3]]
+    mz = inputs.cop_d * fy
+    for i, run in enumerate(inputs.runs):
+        mz[run.nodes, run.foot] -= offsets[i] * fy[run.nodes, run.foot]
     if x[-1] != 0.0:
         from dataclasses import replace
 
@@ -416,7 +422,7 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
         inputs=inputs, options=options, params=params, t=inputs.t, q=q, qd=qd, qdd=qdd, tau=gen[3:7].T.copy(),
         residual=np.column_stack([gen[0], gen[1], -gen[2]]), stride=float(x[21 * n]),
         footprints=x[21 * n + 1:21 * n + 1 + prob.n_runs].copy(),
-        cop_offsets=x[21 * n + 1 + prob.n_runs:21 * n + 1 + 2 * prob.n_runs].copy(),
+        cop_offsets=offsets.copy(), mz=mz,
         trunk_com_shift=float(x[-1]), status="converged" if ok else "failed",
         message=str(stats.get("return_status", "")), iterations=sum(s["iterations"] for s in log),
         objective=float(sol["f"]), constraint_violation=viol, solve_time_s=time.perf_counter() - start,
