@@ -255,9 +255,10 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
 
 
 def write_outputs(result: SolveResult, out: Path) -> dict[str, Path]:
-    """``results.npz`` (every cycle's arrays: ``cycle{k}_`` ``t, q, qd, qdd, tau, residual, grf, mz`` (the
-    ground moments [N m] of the recorded force acting at the recorded CoP), ``stance``), ``results.csv`` (the first cycle: time, q, qd, tau,
-    residual, GRF), ``summary.json`` (strict JSON: non-finite numbers are ``null``) in ``out``."""
+    """In ``out``: ``results.npz`` (every cycle's arrays ``cycle{k}_`` ``t, q, qd, qdd, tau, residual, grf,
+    stance`` and ``mz``, the ground moments [N m] of the recorded force acting at the recorded CoP),
+    ``results.csv`` (the first cycle: time, q, qd, tau, residual, GRF) and ``summary.json`` (strict
+    JSON: non-finite numbers are ``null``)."""
     out.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, np.ndarray] = {}
     for i, sol in enumerate(result.solutions):

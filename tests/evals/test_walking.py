@@ -126,9 +126,14 @@ def test_compare_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_coarse_step_warns_and_a_blow_up_is_failed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """--dt 0.01 s is above the contact's stable step: a warning naming the step, then FAILED and exit 1."""
-    s = run_summary(tmp_path, "--grf", "sneakers", "--dt", "0.01", "--duration", "2", code=1)
+    """--dt 0.01 s is above the contact's stable step: a warning naming the step; the body falls first
+    (the run stops there, exit 3), and run on past the fall it blows up: FAILED and exit 1."""
+    s = run_summary(tmp_path / "stop", "--grf", "sneakers", "--dt", "0.01", "--duration", "2", code=3)
+    captured = capsys.readouterr()
+    assert s["status"] == "fell" and s["t_end_reached"] < 2.0
+    assert "above the stable step of block 'contact'" in captured.err and "4.6 ms" in captured.err
+    s = run_summary(tmp_path / "on", "--grf", "sneakers", "--dt", "0.01", "--duration", "2",
+                    "--continue-after-fall", code=1)
     captured = capsys.readouterr()
     assert s["status"] == "failed"
-    assert "above the stable step of block 'contact'" in captured.err and "4.6 ms" in captured.err
     assert captured.out.startswith("FAILED: ")
