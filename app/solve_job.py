@@ -24,6 +24,11 @@ runs), and adds to ``summary.json``::
                     "trunk_mean_deg_per_cm": float}   # central difference, null if a case failed
 
 A case that raises is recorded with status ``failed`` and its message; the base solution stands.
+
+**The recording beside it.** ``recording.npz`` in the folder holds the GRF trial's own recorded
+angles ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` [rad] at the solution's nodes (``t``, ``angles``,
+``name``), for the GUI's ghost and overlays (never read by a solver); without recorded angles it
+holds ``t`` and ``name`` only.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SolveJob", "JobEvent", "sensitivity_summary", "shift_label"]
+__all__ = ["SolveJob", "JobEvent", "sensitivity_summary", "shift_label", "write_recording"]
 
 
 @dataclass
@@ -105,9 +110,30 @@ def _work(spec: Any, out: str, events: Any, sensitivity: tuple[float, ...]) -> N
                                   "message": f"{type(exc).__name__}: {exc}"})
             result.summary["sensitivity"] = sensitivity_summary(result.summary, cases)
         write_outputs(result, Path(out))
+        write_recording(spec, result, Path(out))
         events.put(("done", out, result.summary))
     except BaseException as exc:  # noqa: BLE001 -- every failure reaches the parent as one message
         events.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def write_recording(spec: Any, result: Any, out: Path) -> Path:
+    """``recording.npz`` (module doc) of the solve ``result`` of ``spec`` in ``out``."""
+    import numpy as np
+
+    from grf_data.registry import load_dataset
+
+    name = spec.dataset or result.dataset
+    ds = load_dataset(name, mass=spec.mass, height=spec.height)
+    kin = spec.solve.kinematics if spec.solve is not None else None
+    if ds.reference_angles() is None and kin not in (None, name):
+        ds = load_dataset(name, kinematics=kin, mass=spec.mass, height=spec.height)
+    t = result.solutions[0].t
+    arrays: dict[str, Any] = {"t": t, "name": np.array(ds.name)}
+    angles = ds.reference_angles()
+    if angles is not None and ds.t[0] <= t[0] and t[-1] <= ds.t[-1]:
+        arrays["angles"] = np.column_stack([np.interp(t, ds.t, angles[:, j]) for j in range(5)])
+    np.savez_compressed(out / "recording.npz", **arrays)
+    return out / "recording.npz"
 
 
 class SolveJob:

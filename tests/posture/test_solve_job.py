@@ -6,6 +6,7 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.posture import SolveSpec
@@ -34,6 +35,8 @@ def test_a_background_solve_reports_progress_and_writes_its_folder(tmp_path: Pat
     assert job.state == "done"
     summary = json.loads((tmp_path / "sol" / "summary.json").read_text())
     assert summary["status"] == "converged" and events[-1].summary["status"] == "converged"
+    rec = np.load(tmp_path / "sol" / "recording.npz")
+    assert rec["angles"].shape == (50, 5) and np.isfinite(rec["angles"]).all()   # the trial's own angles at the nodes
 
 
 def test_cancel_stops_the_solve_and_writes_nothing(tmp_path: Path) -> None:
