@@ -24,7 +24,9 @@ STATUS_COLOURS = {"converged": "#1b7f3b", "no_periodic_gait": "#b35c00", "implau
 
 
 def _pct(v: Any) -> str:
-    return "–" if not isinstance(v, (int, float)) else f"{100 * v:.2f} %"
+    if not isinstance(v, (int, float)):
+        return "–"
+    return "< 0.01 %" if 0 <= v < 1e-4 else f"{100 * v:.2f} %"
 
 
 def _g(v: Any, fmt: str = ".3g") -> str:
@@ -58,41 +60,64 @@ def solve_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
     return rows
 
 
+VERDICT_COLOURS = {"good": "#1b7f3b", "acceptable": "#b35c00", "poor": "#b00020"}
+
+
+def _verdict(v: str) -> str:
+    return f"<b style='color:{VERDICT_COLOURS.get(v, '#000')}'>{v}</b>"
+
+
+def solve_html(summary: dict[str, Any]) -> str:
+    """The compact account shown in the panel: status, residual verdicts, convergence, sensitivity (HTML)."""
+    status = str(summary.get("status", ""))
+    why = summary.get("message") or ""
+    res = summary.get("residual", {})
+    cell = (summary.get("cycles") or [{}])[0]
+    stages = " + ".join(f"{s['stage']} {s['iterations']}" for s in cell.get("stages", []))
+    lines = [
+        f"<b style='color:{STATUS_COLOURS.get(status, '#000')}'>{status}</b>" + (f" ({why})" if why else ""),
+        f"Residual: force {_pct(res.get('force_ratio'))} of peak GRF → {_verdict(str(res.get('force_verdict', '–')))}"
+        f" (≤ 5 %), moment {_pct(res.get('moment_ratio'))} → {_verdict(str(res.get('moment_verdict', '–')))} (≤ 1 %)",
+        f"IPOPT: {summary.get('iterations', '–')} iterations ({stages}), objective "
+        f"{_g(cell.get('objective'))}, constraint violation {_g(cell.get('constraint_violation'), '.1e')}",
+    ]
+    sens = summary.get("sensitivity")
+    mean = summary.get("trunk_mean_deg", {}).get("mean")
+    if sens:
+        parts = [f"{100 * c['shift_m']:+g} cm: " + (f"{c['delta_deg']:+.2f}°" if c["status"] == "converged"
+                                                   and c["delta_deg"] is not None else str(c["status"]))
+                 for c in sens["cases"]]
+        slope = sens.get("trunk_mean_deg_per_cm")
+        lines.append(f"Trunk mean {_g(mean, '.2f')}°; trunk CoM " + ", ".join(parts)
+                     + ("" if slope is None else f" → {slope:+.3f} °/cm"))
+    else:
+        lines.append(f"Trunk mean {_g(mean, '.2f')}°; trunk-CoM sensitivity not solved")
+    return "<br>".join(lines)
+
+
 class SolveValidity(QtWidgets.QGroupBox):
-    """Status line and table of the solved posture (module doc); hidden until a solve is shown."""
+    """The solved posture's account as a few wrapped lines (module doc); hidden until a solve is shown.
+    :func:`solve_rows` gives the same figures as rows (``cell``, tests)."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__("Solved posture (posture solver)", parent)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        self.status = QtWidgets.QLabel("")
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        # rich text that wraps and, in a short panel (1366 x 768), scrolls rather than being cut
+        self.status = QtWidgets.QTextBrowser()
+        self.status.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.status.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.status.viewport().setAutoFillBackground(False)
+        self.status.setMinimumHeight(84)   # five lines; the run's tables above scroll
         lay.addWidget(self.status)
-        self.table = QtWidgets.QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["quantity", "value", "verdict / note"])
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        lay.addWidget(self.table, 1)
+        self.rows: list[tuple[str, str, str]] = []
         self.setVisible(False)
 
     def show_summary(self, summary: dict[str, Any]) -> None:
-        status = str(summary.get("status", ""))
-        why = summary.get("message") or ""
-        colour = STATUS_COLOURS.get(status, "#000")
-        self.status.setText(f"<b style='color:{colour}'>{status}</b>" + (f": {why}" if why else ""))
-        rows = solve_rows(summary)
-        self.table.setRowCount(len(rows))
-        for i, row in enumerate(rows):
-            for j, text in enumerate(row):
-                self.table.setItem(i, j, QtWidgets.QTableWidgetItem(text))
-        self.table.resizeColumnsToContents()
+        self.status.setHtml(solve_html(summary))
+        self.rows = solve_rows(summary)
         self.setVisible(True)
 
     def cell(self, quantity: str) -> tuple[str, str] | None:
         """``(value, verdict)`` of the row ``quantity`` (tests)."""
-        texts = [[item.text() if (item := self.table.item(i, j)) is not None else "" for j in range(3)]
-                 for i in range(self.table.rowCount())]
-        return next(((row[1], row[2]) for row in texts if row[0] == quantity), None)
+        return next(((v, n) for q, v, n in self.rows if q == quantity), None)

@@ -1,9 +1,11 @@
 """The *Solved gait* tab: the solved trunk, hip and knee over the gait cycle, the recording's dashed.
 
 Three plots (:data:`app.gui.solve_data.CURVES`) over 0..100 % of the solved cycle (the right heel
-strike at 0, as the solver cuts it): solved solid, the recording at the same instants dashed, left
-blue and right orange as in the scopes and the stick figure. Above them the solve's status and
-key figures; **Play on the stick figure** plays the solved gait with the recording as the ghost
+strike at 0, as the solver cuts it): solved solid, left blue and right orange as in the scopes and
+the stick figure; the recording at the same instants grey and dashed in front, like the stick
+figure's ghost. Above them the solve's status and key figures, the residual verdicts, convergence
+and trunk-CoM sensitivity (as in the Validity panel, :func:`~app.gui.solve_validity.solve_html`);
+**Play on the stick figure** plays the solved gait with the recording as the ghost
 (:class:`SolvedPlayer`).
 """
 
@@ -17,7 +19,9 @@ from PySide6 import QtCore, QtWidgets
 
 from app.gui.axes import use_opaque_grid
 from app.gui.solve_data import CURVES, SolvedGait
+from app.gui.solve_validity import solve_html
 from app.gui.stick_figure import LEFT, RIGHT, TRUNK, StickFigure
+from app.gui.stick_ghost import GHOST
 
 __all__ = ["SolvedPlayer", "SolvedView", "solved_headline"]
 
@@ -35,7 +39,7 @@ def solved_headline(g: SolvedGait) -> str:
 
 
 def _legend(recorded: bool) -> str:
-    rec = "dashed: the recording" if recorded else "no recorded angles to compare"
+    rec = "grey dashed: the recording" if recorded else "no recorded angles to compare"
     return (f"solid: solved · {rec} · <span style='color:{LEFT}'>■ left</span> "
             f"<span style='color:{RIGHT}'>■ right</span> · x: % of the solved cycle (right heel strike = 0)")
 
@@ -74,7 +78,8 @@ class SolvedPlayer(QtCore.QObject):
         if self.gait is None:
             return
         q, grf, stance, rec = self.gait.pose(t)
-        self.figure.show_state(float(self.gait.t[0] + t), q, grf, stance, ref_angles=rec)
+        phase = {(True, True): 0, (True, False): 1, (False, True): 2}.get((bool(stance[0]), bool(stance[1])), 3)
+        self.figure.show_state(float(self.gait.t[0] + t), q, grf, stance, phase=phase, ref_angles=rec)
         self.figure.header.setText(f"solved gait · {self.figure.state_text}")
         self.frames += 1
 
@@ -93,6 +98,11 @@ class SolvedView(QtWidgets.QWidget):
         self.headline.setWordWrap(True)
         self.headline.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         lay.addWidget(self.headline)
+        self.account = QtWidgets.QLabel("")     # the Validity panel's account of the solve, repeated here
+        self.account.setWordWrap(True)
+        self.account.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.account.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        lay.addWidget(self.account)
         row = QtWidgets.QHBoxLayout()
         self.play = QtWidgets.QPushButton("Play on the stick figure")
         self.play.setCheckable(True)
@@ -125,14 +135,19 @@ class SolvedView(QtWidgets.QWidget):
             if i == len(CURVES) - 1:
                 p.setLabel("bottom", "gait cycle [%]")
             colours = (TRUNK,) if len(qcols) == 1 else (LEFT, RIGHT)
+            # the recording grey dashed in front, as the stick figure's ghost: where the solve recovers it
+            # to a fraction of a degree it shows as dashes along the solved curve
             self.curves[title] = [
-                (p.plot(pen=pg.mkPen(col, width=2)),
-                 p.plot(pen=pg.mkPen(col, width=1.3, style=QtCore.Qt.PenStyle.DashLine))) for col in colours]
+                (p.plot(pen=pg.mkPen(col, width=2.5)),
+                 p.plot(pen=pg.mkPen(GHOST, width=1.5, style=QtCore.Qt.PenStyle.DashLine))) for col in colours]
+            for _, dashed in self.curves[title]:
+                dashed.setZValue(5)
 
     def show_gait(self, gait: SolvedGait) -> None:
         """Draw ``gait`` (replaces what was drawn)."""
         self.gait = gait
         self.headline.setText(solved_headline(gait))
+        self.account.setText(solve_html(gait.summary).split("<br>", 1)[-1])
         self.folder.setText(str(gait.folder))
         self.folder.setToolTip(str(gait.folder))
         self.play.setEnabled(True)

@@ -62,7 +62,7 @@ class ValidityPanel(QtWidgets.QWidget):
         self.residual.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         lay.addWidget(self.residual)
         self.solution = SolveValidity()
-        lay.addWidget(self.solution, 3)
+        lay.addWidget(self.solution, 5)   # its lines get more of the height than the run's tables (they scroll)
 
     def show_solution(self, summary: dict[str, Any] | None) -> None:
         """Show a posture solve's ``summary.json`` dict below the run's account (None: hide it)."""

@@ -69,7 +69,7 @@ def test_solve_posture_runs_in_the_background_and_shows_the_solution(qtbot, wind
     assert len(knees) == 4 and np.allclose(knees[2][:-1], np.rad2deg(gait.q[:, 6]))
     # the Validity panel: status, residual verdicts, convergence, sensitivity from the solver
     v = win.validity.solution
-    assert v.isVisibleTo(win.validity) and "converged" in v.status.text()
+    assert v.isVisibleTo(win.validity) and "converged" in v.status.toPlainText()
     assert v.cell("residual force (RMS / peak GRF)")[1] == gait.summary["residual"]["force_verdict"]
     assert v.cell("IPOPT iterations")[0] == str(gait.summary["iterations"])
     sens = gait.summary["sensitivity"]
