@@ -13,6 +13,7 @@ Filled from a solve's ``summary.json`` dict (:func:`app.posture.solve_one`, :mod
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 from PySide6 import QtCore, QtWidgets
@@ -75,9 +76,10 @@ def solve_html(summary: dict[str, Any]) -> str:
     cell = (summary.get("cycles") or [{}])[0]
     stages = " + ".join(f"{s['stage']} {s['iterations']}" for s in cell.get("stages", []))
     lines = [
-        f"<b style='color:{STATUS_COLOURS.get(status, '#000')}'>{status}</b>" + (f" ({why})" if why else ""),
-        f"Residual: force {_pct(res.get('force_ratio'))} of peak GRF → {_verdict(str(res.get('force_verdict', '–')))}"
-        f" (≤ 5 %), moment {_pct(res.get('moment_ratio'))} → {_verdict(str(res.get('moment_verdict', '–')))} (≤ 1 %)",
+        f"<b style='color:{STATUS_COLOURS.get(status, '#000')}'>{status}</b>" + (f" ({escape(why)})" if why else ""),
+        f"Residual: force {escape(_pct(res.get('force_ratio')))} of peak GRF → "
+        f"{_verdict(str(res.get('force_verdict', '–')))} (≤ 5 %), moment {escape(_pct(res.get('moment_ratio')))} → "
+        f"{_verdict(str(res.get('moment_verdict', '–')))} (≤ 1 %)",
         f"IPOPT: {summary.get('iterations', '–')} iterations ({stages}), objective "
         f"{_g(cell.get('objective'))}, constraint violation {_g(cell.get('constraint_violation'), '.1e')}",
     ]

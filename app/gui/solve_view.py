@@ -100,6 +100,7 @@ class SolvedView(QtWidgets.QWidget):
         lay.addWidget(self.headline)
         self.account = QtWidgets.QLabel("")     # the Validity panel's account of the solve, repeated here
         self.account.setWordWrap(True)
+        self.account.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.account.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.account.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         lay.addWidget(self.account)
