@@ -162,7 +162,8 @@ def main() -> None:
     win.solve.shown.connect(shown.append)
     g, total = longest_gap(app, win.solve.start, lambda: bool(shown) or not win.solve.control.running,
                            timeout_s=600.0)
-    print(f"{'solve posture ' + (win.session.dataset or 'default'):28s} {'':>26s} {fmt(g, total):>24s}  "
+    name = Path(win.session.dataset.split("|")[0]).name or "default"
+    print(f"{'solve posture ' + name:28s} {'':>26s} {fmt(g, total):>24s}  "
           f"(base + 2 sensitivity solves in a spawned process; shown={bool(shown)})")
     win.close()
 

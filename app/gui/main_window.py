@@ -44,7 +44,7 @@ from app.gui.run_inspector import RunInspector
 from app.gui.scope_panel import ScopePanel
 from app.gui.scopes import ScopeStack
 from app.gui.session import Plan, SimSession, available_datasets, available_presets
-from app.gui.solve_flow import SolveFlow
+from app.gui.solve_flow import SolveFlow, solution_plan
 from app.gui.stick_figure import StickFigure
 from app.gui.tuning_panel import TuningPanel
 from app.gui.validity_panel import ValidityPanel
@@ -156,6 +156,7 @@ class MainWindow(QtWidgets.QMainWindow):
         c, run, files = self.controls, self.run_control, self.files
         c.run_action.toggled.connect(run.set_running)
         c.run_action.toggled.connect(lambda on: self.solve.player.stop() if on else None)
+        self.timeline.scrubbed.connect(lambda _t: self.solve.player.stop())   # the run's figure back
         run.run_changed.connect(self._run_changed)
         c.step_action.triggered.connect(run.step_frame)
         c.reset_action.triggered.connect(run.reset)
@@ -279,22 +280,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _run_on_solution(self, folder: str) -> None:
         """The diagram runs on the solution in ``folder`` (``RunSpec.solution``), recompiled in the background."""
-        from dataclasses import replace
-
-        self.run_control.set_running(False)
-        session = self.session
-        solution: dict[str, Any] = {"solution": folder}   # RunSpec.solution: a field of the solved branch
-        plan = session._plan(_spec=replace(session.spec, **solution))
-
-        def done(built: Any) -> None:
-            if self.session is session:
-                session.adopt(plan, built)
-                self.bind_session()
-
-        def failed(exc: Exception) -> None:
-            self.errors.report("Cannot run on the solved gait", exc)
-
-        self.compiler.submit(plan, "Solved gait: compiling…", done, failed)
+        self._compile_param(solution_plan(self.session, folder), "the solved gait")
 
     def _session_opened(self, session: SimSession, view: dict[str, Any]) -> None:
         self.set_session(session)
@@ -329,6 +315,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def bind_session(self) -> None:
         """(Re)draw everything for the current session (after a compile, never per frame)."""
         s = self.session
+        self.solve.player.stop()
         self.controls.set_datasets(available_datasets(), s.dataset)
         self.controls.set_presets(available_presets(), s.preset)
         self.canvas.bind(s)

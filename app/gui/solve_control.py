@@ -19,8 +19,8 @@ Signals: ``finished(str)`` with the output folder; ``failed(str)`` with the mess
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,13 +46,15 @@ def solve_spec_of(run_spec: Any) -> Any:
 
 
 class SolveProgress(QtWidgets.QWidget):
-    """Status-bar strip: ``stage (k/N): iteration i, objective f`` | bar | Cancel (hidden when idle)."""
+    """Status-bar strip: ``stage (k/N), iteration i, f = objective`` | bar | Cancel (hidden when idle)."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         lay = QtWidgets.QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         self.label = QtWidgets.QLabel("")
+        # a fixed width: a text that changes length every poll never re-lays out the status bar
+        self.label.setFixedWidth(self.label.fontMetrics().horizontalAdvance("M" * 30))
         self.bar = QtWidgets.QProgressBar()
         self.bar.setFixedWidth(160)
         self.bar.setTextVisible(False)
@@ -74,8 +76,7 @@ class SolveProgress(QtWidgets.QWidget):
     def step(self, k: int, n: int, stage: str, iteration: int, objective: float) -> None:
         fill = iteration / (iteration + HALF_FILL_ITERATIONS)
         self.bar.setValue(int(BAR_STEPS * (k + fill)))
-        self.label.setText(f"Solving posture: {stage} ({k + 1}/{n}), iteration {iteration}, "
-                           f"objective {objective:.3g}")
+        self.label.setText(f"Solving: {stage} ({k + 1}/{n}), iteration {iteration}, f = {objective:.3g}")
 
     def end(self) -> None:
         self.setVisible(False)
@@ -110,7 +111,7 @@ class SolveControl(QtCore.QObject):
     def folder_for(self, dataset: str) -> Path:
         root = self.out_root or user_dir("cache") / "gui-solutions"
         stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in Path(dataset.split("|")[0]).stem or "data")
-        return root / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}-{time.monotonic_ns() % 10**6:06d}"
+        return root / f"{stem}-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}"
 
     def start(self, run_spec: Any) -> Path:
         """Solve ``run_spec``'s dataset (:func:`solve_spec_of`) in the background; returns the output folder."""
@@ -122,7 +123,7 @@ class SolveControl(QtCore.QObject):
         self.started += 1
         self._stage = -1
         self.action.setEnabled(False)
-        self.progress.begin(f"Solving posture of {spec.dataset or 'sneakers'}: starting the solver…")
+        self.progress.begin("Solving posture: starting the solver…")
         self.timer.start()
         return out
 

@@ -23,12 +23,13 @@ solving (a folder that has gone is named in the status bar).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.session import Plan, SimSession
 from app.gui.solve_control import SolveControl
 from app.gui.solve_data import SolvedGait, load_solved
 from app.gui.solve_view import SolvedPlayer, SolvedView
@@ -36,7 +37,7 @@ from app.gui.stick_figure import StickFigure
 from app.gui.validity_panel import ValidityPanel
 from models.errors import DataFormatError, UserError
 
-__all__ = ["SolveFlow", "spec_takes_solution"]
+__all__ = ["SolveFlow", "solution_plan", "spec_takes_solution"]
 
 
 def spec_takes_solution() -> bool:
@@ -44,6 +45,12 @@ def spec_takes_solution() -> bool:
     from app.runs import RunSpec
 
     return "solution" in {f.name for f in fields(RunSpec)}
+
+
+def solution_plan(session: SimSession, folder: str) -> Plan:
+    """The session's run with ``RunSpec.solution = folder`` (only when :func:`spec_takes_solution`)."""
+    solution: dict[str, Any] = {"solution": folder}   # a field of the solved-gait diagrams' RunSpec
+    return session._plan(_spec=replace(session.spec, **solution))
 
 
 class SolveFlow(QtCore.QObject):
