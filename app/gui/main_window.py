@@ -44,6 +44,7 @@ from app.gui.run_inspector import RunInspector
 from app.gui.scope_panel import ScopePanel
 from app.gui.scopes import ScopeStack
 from app.gui.session import Plan, SimSession, available_datasets, available_presets
+from app.gui.solve_flow import SolveFlow, solution_plan
 from app.gui.stick_figure import StickFigure
 from app.gui.tuning_panel import TuningPanel
 from app.gui.validity_panel import ValidityPanel
@@ -82,6 +83,14 @@ class MainWindow(QtWidgets.QMainWindow):
             scopes=self.scopes, recent_menu=QtWidgets.QMenu("Recent files", self), status=self.status_state,
             pause=lambda: self.run_control.set_running(False), view_state=self.view_state, dialog_parent=self,
             compiler=self.compiler)
+        self.solve = SolveFlow(
+            self, spec=lambda: self.session.spec, figure=self.figure, validity=self.validity,
+            status=lambda text: self.statusBar().showMessage(text, 20000), report=self.errors.report,
+            before_play=lambda: self.run_control.set_running(False), run_on=self._run_on_solution)
+        self.controls.addSeparator()
+        self.controls.addAction(self.solve.control.action)
+        self.statusBar().addPermanentWidget(self.solve.control.progress)
+        self.tabs.addTab(self.solve.view, "Solved gait")
         self._connect()
         self._build_menus()
         self.bind_session()
@@ -146,6 +155,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def _connect(self) -> None:
         c, run, files = self.controls, self.run_control, self.files
         c.run_action.toggled.connect(run.set_running)
+        c.run_action.toggled.connect(lambda on: self.solve.player.stop() if on else None)
+        self.timeline.scrubbed.connect(lambda _t: self.solve.player.stop())   # the run's figure back
         run.run_changed.connect(self._run_changed)
         c.step_action.triggered.connect(run.step_frame)
         c.reset_action.triggered.connect(run.reset)
@@ -206,6 +217,8 @@ class MainWindow(QtWidgets.QMainWindow):
         for a in (self.controls.run_action, self.controls.step_action, self.controls.reset_action):
             sim.addAction(a)
         sim.addSeparator()
+        sim.addAction(self.solve.control.action)
+        sim.addSeparator()
         self.stop_at_fall = sim.addAction("Stop at &fall")
         self.stop_at_fall.setCheckable(True)
         self.stop_at_fall.setChecked(self.session.stop_at_fall)
@@ -265,17 +278,21 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self.compiler.submit(plan, "Reset: compiling…", done, failed)
 
+    def _run_on_solution(self, folder: str) -> None:
+        """The diagram runs on the solution in ``folder`` (``RunSpec.solution``), recompiled in the background."""
+        self._compile_param(solution_plan(self.session, folder), "the solved gait")
+
     def _session_opened(self, session: SimSession, view: dict[str, Any]) -> None:
         self.set_session(session)
         self.apply_view(view)
 
     def view_state(self) -> dict[str, Any]:
         """The layout saved in session files: speed, scope window [s], tabs, selected block, splitter,
-        scopes (:meth:`ScopePanel.layout_state`)."""
+        scopes (:meth:`ScopePanel.layout_state`), and the posture solution shown (its folder, or None)."""
         return {"speed": self.controls.speed.currentText(), "window_s": self.scopes.window_s,
                 "tab": self.tabs.currentIndex(), "side_tab": self.side.currentIndex(),
                 "selected_block": self.params.block, "splitter": self.main_split.sizes(),
-                "scopes": self.scope_panel.layout_state()}
+                "scopes": self.scope_panel.layout_state(), "solution": self.solve.folder}
 
     def apply_view(self, view: dict[str, Any]) -> None:
         """Restore a :meth:`view_state` (unknown or missing entries keep the current layout)."""
@@ -291,10 +308,14 @@ class MainWindow(QtWidgets.QMainWindow):
         if isinstance(view.get("splitter"), list):
             self.main_split.setSizes([int(v) for v in view["splitter"]])
         self.scope_panel.apply_layout(view.get("scopes"))
+        if isinstance(view.get("solution"), str):
+            self.solve.open(view["solution"])
+            self.tabs.setCurrentIndex(int(view.get("tab", 0)))
 
     def bind_session(self) -> None:
         """(Re)draw everything for the current session (after a compile, never per frame)."""
         s = self.session
+        self.solve.player.stop()
         self.controls.set_datasets(available_datasets(), s.dataset)
         self.controls.set_presets(available_presets(), s.preset)
         self.canvas.bind(s)
@@ -366,6 +387,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self.run_control.timer.stop()
         self.compare.cancel()
+        self.solve.close()
         self.compiler.wait()
         self.compiler.detach()
         if self._unhook is not None:

@@ -7,7 +7,9 @@ Part of the GUI's engine adapter (:mod:`app.gui.session`); no Qt in this module.
 
 The PID gains are stored apart from the diagram so that a reader sees them at a glance; on
 loading they are written back into the diagram, which is run as saved (the preset is not
-applied again).
+applied again). ``view["solution"]`` is the folder of the posture solution the window showed
+(*Solve posture*, :mod:`app.gui.solve_flow`), or null; opening the session shows it again
+without solving.
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ Filled from the run's ``summary.json`` dict (:meth:`app.gui.session.SimSession.s
 * the force account: each torque source's share of the stance-leg joint impulse and the
   residual (the ground's force beyond the recording) against the peak GRF, with its verdict, the
   residual moment about the CoM, and the speed account (initial speed + recorded GRF + floor).
+
+Below, once the posture solver has run (*Solve posture*), the solved posture's status, residual
+verdicts, convergence and trunk-CoM sensitivity (:class:`~app.gui.solve_validity.SolveValidity`,
+:meth:`ValidityPanel.show_solution`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from app.compare_report import label
+from app.gui.solve_validity import SolveValidity
 from app.walking import speed_text, status_text
 
 __all__ = ["ValidityPanel"]
@@ -56,6 +61,15 @@ class ValidityPanel(QtWidgets.QWidget):
         self.residual.setWordWrap(True)
         self.residual.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         lay.addWidget(self.residual)
+        self.solution = SolveValidity()
+        lay.addWidget(self.solution, 5)   # its lines get more of the height than the run's tables (they scroll)
+
+    def show_solution(self, summary: dict[str, Any] | None) -> None:
+        """Show a posture solve's ``summary.json`` dict below the run's account (None: hide it)."""
+        if summary is None:
+            self.solution.setVisible(False)
+        else:
+            self.solution.show_summary(summary)
 
     @staticmethod
     def _table(header: tuple[str, ...]) -> QtWidgets.QTableWidget:

@@ -6,6 +6,7 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.posture import SolveSpec
@@ -34,6 +35,8 @@ def test_a_background_solve_reports_progress_and_writes_its_folder(tmp_path: Pat
     assert job.state == "done"
     summary = json.loads((tmp_path / "sol" / "summary.json").read_text())
     assert summary["status"] == "converged" and events[-1].summary["status"] == "converged"
+    rec = np.load(tmp_path / "sol" / "recording.npz")
+    assert rec["angles"].shape == (50, 5) and np.isfinite(rec["angles"]).all()   # the trial's own angles at the nodes
 
 
 def test_cancel_stops_the_solve_and_writes_nothing(tmp_path: Path) -> None:
@@ -45,3 +48,24 @@ def test_cancel_stops_the_solve_and_writes_nothing(tmp_path: Path) -> None:
     assert job.state == "cancelled" and not job.running
     time.sleep(0.2)
     assert not (tmp_path / "sol" / "summary.json").exists()
+
+
+def test_the_job_solves_the_trunk_com_sensitivity_warm_started_after_the_base(tmp_path: Path) -> None:
+    job = SolveJob(RunSpec(dataset="barefoot", solve=SolveSpec(nodes=50)), tmp_path / "sol",
+                   sensitivity=(-0.01, 0.01))
+    events = _until(job, lambda ev: any(e.kind in ("done", "error") for e in ev))
+    assert events[-1].kind == "done", events[-1].message
+    assert events[0].kind == "plan"
+    assert job.stages == ("kinematic", "anchored", "free", "trunk CoM -1 cm", "trunk CoM +1 cm")
+    stages = [e.stage for e in events if e.kind == "progress"]
+    # warm-started: each shifted case is one stage after the base's three
+    assert stages.index("trunk CoM -1 cm") > stages.index("free")
+    assert stages[-1] == "trunk CoM +1 cm"
+    sens = json.loads((tmp_path / "sol" / "summary.json").read_text())["sensitivity"]
+    assert [c["shift_m"] for c in sens["cases"]] == [-0.01, 0.01]
+    assert all(c["status"] == "converged" for c in sens["cases"])
+    base = events[-1].summary["trunk_mean_deg"]["mean"]
+    assert sens["base_trunk_mean_deg"] == base
+    lo, hi = (c["trunk_mean_deg"] for c in sens["cases"])
+    assert lo != base and hi != base       # the CoM shift moved the solved trunk
+    assert sens["trunk_mean_deg_per_cm"] == pytest.approx((hi - lo) / 2.0, rel=1e-12)
