@@ -54,9 +54,12 @@ class LogStream:
         Signals kept in memory for the summary (each must be logged).
     keep_every : int
         Keep every ``keep_every``-th row of them (and the last row).
+    rows : int
+        The rows the log is expected to hold (sizes the kept rows' buffer once; it grows if exceeded).
     """
 
-    def __init__(self, folder: str | Path, csv: bool = True, keep: Sequence[str] = (), keep_every: int = 1) -> None:
+    def __init__(self, folder: str | Path, csv: bool = True, keep: Sequence[str] = (), keep_every: int = 1,
+                 rows: int = 0) -> None:
         if keep_every < 1:
             raise ValueError(f"keep every {keep_every} rows: must be >= 1")
         self.folder = Path(folder)
@@ -64,8 +67,10 @@ class LogStream:
         self.csv, self.keep, self.keep_every = csv, list(keep), int(keep_every)
         self.rows = 0
         self._files: dict[str, Any] = {}
-        self._kept: list[np.ndarray] = []
-        self._kept_t: list[np.ndarray] = []
+        self._expect = max(int(rows), 0)
+        self._kept = np.zeros((0, 0))  # (capacity, kept columns), rows [0, _nkept) filled
+        self._kept_t = np.zeros(0)
+        self._nkept = 0
         self._last: tuple[np.ndarray, np.ndarray] | None = None
         self._last_kept = False
         self._csv_fh: Any = None
@@ -81,6 +86,8 @@ class LogStream:
         self.t0, self.dt = rec.t0, rec.dt
         self.keep_cols = np.concatenate([np.arange(rec.columns[n].start, rec.columns[n].stop) for n in self.keep]
                                         ) if self.keep else np.zeros(0, dtype=np.intp)
+        cap = self._expect // self.keep_every + 2 if self.keep else 0
+        self._kept, self._kept_t = np.zeros((cap, self.keep_cols.size)), np.zeros(cap)
         self.stage.mkdir(parents=True, exist_ok=True)
         self._files = {n: (self.stage / f"{i}.f8").open("wb") for i, n in enumerate(["t", *self.names])}
         if self.csv:
@@ -107,20 +114,31 @@ class LogStream:
         if self.keep:
             first = (-self.rows) % self.keep_every
             sel = slice(first, n, self.keep_every)
-            self._kept.append(rows[sel][:, self.keep_cols])
-            self._kept_t.append(t[sel])
+            k = len(range(first, n, self.keep_every))
+            self._room(self._nkept + k + 1)
+            np.take(rows[sel], self.keep_cols, axis=1, out=self._kept[self._nkept: self._nkept + k])
+            self._kept_t[self._nkept: self._nkept + k] = t[sel]
+            self._nkept += k
             self._last = (rows[n - 1, self.keep_cols].copy(), t[n - 1: n].copy())
             self._last_kept = (self.rows + n - 1) % self.keep_every == 0
         self.rows += n
 
+    def _room(self, rows: int) -> None:
+        if rows > self._kept.shape[0]:
+            cap = max(rows, 2 * self._kept.shape[0])
+            grown, grown_t = np.zeros((cap, self._kept.shape[1])), np.zeros(cap)
+            grown[: self._nkept], grown_t[: self._nkept] = self._kept[: self._nkept], self._kept_t[: self._nkept]
+            self._kept, self._kept_t = grown, grown_t
+
     def kept(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """``(t, signals)`` of the kept rows (module docstring), shaped as :meth:`Recorder.view` shapes them."""
-        parts, times = list(self._kept), list(self._kept_t)
+        """``(t, signals)`` of the kept rows (module docstring), shaped as :meth:`Recorder.view` shapes them
+        (views of one buffer: no copy)."""
+        n = self._nkept
         if self._last is not None and not self._last_kept:
-            parts.append(self._last[0][None])
-            times.append(self._last[1])
-        data = np.concatenate(parts) if parts else np.zeros((0, self.keep_cols.size))
-        t = np.concatenate(times) if times else np.zeros(0)
+            self._room(n + 1)
+            self._kept[n], self._kept_t[n] = self._last[0], self._last[1][0]
+            n += 1
+        data, t = self._kept[:n], self._kept_t[:n]
         out: dict[str, np.ndarray] = {}
         at = 0
         for name in self.keep:

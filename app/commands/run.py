@@ -188,7 +188,7 @@ def stream_log(built: Built, out: Path, csv: bool, stream: bool | None) -> None:
     declared = metric_inputs(built.diagram)
     keep = [n for n in (declared if declared is not None else rec.names) if n in rec.columns]
     out.mkdir(parents=True, exist_ok=True)
-    rec.stream_to(LogStream(out, csv=csv, keep=keep, keep_every=max(1, -(-rows // SUMMARY_ROWS))))
+    rec.stream_to(LogStream(out, csv=csv, keep=keep, keep_every=max(1, -(-rows // SUMMARY_ROWS)), rows=rows + 2))
 
 
 def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: bool = True,
