@@ -4,10 +4,10 @@ Signals are read by their canonical names (``body.q``, ``est.tau``, ...: the fir
 each type in :data:`app.signals.CANONICAL`, whatever it is called; :func:`app.signals.by_type`), so a
 renamed block changes nothing. A diagram without the walking signals gets no walking keys.
 
-Status (:func:`run_status`): ``failed`` if the engine stopped (non-finite value) or the
-state blew up (the height or an angle beyond :data:`BLOWUP`; not the forward position ``x0``, which
-walking moves on without bound: 2.4 km in an hour at 0.67 m/s); ``fell`` at the first time (``fell_at_s``; ``fell_because``
-names the criterion and the value that passed it, :func:`first_fall`)
+Status (:func:`run_status`): ``failed`` if the engine stopped (non-finite value) or the state blew up
+(the height or an angle beyond :data:`BLOWUP`; not the forward position ``x0``, which walking moves on
+without bound: 2.4 km in an hour at 0.67 m/s); ``fell`` at the first time (``fell_at_s``;
+``fell_because`` names the criterion and the value that passed it, :func:`first_fall`)
 
 * the trunk tilts beyond 60 deg,
 * the hip drops below half the leg length,

@@ -41,8 +41,8 @@ from blocks.kernels import kernel
 if TYPE_CHECKING:
     from models.gaitdata.repeat import Fold
 
-__all__ = ["GRID_SIZE", "grid_header", "grid_lookup", "grid_time", "fold", "search", "interp_at", "table_row", "table_value",
-           "spline_interval", "spline_at", "grf_output", "reference_output"]
+__all__ = ["GRID_SIZE", "grid_header", "grid_lookup", "grid_time", "fold", "search", "interp_at", "table_row",
+           "table_value", "spline_interval", "spline_at", "grf_output", "reference_output"]
 
 GRID_SIZE = 11
 

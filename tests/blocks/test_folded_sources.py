@@ -1,11 +1,11 @@
 """A folded repeated recording (``--repeat-cycles``, :mod:`models.gaitdata.repeat`) read per tick by the
 data sources equals the old per-tick tables of the fully repeated recording.
 
-Fifty seconds of the bundled sneakers need the recording to 9.46 s and five repetitions of its 8.9 s span: the folded data holds
-three, and the sources map the others onto them (:func:`blocks.library.sources_kernels.fold`). The old
-tables (``p._tab``, built from the data repeated five times) and the compiled kernels on the folded
-data must agree at every ``dt/2`` grid time of the run, and at times between them, to :data:`TOL`.
-"""
+Fifty seconds of the bundled sneakers need the recording to 9.46 s and five repetitions of its 8.9 s
+span: the folded data holds three, and the sources map the others onto them
+(:func:`blocks.library.sources_kernels.fold`). The old tables (``p._tab``, built from the data repeated
+five times) and the compiled kernels on the folded data must agree at every ``dt/2`` grid time of the
+run, and at times between them, to :data:`TOL`."""
 
 from __future__ import annotations
 
