@@ -111,6 +111,12 @@ if AVAILABLE:
     @njit(cache=True)
     def _cholesky_solve(M, b, x):
         """Solve ``M x = b`` for SPD ``M`` (n x n, overwritten by its Cholesky factor)."""
+        _cholesky_factor(M)
+        _cholesky_back(M, b, x)
+
+    @njit(cache=True)
+    def _cholesky_factor(M):
+        """``M`` (n x n SPD, lower triangle read) overwritten by its Cholesky factor ``L`` (lower)."""
         n = M.shape[0]
         for j in range(n):
             acc = M[j, j]
@@ -123,6 +129,11 @@ if AVAILABLE:
                 for k in range(j):
                     acc -= M[i, k] * M[j, k]
                 M[i, j] = acc / d
+
+    @njit(cache=True)
+    def _cholesky_back(M, b, x):
+        """Solve ``L L^T x = b`` with the factor ``L`` left in ``M`` by :func:`_cholesky_factor`."""
+        n = M.shape[0]
         for i in range(n):
             acc = b[i]
             for k in range(i):
