@@ -41,6 +41,8 @@ __all__ = ["Recorder", "Results", "CSV_ROWS"]
 
 #: rows formatted at a time by :meth:`Results.save_csv` (about 1 MB of table for the walking diagram)
 CSV_ROWS = 1000
+#: rows a :class:`Recorder` allocates when made, at most (70 MB for the walking diagram's 135 columns)
+PREALLOCATE = 65_536
 
 
 class Recorder:
@@ -69,7 +71,9 @@ class Recorder:
             idx.extend(range(off, off + size))
         self.index = np.array(idx, dtype=np.intp)
         self.t0, self.dt = model.ctx.t0, model.ctx.dt
-        self.data = np.zeros((max(int(capacity), 1), len(idx)))
+        # at most PREALLOCATE rows up front: a long run that streams its log (stream_to) never holds the
+        # whole log, and one that does not reserves it before stepping (reserve_ticks)
+        self.data = np.zeros((min(max(int(capacity), 1), PREALLOCATE), len(idx)))
         self.ticks = np.zeros(self.data.shape[0], dtype=np.int64)  # the tick each row holds
         self.length = 0  # rows in the buffer
         self.row0 = 0  # the log's row that buffer row 0 holds (> 0 only when streamed)
