@@ -86,7 +86,7 @@ class LogStream:
         self.t0, self.dt = rec.t0, rec.dt
         self.keep_cols = np.concatenate([np.arange(rec.columns[n].start, rec.columns[n].stop) for n in self.keep]
                                         ) if self.keep else np.zeros(0, dtype=np.intp)
-        cap = self._expect // self.keep_every + 2 if self.keep else 0
+        cap = self._expect // self.keep_every + 2
         self._kept, self._kept_t = np.zeros((cap, self.keep_cols.size)), np.zeros(cap)
         self.stage.mkdir(parents=True, exist_ok=True)
         self._files = {n: (self.stage / f"{i}.f8").open("wb") for i, n in enumerate(["t", *self.names])}
@@ -111,16 +111,16 @@ class LogStream:
 
             write_rows(self._csv_fh, (np.hstack([t[s: s + CSV_ROWS, None], rows[s: s + CSV_ROWS]])
                                       for s in range(0, n, CSV_ROWS)))
-        if self.keep:
-            first = (-self.rows) % self.keep_every
-            sel = slice(first, n, self.keep_every)
-            k = len(range(first, n, self.keep_every))
-            self._room(self._nkept + k + 1)
-            np.take(rows[sel], self.keep_cols, axis=1, out=self._kept[self._nkept: self._nkept + k])
-            self._kept_t[self._nkept: self._nkept + k] = t[sel]
-            self._nkept += k
-            self._last = (rows[n - 1, self.keep_cols].copy(), t[n - 1: n].copy())
-            self._last_kept = (self.rows + n - 1) % self.keep_every == 0
+        # the kept rows (their times even when no signal is kept: the summary reads the run's end there)
+        first = (-self.rows) % self.keep_every
+        sel = slice(first, n, self.keep_every)
+        k = len(range(first, n, self.keep_every))
+        self._room(self._nkept + k + 1)
+        np.take(rows[sel], self.keep_cols, axis=1, out=self._kept[self._nkept: self._nkept + k])
+        self._kept_t[self._nkept: self._nkept + k] = t[sel]
+        self._nkept += k
+        self._last = (rows[n - 1, self.keep_cols].copy(), t[n - 1: n].copy())
+        self._last_kept = (self.rows + n - 1) % self.keep_every == 0
         self.rows += n
 
     def _room(self, rows: int) -> None:

@@ -92,3 +92,15 @@ def test_run_command_streamed_writes_what_it_writes_in_memory(tmp_path: Path) ->
     for key in ("wall_s", "realtime_factor"):
         sa.pop(key), sb.pop(key)
     assert sa == sb and sa["cycles_completed"] >= 1
+
+
+def test_a_diagram_without_metric_signals_streams_its_end(tmp_path: Path) -> None:
+    """No signal kept for the summary (a mechanism): the kept times still give ``t_end_reached``."""
+    diagram = Path(__file__).resolve().parents[2] / "assets" / "diagrams" / "four_bar.json"
+    got = {}
+    for mode in ("--stream", "--no-stream"):
+        out = tmp_path / mode.strip("-")
+        assert main(["run", "--diagram", str(diagram), "--duration", "0.5", mode, "--out", str(out)]) == 0
+        got[mode] = json.loads((out / "summary.json").read_text())
+        assert (out / "results.npz").exists()
+    assert got["--stream"]["t_end_reached"] == got["--no-stream"]["t_end_reached"] == 0.5
