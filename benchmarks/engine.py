@@ -31,6 +31,9 @@ whole warm command (median of 5 fresh processes), the peak RSS of a 60 s run
 (``benchmarks/memory.py``), and the profile of one compiled tick (each block's kernels timed in a
 compiled loop, ``benchmarks/block_kernels.py``). ``--write-docs`` puts that table and profile into
 ``docs/benchmarks.md`` between its markers.
+
+Before those, issue 35's floor (``benchmarks/engine_floor.py``): the dynamics alone and the compiled
+step under each preset, thread CPU per RK4 step, interleaved in one process, with the load.
 """
 
 from __future__ import annotations
@@ -69,6 +72,9 @@ def main() -> None:
     if rt_co is not None:
         profile = _step_profile(built, built.model.dt * 1e6 / rt_co)
         print("\n" + "\n".join(profile))
+    from benchmarks.engine_floor import floor_rows
+
+    print("\n" + "\n".join(floor_rows(3 if quick else 5)))
     if quick:
         return
     from benchmarks.batch import measure

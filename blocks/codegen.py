@@ -9,7 +9,8 @@ ticks ``k0 .. k0 + n - 1`` exactly as :mod:`blocks.runner` does:
 2. major output pass, in the compiled order, a sampled block only on its sample hits
    (``k % ticks == 0``);
 3. ``sum(sig)`` not finite: stop before recording (``NONFINITE_SIGNAL``; the tick is not done);
-4. record row ``k // every`` when ``k % every == 0``: ``REC[i, row, c] = sig[RIDX[c]]``;
+4. record row ``k // every - row0`` when ``k % every == 0``: ``REC[i, row, c] = sig[RIDX[c]]``
+   (``row0``: the first row the buffer holds, 0 unless the log is streamed to disk in chunks);
 5. discrete updates into ``zn`` of the blocks with a hit; a changed mode entry copies ``z`` to
    ``zold`` (Python logs the events from the two); then ``z = zn`` for those blocks;
 6. RK4, ``h = dt``, minor blocks re-evaluated at stages 2-4 on ``xw = x + c K_{s-1}``:
@@ -149,7 +150,7 @@ def generate(model: CompiledModel) -> tuple[str, str]:
     body(4, "FAILT[i] = t")
     body(4, "break")
     body(3, "if k % every == 0:")
-    body(4, "row = k // every")
+    body(4, "row = k // every - row0")
     body(4, "for c in range(RIDX.size):")
     body(5, "rec[row, c] = sig[RIDX[c]]")
     body(4, "if i == 0:")
@@ -244,7 +245,7 @@ def generate(model: CompiledModel) -> tuple[str, str]:
     final(4, "reason = 2")
     final(4, "FAILT[i] = t")
     final(3, "elif final == 2:")
-    final(4, "row = k // every + (1 if k % every else 0)")
+    final(4, "row = k // every + (1 if k % every else 0) - row0")
     final(4, "for c in range(RIDX.size):")
     final(5, "rec[row, c] = sig[RIDX[c]]")
     final(4, "if i == 0:")
@@ -261,7 +262,7 @@ def generate(model: CompiledModel) -> tuple[str, str]:
            f"# kernels and numba: {hasher.hexdigest()[:16]}", "import math", "", "import numpy as np",
            "from numba import njit, prange", ""]
     out += [f"from {mod} import {name} as {a}" for (mod, name), a in imports.items()]
-    sig_args = ("k0, n, final, stop_modes, t0, dt, w, SIG, X, XW, K, Z, ZN, ZOLD, P, REC, RTICKS, RIDX, every, "
+    sig_args = ("k0, n, final, stop_modes, t0, dt, w, SIG, X, XW, K, Z, ZN, ZOLD, P, REC, RTICKS, RIDX, every, row0, "
                 "FLAG, DONE, REASON, FAILT, EV, EVN")
     for fname, flags in (("advance_serial", "cache=True, nogil=True"),
                          ("advance_parallel", "cache=True, nogil=True, parallel=True")):

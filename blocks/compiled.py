@@ -144,9 +144,10 @@ class CompiledEngine:
         return (sum(p.nbytes for p in self.P), sum(p[0].nbytes * self.n for p in self.P))
 
     def advance(self, k0: int, n: int, rec: np.ndarray, rticks: np.ndarray, ridx: np.ndarray, every: int, *,
-                final: int = 0, stop_modes: bool = True, parallel: bool = False) -> None:
+                final: int = 0, stop_modes: bool = True, parallel: bool = False, row0: int = 0) -> None:
         """Run ticks ``k0 ..`` (at most ``n``) on every copy; see :mod:`blocks.codegen` for the codes
-        left in ``DONE``, ``REASON`` and ``FAILT``. ``rec`` is ``(N, rows, width)``."""
+        left in ``DONE``, ``REASON`` and ``FAILT``. ``rec`` is ``(N, rows, width)``; the row of tick ``k``
+        is ``k // every - row0`` (``row0 > 0``: a log streamed in chunks, :class:`blocks.recorder.Recorder`)."""
         fn = self.module.advance_parallel if parallel else self.module.advance_serial
         marker = self.path.with_suffix(f".{'parallel' if parallel else 'serial'}.ok")
         first = not marker.exists() and not fn.signatures
@@ -158,7 +159,7 @@ class CompiledEngine:
         start = time.perf_counter()
         fn(int(k0), int(n), int(final), bool(stop_modes), float(self.model.ctx.t0), float(self.model.ctx.dt), self.w,
            self.SIG, self.X, self.XW, self.K, self.Z, self.ZN, self.ZOLD, tuple(self.P), rec, rticks, ridx,
-           int(every), self.FLAG, self.DONE, self.REASON, self.FAILT, self.EV, self.EVN)
+           int(every), int(row0), self.FLAG, self.DONE, self.REASON, self.FAILT, self.EV, self.EVN)
         if first:
             self.first_compile_s = time.perf_counter() - start
             marker.write_text(f"{self.first_compile_s:.2f}\n", encoding="utf-8")
@@ -226,8 +227,8 @@ def runner_advance(runner: Any, n: int) -> None:
             changes = runner.registry.apply(runner.time)
             for name in dict.fromkeys(c.name.split(".")[0] for c in changes):
                 eng.repack(name, [runner.params[name]])
-        rec.writable(k, k + remaining - 1)
-        eng.advance(k, remaining, rec.data[None], rec.ticks, rec.index, rec.every)
+        room = rec.writable(k, k + remaining - 1)  # all of them, unless the log is streamed in chunks
+        eng.advance(k, room, rec.data[None], rec.ticks, rec.index, rec.every, row0=rec.row0)
         done, reason = int(eng.DONE[0]), int(eng.REASON[0])
         rec.recorded(k, k + done - 1)
         runner.tick = k + done
@@ -250,7 +251,7 @@ def runner_outputs(runner: Any) -> None:
     """The major output pass at the runner's tick (its last row, :meth:`Runner.results`)."""
     eng: CompiledEngine = runner._engine
     rec = runner.recorder
-    eng.advance(runner.tick, 0, rec.data[None], rec.ticks, rec.index, rec.every, final=1)
+    eng.advance(runner.tick, 0, rec.data[None], rec.ticks, rec.index, rec.every, final=1, row0=rec.row0)
     if int(eng.REASON[0]) == 2:
         runner._raise_nonfinite(runner.time)
 

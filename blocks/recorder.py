@@ -13,6 +13,10 @@ plot while the run goes on.
 :meth:`Recorder.share` lends views of the rows so far to a :class:`Results` without copying;
 a later write into a lent row (a rewind, or the runner re-evaluating its last tick) first
 copies the buffer, so lent views never change.
+
+:meth:`Recorder.stream_to` sends the log to disk in chunks instead (:mod:`blocks.logstream`): the
+buffer then holds rows ``row0 .. row0 + length - 1`` of the log, and a full buffer is written out
+before more ticks are stepped, so memory stays flat in the run's duration.
 """
 
 from __future__ import annotations
@@ -31,11 +35,14 @@ from blocks.diagram import split_port
 
 if TYPE_CHECKING:
     from blocks.compile import CompiledModel
+    from blocks.logstream import LogStream
 
 __all__ = ["Recorder", "Results", "CSV_ROWS"]
 
 #: rows formatted at a time by :meth:`Results.save_csv` (about 1 MB of table for the walking diagram)
 CSV_ROWS = 1000
+#: rows a :class:`Recorder` allocates when made, at most (70 MB for the walking diagram's 135 columns)
+PREALLOCATE = 65_536
 
 
 class Recorder:
@@ -64,14 +71,39 @@ class Recorder:
             idx.extend(range(off, off + size))
         self.index = np.array(idx, dtype=np.intp)
         self.t0, self.dt = model.ctx.t0, model.ctx.dt
-        self.data = np.zeros((max(int(capacity), 1), len(idx)))
+        # at most PREALLOCATE rows up front: a long run that streams its log (stream_to) never holds the
+        # whole log, and one that does not reserves it before stepping (reserve_ticks)
+        self.data = np.zeros((min(max(int(capacity), 1), PREALLOCATE), len(idx)))
         self.ticks = np.zeros(self.data.shape[0], dtype=np.int64)  # the tick each row holds
-        self.length = 0
+        self.length = 0  # rows in the buffer
+        self.row0 = 0  # the log's row that buffer row 0 holds (> 0 only when streamed)
+        self.sink: LogStream | None = None
         self._lent = 0  # rows [0, _lent) are viewed by a Results (share): copy before writing there
 
+    def stream_to(self, sink: LogStream, chunk_rows: int | None = None) -> None:
+        """Stream the log to ``sink`` in chunks of ``chunk_rows`` rows (default
+        :data:`blocks.logstream.CHUNK_ROWS`), from the first row on (module docstring)."""
+        from blocks.logstream import CHUNK_ROWS
+
+        if self.length or self.row0:
+            raise ValueError("a log can be streamed only from its first row")
+        self.sink = sink
+        sink.open(self)
+        rows = max(int(chunk_rows or CHUNK_ROWS), 2)
+        self.data = np.zeros((rows, self.data.shape[1]))
+        self.ticks = np.zeros(rows, dtype=np.int64)
+
+    def flush(self) -> None:
+        """Write the buffered rows to the sink (streamed logs only) and empty the buffer."""
+        if self.sink is None or not self.length:
+            return
+        self.sink.write(self.data[: self.length], self.ticks[: self.length])
+        self.row0 += self.length
+        self.length = 0
+
     def reserve(self, rows: int) -> None:
-        """Make room for ``rows`` rows (one allocation, before a run)."""
-        if rows > self.data.shape[0]:
+        """Make room for ``rows`` rows (one allocation, before a run; a streamed log keeps its chunk)."""
+        if self.sink is None and rows > self.data.shape[0]:
             self._grow(rows)
 
     def reserve_ticks(self, ticks: int) -> None:
@@ -94,6 +126,12 @@ class Recorder:
             row = k // e + 1
         else:
             row = k // e
+        row -= self.row0
+        if row < 0:
+            raise ValueError(f"tick {k} was already streamed to disk")
+        if self.sink is not None and row >= self.data.shape[0]:
+            self.flush()
+            row = (k // e + (1 if e != 1 and k % e else 0)) - self.row0
         if row < self._lent:
             self._grow(self.data.shape[0])  # copy-on-write: the lent rows keep their values
         elif row >= self.data.shape[0]:
@@ -102,23 +140,37 @@ class Recorder:
         self.ticks[row] = k
         self.length = row + 1
 
-    def writable(self, k0: int, k1: int) -> None:
+    def writable(self, k0: int, k1: int) -> int:
         """Make the rows of ticks ``k0 .. k1`` writable in place (grown, and unshared): the compiled
-        engine then writes them itself (:meth:`recorded`)."""
-        first, last = -(-k0 // self.every), k1 // self.every
+        engine then writes them itself (:meth:`recorded`). Returns how many of those ticks fit: all of
+        them, unless the log is streamed, when a full buffer is first written out and the ticks are
+        cut to what the chunk holds (at least one)."""
+        e = self.every
+        if self.sink is not None:
+            room = self.data.shape[0] - 1  # the last buffer row: kept free for the final, off-grid one
+            if -(-k0 // e) - self.row0 >= room:
+                self.flush()
+            if k1 // e - self.row0 >= room:
+                return max(1, (self.row0 + room) * e - k0)
+            return k1 - k0 + 1
+        first, last = -(-k0 // e) - self.row0, k1 // e - self.row0
         if first < self._lent:
             self._grow(self.data.shape[0])
         if last >= self.data.shape[0]:
             self._grow(max(2 * self.data.shape[0], last + 2))
+        return k1 - k0 + 1
 
     def recorded(self, k0: int, k1: int) -> None:
         """The rows of ticks ``k0 .. k1`` were written by the compiled engine."""
         last = k1 // self.every
         if k1 >= k0 and last * self.every >= k0:
-            self.length = last + 1
+            self.length = last + 1 - self.row0
 
     def truncate(self, tick: int) -> None:
         """Drop the rows of ticks ``>= tick`` (a rewind to ``tick``)."""
+        if self.row0 and (not self.length or tick < self.ticks[0]):
+            raise ValueError(f"cannot rewind to tick {tick}: the log before tick "
+                             f"{self.ticks[0] if self.length else '?'} is on disk")
         self.length = int(np.searchsorted(self.ticks[: self.length], tick, side="left"))
 
     def time(self) -> np.ndarray:
@@ -126,7 +178,12 @@ class Recorder:
         return self.t0 + self.ticks[: self.length] * self.dt
 
     def share(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """``(t, signals)`` as read-only views of the rows so far, no copy (module docstring)."""
+        """``(t, signals)`` as read-only views of the rows so far, no copy (module docstring). A streamed
+        log writes its buffer out and gives the rows its sink kept for the summary
+        (:meth:`blocks.logstream.LogStream.kept`)."""
+        if self.sink is not None:
+            self.flush()
+            return self.sink.kept()
         self._lent = max(self._lent, self.length)
         return self.time(), {n: self.view(n) for n in self.names}
 
@@ -233,24 +290,33 @@ class Results:
         (:func:`blocks.csv_text.write_rows`: the bytes of ``"%.10g"``, as :func:`numpy.savetxt`
         wrote them before): the table is never assembled whole, so writing adds no copy of the log."""
         path = Path(path)
-        header = ["t [s]"]
-        cols = [self.t[:, None]]
-        for name, arr in self.signals.items():
-            a = arr.reshape(arr.shape[0], -1)
-            labels = self.labels[name]
-            units = _column_units(self.units.get(name, ""), a.shape[1])
-            header += [(f"{name}[{lab}]" if a.shape[1] > 1 else name) + (f" [{u}]" if u else "")
-                       for lab, u in zip(labels[: a.shape[1]], units)]
-            cols.append(a)
         from blocks.csv_text import write_rows
 
-        line = io.StringIO()
-        csv.writer(line).writerow(header)  # quoted where needed, "\r\n"
+        columns, at = {}, 0
+        for name, arr in self.signals.items():
+            width = arr.reshape(arr.shape[0], -1).shape[1]
+            columns[name], at = slice(at, at + width), at + width
         with path.open("wb") as fh:
-            fh.write(line.getvalue().encode("utf-8"))
+            fh.write(csv_header(list(self.signals), self.labels, self.units, columns))
+            cols = [self.t[:, None]] + [a.reshape(a.shape[0], -1) for a in self.signals.values()]
             write_rows(fh, (np.hstack([c[start: start + CSV_ROWS] for c in cols])
                             for start in range(0, self.t.shape[0], CSV_ROWS)))
         return path
+
+
+def csv_header(names: list[str], labels: dict[str, tuple[str, ...]], units: dict[str, str],
+               columns: dict[str, slice]) -> bytes:
+    """The header line of ``results.csv`` (:meth:`Results.save_csv`): ``t [s]`` then one
+    ``block.port[label] [unit]`` per column, quoted where needed, ending ``\\r\\n``."""
+    header = ["t [s]"]
+    for name in names:
+        width = columns[name].stop - columns[name].start
+        cols_units = _column_units(units.get(name, ""), width)
+        header += [(f"{name}[{lab}]" if width > 1 else name) + (f" [{u}]" if u else "")
+                   for lab, u in zip(labels[name][:width], cols_units)]
+    line = io.StringIO()
+    csv.writer(line).writerow(header)  # quoted where needed, "\r\n"
+    return line.getvalue().encode("utf-8")
 
 
 def _column_units(unit: str, n: int) -> list[str]:

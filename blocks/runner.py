@@ -387,7 +387,8 @@ class Runner:
     def results(self, copy: bool = True) -> Results:
         """Results so far. Rows are ticks ``0..tick`` (every ``record_every``-th, and the current
         one, whose outputs are evaluated once more, which changes nothing) unless the run failed:
-        then the failing tick is dropped. ``copy=False`` lends read-only views of the recorder's
+        then the failing tick is dropped. A log streamed to disk (:meth:`Recorder.stream_to`) gives the
+        signals and rows its sink kept for the summary. ``copy=False`` lends read-only views of the recorder's
         rows (:meth:`Recorder.share`: no second copy of the log; they never change afterwards)."""
         if self.error is None:
             try:
@@ -396,10 +397,10 @@ class Runner:
             except SimulationError as exc:
                 self.status, self.message, self.error = "failed", str(exc), exc
         rec = self.recorder
-        if copy:
+        if copy and rec.sink is None:
             t, signals = rec.time(), {n: rec.view(n).copy() for n in rec.names}
         else:
-            t, signals = rec.share()
+            t, signals = rec.share()  # streamed: the rows the sink kept for the summary
         sim_time = self.tick * self.dt
         solver = self.model.diagram.solver
         ctx = self.model.ctx
@@ -410,6 +411,7 @@ class Runner:
         if solver.method == "solve_ivp":
             solver_info |= {"rtol": solver.rtol, "atol": solver.atol}
         status = "failed" if self.error is not None else "ok"
-        return Results(t, signals, dict(rec.labels), dict(rec.units), list(self.events),
+        return Results(t, signals, {n: rec.labels[n] for n in signals}, {n: rec.units[n] for n in signals},
+                       list(self.events),
                        [c.to_dict() for c in self.registry.log], self.registry.values(), solver_info, stats,
                        status, self.message, {"diagram": self.model.diagram.name, "dataset": ctx.dataset})

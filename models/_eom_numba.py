@@ -6,6 +6,9 @@ written as scalar loops so that one state costs about a microsecond:
 * ``_assemble`` fills ``M`` (7x7, kg / kg m / kg m^2) and ``b`` (7, N / N m), ``M qdd = b``
   (with a rolling foot, ``p[13] > 0``, the foot force also turns the shank, and the ground
   moments ``mz`` (N m, ccw +) turn it too: ``models.biped``);
+  (``M`` is symmetric: only its lower triangle, ``j <= i``, is filled, the only part the solve reads;
+  each entry gets the same terms in the same order as a full fill, so the numbers are bit-identical;
+  ``_mirror`` completes it where a caller needs whole rows);
 * ``_cholesky_solve`` solves the SPD system in place (no pivoting needed: M is SPD).
 
 Compiled on first use and cached on disk (``cache=True``), so only the very first start
@@ -24,7 +27,7 @@ from models.jit import njit as njit
 if AVAILABLE:
 
     @njit(cache=True)
-    def _assemble(p, q, qd, tau, grf, mz, M, b, jx, jy, idx):
+    def _assemble(p, q, qd, tau, grf, mz, M, b, jx, jy):
         r0, m0, J0 = p[1], p[2], p[3]
         l1, r1, m1, J1 = p[4], p[5], p[6], p[7]
         l2, r2, m2, J2 = p[8], p[9], p[10], p[11]
@@ -32,7 +35,7 @@ if AVAILABLE:
         rf = p[13]
         for i in range(7):
             b[i] = 0.0
-            for j in range(7):
+            for j in range(i + 1):
                 M[i, j] = 0.0
         M[0, 0] = m0
         M[1, 1] = m0
@@ -52,11 +55,6 @@ if AVAILABLE:
             c2 = math.cos(th2)
             w1 = qd[2] - qd[ib]
             w2 = w1 + qd[ig]
-            idx[0] = 0
-            idx[1] = 1
-            idx[2] = 2
-            idx[3] = ib
-            idx[4] = ig
             for k in range(3):
                 if k == 0:
                     a1, a2, m = r1, 0.0, m1
@@ -78,14 +76,15 @@ if AVAILABLE:
                     bx = r0 * sa * ad * ad + a1 * s1 * w1 * w1 + a2 * s2 * w2 * w2
                     by = r0 * ca * ad * ad + a1 * c1 * w1 * w1 + a2 * c2 * w2 * w2
                     for i in range(5):
-                        b[idx[i]] -= m * (jx[i] * bx + jy[i] * (by + g))
-                        for j in range(5):
-                            M[idx[i], idx[j]] += m * (jx[i] * jx[j] + jy[i] * jy[j])
+                        ii = i if i < 3 else ib + 2 * (i - 3)  # the coordinates [x0, y0, alpha, beta, gamma]
+                        b[ii] -= m * (jx[i] * bx + jy[i] * (by + g))
+                        for j in range(i + 1):  # ascending: the lower triangle
+                            M[ii, j if j < 3 else ib + 2 * (j - 3)] += m * (jx[i] * jx[j] + jy[i] * jy[j])
                 else:
                     fx = grf[2 * s]
                     fy = grf[2 * s + 1]
                     for i in range(5):
-                        b[idx[i]] += jx[i] * fx + jy[i] * fy
+                        b[i if i < 3 else ib + 2 * (i - 3)] += jx[i] * fx + jy[i] * fy
                     m_shank = mz[s]  # ground moment on the shank, plus the rolling foot's
                     if rf > 0.0:  # rolling foot: the force acts at the contact point
                         m_shank += rf * (s2 * fy - (c2 - 1.0) * fx)
@@ -94,20 +93,30 @@ if AVAILABLE:
                     b[ig] -= m_shank
             jl = J1 + J2
             M[2, 2] += jl
-            M[2, ib] -= jl
             M[ib, 2] -= jl
             M[ib, ib] += jl
-            M[2, ig] += J2
             M[ig, 2] += J2
-            M[ib, ig] -= J2
             M[ig, ib] -= J2
             M[ig, ig] += J2
             b[ib] += tau[s]
             b[ig] += tau[2 + s]
 
     @njit(cache=True)
+    def _mirror(M):
+        """Copy the lower triangle of the 7x7 ``M`` onto the upper (``_assemble`` fills the lower only)."""
+        for i in range(7):
+            for j in range(i):
+                M[j, i] = M[i, j]
+
+    @njit(cache=True)
     def _cholesky_solve(M, b, x):
         """Solve ``M x = b`` for SPD ``M`` (n x n, overwritten by its Cholesky factor)."""
+        _cholesky_factor(M)
+        _cholesky_back(M, b, x)
+
+    @njit(cache=True)
+    def _cholesky_factor(M):
+        """``M`` (n x n SPD, lower triangle read) overwritten by its Cholesky factor ``L`` (lower)."""
         n = M.shape[0]
         for j in range(n):
             acc = M[j, j]
@@ -120,6 +129,11 @@ if AVAILABLE:
                 for k in range(j):
                     acc -= M[i, k] * M[j, k]
                 M[i, j] = acc / d
+
+    @njit(cache=True)
+    def _cholesky_back(M, b, x):
+        """Solve ``L L^T x = b`` with the factor ``L`` left in ``M`` by :func:`_cholesky_factor`."""
+        n = M.shape[0]
         for i in range(n):
             acc = b[i]
             for k in range(i):
@@ -138,8 +152,7 @@ if AVAILABLE:
         x = np.empty(7)
         jx = np.empty(5)
         jy = np.empty(5)
-        idx = np.empty(5, np.int64)
-        _assemble(p, q, qd, tau, grf, mz, M, b, jx, jy, idx)
+        _assemble(p, q, qd, tau, grf, mz, M, b, jx, jy)
         _cholesky_solve(M, b, x)
         return x
 
@@ -149,9 +162,8 @@ if AVAILABLE:
         b = np.empty(7)
         jx = np.empty(5)
         jy = np.empty(5)
-        idx = np.empty(5, np.int64)
         for n in range(Q.shape[0]):
-            _assemble(p, Q[n], QD[n], TAU[n], GRF[n], MZ[n], M, b, jx, jy, idx)
+            _assemble(p, Q[n], QD[n], TAU[n], GRF[n], MZ[n], M, b, jx, jy)
             _cholesky_solve(M, b, out[n])
         return out
 
@@ -241,12 +253,11 @@ if AVAILABLE:
 
     @njit(cache=True)
     def forward_dynamics_into(p, q, qd, tau, grf, mz, out):
-        """``out = qdd`` (7,) [m s^-2, rad s^-2], as :func:`forward_dynamics_one` with two scratch
-        allocations instead of six (the block kernels' form)."""
+        """``out = qdd`` (7,) [m s^-2, rad s^-2], as :func:`forward_dynamics_one` with one scratch
+        allocation instead of six (the block kernels' form)."""
         buf = np.empty(66)
-        idx = np.empty(5, np.int64)
         M = buf[0:49].reshape((7, 7))
-        _assemble(p, q, qd, tau, grf, mz, M, buf[49:56], buf[56:61], buf[61:66], idx)
+        _assemble(p, q, qd, tau, grf, mz, M, buf[49:56], buf[56:61], buf[61:66])
         _cholesky_solve(M, buf[49:56], out)
         return out
 
@@ -291,12 +302,12 @@ if AVAILABLE:
         (:func:`models.decomposition.biped_decomposition`): the joint rows of ``M qdd``, ``-Q_coriolis``,
         ``-Q_gravity`` and ``-Q_foot`` (the foot forces' and, with a rolling foot, their moment's)."""
         buf = np.empty(73)
-        idx = np.empty(5, np.int64)
         M = buf[0:49].reshape((7, 7))
         zero = buf[66:73]
         for i in range(7):
             zero[i] = 0.0
-        _assemble(p, q, zero, zero, zero, zero, M, buf[49:56], buf[56:61], buf[61:66], idx)
+        _assemble(p, q, zero, zero, zero, zero, M, buf[49:56], buf[56:61], buf[61:66])
+        _mirror(M)
         for r in range(4):
             acc = 0.0
             for j in range(7):

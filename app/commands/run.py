@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from app.interrupt import SigintFlag
     from app.runs import Built, RunSpec
     from blocks import Diagram, Results
+    from blocks.logstream import LogStream
 
 HELP = "simulate a diagram on a dataset; write results.csv, results.npz and summary.json"
 
@@ -82,12 +83,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compress", action="store_true", help="write results.npz compressed (smaller, slower)")
     parser.add_argument("--continue-after-fall", action="store_true",
                         help="simulate on to the end after the walker falls (default: stop 0.1 s after the fall)")
+    parser.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
+                        help="write the log to disk in chunks as the run goes (memory flat in the duration; the "
+                             "summary then reads every k-th row, k = ceil(rows / 60000)); default: on for logs "
+                             f"of more than {STREAM_AFTER_ROWS:,} rows")
     from app.commands.data import add_knee_sign_option
 
     add_knee_sign_option(parser)
 
 
 RESULT_FILES = ("results.csv", "results.npz", "results.json", "summary.json")
+STREAM_AFTER_ROWS = 65_000  # a longer log is streamed to disk unless --no-stream (about 65 s at 1 ms)
+SUMMARY_ROWS = 60_000  # a streamed run's summary reads at most about this many rows of its log
 
 
 def add_engine_option(parser: argparse.ArgumentParser) -> None:
@@ -174,13 +181,34 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     return replace(spec, settings=settings)
 
 
+def stream_log(built: Built, out: Path, csv: bool, stream: bool | None) -> None:
+    """Send ``built``'s log to ``out`` in chunks (:class:`blocks.logstream.LogStream`) when ``stream``,
+    or (``None``) when it would hold more than :data:`STREAM_AFTER_ROWS` rows. The summary then reads
+    the signals its metrics declare (:func:`app.runs.metric_inputs`), every ``k``-th row with
+    ``k = ceil(rows / SUMMARY_ROWS)`` (1 up to 60 s at 1 ms: the same summary as in memory)."""
+    from app.runs import metric_inputs
+    from blocks.logstream import LogStream
+
+    rec = built.runner.recorder
+    rows = (built.runner.tick + built.runner.ticks_until(built.t_end)) // rec.every
+    if not (stream if stream is not None else rows > STREAM_AFTER_ROWS):
+        return
+    declared = metric_inputs(built.diagram)
+    keep = [n for n in (declared if declared is not None else rec.names) if n in rec.columns]
+    out.mkdir(parents=True, exist_ok=True)
+    rec.stream_to(LogStream(out, csv=csv, keep=keep, keep_every=max(1, -(-rows // SUMMARY_ROWS)), rows=rows + 2))
+
+
 def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: bool = True,
-                  compress: bool = False) -> None:
+                  compress: bool = False, stream: LogStream | None = None) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
-        if csv:
-            results.save_csv(out / "results.csv")
-        results.save_npz(out / "results.npz", compress=compress)
+        if stream is not None:  # the log is on disk already: results.npz assembled from its parts
+            stream.finish(results.info(), compress=compress)
+        else:
+            if csv:
+                results.save_csv(out / "results.csv")
+            results.save_npz(out / "results.npz", compress=compress)
         from app.jsontext import dumps
 
         (out / "summary.json").write_text(dumps(summary) + "\n", encoding="utf-8")
@@ -269,14 +297,20 @@ def run(args: argparse.Namespace) -> int:
         built = build(spec_from_args(args))
     for warning in built.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    stream_log(built, args.out, args.csv, args.stream)
+    sink = built.runner.recorder.sink
     with SigintFlag() as stop:  # Ctrl+C: stop stepping, write what was computed (module docstring)
         results = simulate(built, stop)
         cut = stop.raised and results.status == "ok" and built.runner.ticks_until(built.t_end) > 0
         summary = summarise(results, built)
+        if sink is not None and sink.keep_every > 1:
+            summary["summary_every"] = sink.keep_every
+            summary["warnings"].append(f"the log ({sink.rows:,} rows) was streamed to disk; the summary read every "
+                                       f"{sink.keep_every}-th row (docs/long-runs.md: metrics from a decimated log)")
         if cut:
             summary["status"] = "interrupted"
             summary["message"] = f"interrupted (SIGINT) at t = {summary['t_end_reached']:.6g} s"
-        write_outputs(results, summary, args.out, csv=args.csv, compress=args.compress)
+        write_outputs(results, summary, args.out, csv=args.csv, compress=args.compress, stream=sink)
     print(summary_line(summary, len(results.events), args.out))
     from models.gaitdata.offplate import FilledContact
     from models.gaitdata.subject import subject_lines

@@ -18,7 +18,10 @@ point) when the body is driven by the joint torques ``tau`` [N m], the recorded 
 It is affine in ``tau``. With ``tau = tau_in + d`` (``d`` on the stance joints only: hip and knee
 of each stance leg, 2 or 4 unknowns for 2 or 4 foot-acceleration rows)::
 
-    A d = a_des - a(tau_in),   A[:, j] = J (qdd(tau_in + e_j) - qdd(tau_in))
+    A d = a_des - a(tau_in),   A[:, j] = J (qdd(tau_in + e_j) - qdd(tau_in)) = J M^-1 u_j
+
+(``u_j``: 1 on joint ``j``'s own coordinate; the mass matrix ``M`` is factored once per call and
+serves ``qdd(tau_in)`` and every column).
 
 solved in the least-squares sense with a Tikhonov term ``lambda = reg trace(A^T A) / n`` (near a
 straight knee ``A`` loses rank): ``d = (A^T A + lambda I)^-1 A^T (a_des - a(tau_in))``. The wanted
@@ -61,7 +64,7 @@ from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec,
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel
 from blocks.library.context import biped_of
-from models._eom_numba import _cholesky_solve, foot_state_side, forward_dynamics_into
+from models._eom_numba import _assemble, _cholesky_back, _cholesky_factor, _cholesky_solve, foot_state_side
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
 from models.jit import njit
 
@@ -93,8 +96,12 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):  # noqa: ANN001,
     for i in range(n_legs):
         joints[2 * i] = legs[i]          # hip
         joints[2 * i + 1] = 2 + legs[i]  # knee
-    qdd0 = np.empty(7)
-    forward_dynamics_into(bp, q, qd, tau_in, F, mz, qdd0)
+    buf = np.empty(84)  # M (49), b, qdd0, qdd (7 each), scratch (14): one allocation
+    M = buf[0:49].reshape((7, 7))
+    qdd0, qdd = buf[56:63], buf[63:70]
+    _assemble(bp, q, qd, tau_in, F, mz, M, buf[49:56], buf[70:75], buf[75:80])
+    _cholesky_factor(M)  # M is the same for every torque: factored once
+    _cholesky_back(M, buf[49:56], qdd0)
     qp = q + _H * qd
     qm = q - _H * qd
     rhs = np.zeros(4)
@@ -114,15 +121,12 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):  # noqa: ANN001,
         rhs[2 * i] = dx - ax
         rhs[2 * i + 1] = dy - ay
     A = np.zeros((4, 4))
-    tau_e = tau_in.copy()
-    qdd = np.empty(7)
+    e = buf[70:77]
     for c in range(m):
-        j = joints[c]
-        tau_e[j] += 1.0
-        forward_dynamics_into(bp, q, qd, tau_e, F, mz, qdd)
-        tau_e[j] -= 1.0
         for k in range(7):
-            qdd[k] -= qdd0[k]
+            e[k] = 0.0
+        e[3 + joints[c]] = 1.0  # a unit torque at joint j: 1 on its own coordinate (beta_l, beta_r, gamma_l, gamma_r)
+        _cholesky_back(M, e, qdd)  # qdd(tau_in + e_j) - qdd(tau_in) = M^-1 e_j
         for i in range(n_legs):
             _, _, jx, jy = foot_state_side(bp, q, qdd, legs[i])
             A[2 * i, c] = jx

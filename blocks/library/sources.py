@@ -27,6 +27,7 @@ from blocks.library.context import biped_of, data_of, dataset_of
 from models.biped import GRF_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES, KINEMATICS_FROM, GaitDataset
 from models.filters import lowpass2
+from models.gaitdata.repeat import fold_of
 from models.initial_state import periodic_vertical_velocity, with_com_velocity
 
 __all__ = ["GrfSource", "ReferenceSource", "initial_from_reference", "lowpass"]
@@ -45,34 +46,55 @@ def lowpass(x: np.ndarray, cutoff_hz: float, rate_hz: float) -> np.ndarray:
     return lowpass2(x, cutoff_hz, rate_hz)
 
 
+def _grid_rows(ctx: CompileContext) -> int:
+    """Rows of the run's ``dt/2`` grid."""
+    return int(math.ceil((ctx.t_end - ctx.t0) / (0.5 * ctx.dt))) + 3
+
+
 def _grid(ctx: CompileContext) -> np.ndarray:
-    n = int(math.ceil((ctx.t_end - ctx.t0) / (0.5 * ctx.dt))) + 3
+    """The run's ``dt/2`` grid [s]; a table on it (the Python engine's) is limited to :data:`_MAX_ROWS` rows."""
+    n = _grid_rows(ctx)
     if n > _MAX_ROWS:
         raise DiagramError(f"run of {ctx.t_end - ctx.t0} s at dt = {ctx.dt} s is too long for a source table "
-                           f"({n} rows > {_MAX_ROWS}); use a larger dt or a shorter run")
+                           f"({n} rows > {_MAX_ROWS}) of the Python engine; use the compiled engine, a larger dt "
+                           "or a shorter run")
     return ctx.t0 + 0.5 * ctx.dt * np.arange(n)
 
 
-def _set_table(p: Params, ctx: CompileContext, ds: GaitDataset, make: Callable[[np.ndarray], np.ndarray]) -> None:
+def _set_table(p: Params, ctx: CompileContext, ds: GaitDataset, make: Callable[[np.ndarray], np.ndarray],
+               moves: Mapping[int, int | None] | None = None) -> None:
     """``p._tab``: ``make(td)`` at the recording times ``td`` (:func:`_data_times`) of the run's ``dt/2``
-    grid (:func:`_grid`), built when first read.
+    grid (:func:`_grid`), built when first read. A folded repeated recording
+    (:func:`models.gaitdata.repeat.fold_of`) is read at ``td - m P``, and its columns ``moves``
+    (horizontal positions) get ``m D`` added (times the column ``moves[c]``, if not None: where the
+    position was recorded), as the kernels read it (:mod:`.sources_kernels`).
 
     Only the Python engine reads the table (``output``, :func:`_row`); the compiled kernels read the
     recording itself (``p._data``), so a compiled run never builds it (for 60 s at 1 ms the walking
-    diagram's tables are about 33 MB)."""
-    grid = _grid(ctx)  # checks the run's length now, at compile time
+    diagram's tables are about 33 MB), nor its grid."""
     t0, t_first, offset = ctx.t0, ds.t[0], data_of(ctx).t_offset_s
+    rows = _grid_rows(ctx)
+
+    folded = fold_of(ds)
 
     @functools.cache
     def table() -> np.ndarray:
-        out = np.ascontiguousarray(make(grid - t0 + t_first + offset))  # _data_times, term by term
+        td = _grid(ctx) - t0 + t_first + offset  # _data_times, term by term
+        if folded is None:
+            out = np.ascontiguousarray(make(td))
+        else:
+            m = folded.count(td)
+            out = np.ascontiguousarray(make(np.where(m != 0.0, td - m * folded.period_s, td)))
+            for c, w in (moves or {}).items():
+                step = m * folded.shift_m if w is None else m * folded.shift_m * out[:, w]
+                out[:, c] = np.where(m != 0.0, out[:, c] + step, out[:, c])
         out.setflags(write=False)
         return out
 
     p.set_lazy("_tab", table)
     p.set("_t0", ctx.t0)
     p.set("_inv", 2.0 / ctx.dt)
-    p.set("_last", grid.size - 1)
+    p.set("_last", rows - 1)
 
 
 def _row(p: Params, t: float) -> np.ndarray:
@@ -128,16 +150,19 @@ class GrfSource(Block):
         ds = dataset_of(ctx, p.dataset)
         grf = lowpass(ds.grf, p.filter_hz, ds.rate_hz)
         cop = np.nan_to_num(ds.cop_x, nan=0.0) if ds.cop_x is not None else np.zeros((ds.t.size, 2))
+        if fold_of(ds) is not None:  # where each CoP was recorded (a folded recording moves it on there)
+            cop = np.column_stack([cop, np.isfinite(ds.cop_x) if ds.cop_x is not None else np.zeros_like(cop)])
 
         def table(td: np.ndarray) -> np.ndarray:
             return np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([grf, cop]).T])
 
         mass = ds.meta.body_mass_kg
         scale = biped_of(ctx).total_mass / mass if (p.scale_to_model and mass) else 1.0
-        _set_table(p, ctx, ds, table)
+        _set_table(p, ctx, ds, table, moves={4: 6, 5: 7})  # the CoP moves on where it was recorded
         p.set("_mass_scale", scale)
         p.set("_dataset_name", ds.name)
-        p.set("_data", np.concatenate([sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
+        p.set("_data", np.concatenate([sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size,
+                                                      fold_of(ds)),
                                        ds.t, grf.T.ravel(), cop.T.ravel()]))
         self._scaled(p)
 
@@ -283,7 +308,8 @@ class ReferenceSource(Block):
         spline = _reference_spline(ds, data_of(ctx).ref_filter_hz)
         filter_hz = data_of(ctx).ref_filter_hz  # the table fits the spline again (a cache file): not kept here
         _set_table(p, ctx, ds, lambda td: _reference_table(ds, td, filter_hz))
-        p.set("_data", np.concatenate([sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
+        p.set("_data", np.concatenate([sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size,
+                                                      fold_of(ds)),
                                        spline.x, np.ascontiguousarray(spline.c).ravel()]))
 
     def kernels(self) -> Kernels:

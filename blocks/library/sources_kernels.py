@@ -18,28 +18,41 @@ reads row ``round(r)``, any other blends rows ``i = floor(r)`` and ``i + 1`` wit
 (both clamped to the table).
 
 Every packed vector holds the grid header at some offset ``h`` (:data:`GRID_SIZE` values):
-``[t0, 2/dt, last row index, dt/2, t_data0, t_offset, n samples]``, then the sample times
-``t`` (n), then the columns, each ``n`` long (interpolated) or the spline's coefficients.
+``[t0, 2/dt, last row index, dt/2, t_data0, t_offset, n samples, fold start, fold period, fold reps,
+fold shift]``, then the sample times ``t`` (n), then the columns, each ``n`` long (interpolated) or
+the spline's coefficients.
+
+A folded repeated recording (:mod:`models.gaitdata.repeat`, period > 0) holds three repetitions of
+however many the run needs: the data time ``x`` of a grid row is read at ``x - m P`` (:func:`fold`,
+``m`` as :meth:`models.gaitdata.repeat.Fold.count`), and the horizontal positions (CoP, feet and CoM
+``x``) get ``m D`` added; the rows the recording holds (``m = 0``) are read as before, unchanged.
 """
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from blocks.core import CompileContext, Params
 from blocks.kernels import kernel
 
-__all__ = ["GRID_SIZE", "grid_header", "grid_lookup", "grid_time", "search", "interp_at", "table_row", "table_value",
-           "spline_interval", "spline_at", "grf_output", "reference_output"]
+if TYPE_CHECKING:
+    from models.gaitdata.repeat import Fold
 
-GRID_SIZE = 7
+__all__ = ["GRID_SIZE", "grid_header", "grid_lookup", "grid_time", "fold", "search", "interp_at", "table_row",
+           "table_value", "spline_interval", "spline_at", "grf_output", "reference_output"]
+
+GRID_SIZE = 11
 
 
-def grid_header(p: Params, ctx: CompileContext, t_data0: float, t_offset: float, n: int) -> np.ndarray:
-    """The grid header of a source whose ``p`` went through ``sources._set_table`` (module docstring)."""
-    return np.array([p._t0, p._inv, float(p._last), 0.5 * ctx.dt, t_data0, t_offset, float(n)])
+def grid_header(p: Params, ctx: CompileContext, t_data0: float, t_offset: float, n: int,
+                folded: Fold | None = None) -> np.ndarray:
+    """The grid header of a source whose ``p`` went through ``sources._set_table`` (module docstring);
+    ``folded``: the recording's fold (:func:`models.gaitdata.repeat.fold_of`), if any."""
+    f = (folded.start_s, folded.period_s, float(folded.reps), folded.shift_m) if folded else (0.0, 0.0, 0.0, 0.0)
+    return np.array([p._t0, p._inv, float(p._last), 0.5 * ctx.dt, t_data0, t_offset, float(n), *f])
 
 
 @kernel
@@ -60,6 +73,20 @@ def grid_time(p, h, i):  # noqa: ANN001, ANN201
     """Recording time [s] of grid row ``i``: ``(t0 + (dt/2) i) - t0 + t_data0 + t_offset``."""
     g = p[h] + p[h + 3] * float(i)
     return g - p[h] + p[h + 4] + p[h + 5]
+
+
+@kernel
+def fold(p, h, x):  # noqa: ANN001, ANN201
+    """``(x - m P, m)``: data time ``x`` [s] folded onto the repetitions held (module docstring);
+    ``(x, 0)`` when the recording is not folded (period 0) or ``x`` is in its first two repetitions."""
+    period = p[h + 8]
+    if period == 0.0:
+        return x, 0.0
+    j = math.floor((x - p[h + 7]) / period)
+    if j <= 1.0:
+        return x, 0.0
+    m = j - 1.0 if j <= p[h + 9] - 2.0 else p[h + 9] - 3.0
+    return x - m * period, m
 
 
 @kernel
@@ -132,28 +159,44 @@ def spline_at(p, xb, n, m, cb, j, x, col):  # noqa: ANN001, ANN201
 @kernel
 def table_row(p, h, t):  # noqa: ANN001, ANN201
     """Where time ``t`` falls in a sampled table (grid header at ``p[h:]``, then the ``n`` sample times):
-    ``(n, tb, f, on, xa, ja, xb, jb)``, the recording times ``xa``, ``xb`` of the two grid rows around
-    ``t`` and their intervals ``ja``, ``jb`` (``xb, jb = xa, ja`` on the grid), for :func:`table_value`."""
+    ``(n, tb, f, on, xa, ja, xb, jb, ma, mb, D)``, the recording times ``xa``, ``xb`` of the two grid rows
+    around ``t`` (folded: :func:`fold`, by ``ma``, ``mb`` periods), their intervals ``ja``, ``jb``
+    (``xb, jb, mb = xa, ja, ma`` on the grid) and the fold's shift ``D`` [m], for :func:`table_value`."""
     n = int(p[h + 6])
     tb = h + GRID_SIZE
     i, f, on = grid_lookup(p, h, t)
-    xa = grid_time(p, h, i)
+    xa, ma = fold(p, h, grid_time(p, h, i))
     ja = search(p, tb, n, xa)
     if on:
-        return n, tb, f, on, xa, ja, xa, ja
-    xb = grid_time(p, h, i + 1)
-    return n, tb, f, on, xa, ja, xb, search(p, tb, n, xb)
+        return n, tb, f, on, xa, ja, xa, ja, ma, ma, p[h + 10]
+    xb, mb = fold(p, h, grid_time(p, h, i + 1))
+    return n, tb, f, on, xa, ja, xb, search(p, tb, n, xb), ma, mb, p[h + 10]
 
 
 @kernel
-def table_value(p, row, k, offset):  # noqa: ANN001, ANN201
+def _moved(p, tb, n, j, x, v, m, shift, moves):  # noqa: ANN001, ANN201
+    """``v`` read ``m`` periods back, plus the distance walked ``m shift`` for a horizontal position:
+    ``moves`` -1 = always, ``c >= 0`` = weighted by column ``c`` interpolated (1 where the position was
+    recorded, 0 where it reads 0, as the CoP of a foot off the ground), ``-2`` = not a position."""
+    if moves == -2 or m == 0.0:
+        return v
+    if moves == -1:
+        return v + m * shift
+    return v + m * shift * interp_at(p, tb, n, j, x, tb + n * (moves + 1))
+
+
+@kernel
+def table_value(p, row, k, offset, moves):  # noqa: ANN001, ANN201
     """Column ``k`` of the table, minus ``offset``, at the time :func:`table_row` located (``np.interp``
-    at each grid row, shifted, then blended linearly between the two rows as ``sources._row``)."""
-    n, tb, f, on, xa, ja, xb, jb = row
+    at each grid row, shifted, then blended linearly between the two rows as ``sources._row``); a
+    horizontal position (``moves``, :func:`_moved`) read from a folded repetition gets the distance
+    walked added."""
+    n, tb, f, on, xa, ja, xb, jb, ma, mb, shift = row
     cb = tb + n * (k + 1)
+    a = _moved(p, tb, n, ja, xa, interp_at(p, tb, n, ja, xa, cb) - offset, ma, shift, moves)
     if on:
-        return interp_at(p, tb, n, ja, xa, cb) - offset
-    return (1.0 - f) * (interp_at(p, tb, n, ja, xa, cb) - offset) + f * (interp_at(p, tb, n, jb, xb, cb) - offset)
+        return a
+    return (1.0 - f) * a + f * _moved(p, tb, n, jb, xb, interp_at(p, tb, n, jb, xb, cb) - offset, mb, shift, moves)
 
 
 # ----------------------------------------------------------------- GrfSource
@@ -172,10 +215,11 @@ def _perturbed(p, v, k):  # noqa: ANN001, ANN201
 @kernel
 def grf_output(t, x, z, p, y0, y1):  # noqa: ANN001, ANN201
     """GrfSource: ``p = [gain, propulsion_gain, vertical_gain, mass_scale, grid header, t (n),
-    F_lx, F_ly, F_rx, F_ry, cop_l, cop_r (n each)]``."""
+    F_lx, F_ly, F_rx, F_ry, cop_l, cop_r (n each)]`` and, folded, ``on_l, on_r`` (n each: 1 where the
+    CoP was recorded)."""
     row = table_row(p, 4, t)
     for k in range(6):
-        v = table_value(p, row, k, 0.0)
+        v = table_value(p, row, k, 0.0, k + 2 if k >= 4 else -2)  # the CoP moves on where it was recorded
         if k < 4:
             y0[k] = _perturbed(p, v, k)
         else:
@@ -187,7 +231,7 @@ def grf_output(t, x, z, p, y0, y1):  # noqa: ANN001, ANN201
 def _reference_knot(p, i):  # noqa: ANN001, ANN201
     """Data time clipped to the knots, its interval and whether the rates are zeroed, for grid row ``i``."""
     n = int(p[6])
-    x = grid_time(p, 0, i)
+    x, _ = fold(p, 0, grid_time(p, 0, i))
     lo, hi = p[GRID_SIZE], p[GRID_SIZE + n - 1]
     xc = min(max(x, lo), hi)
     return xc, spline_interval(p, GRID_SIZE, n, xc), x < lo or x > hi

@@ -85,9 +85,10 @@ from blocks.core import ParamSpec as P
 from blocks.library import sources_kernels as sk
 from blocks.library import walking_kernels as wk
 from blocks.library.context import biped_of, data_of, dataset_of
-from blocks.library.sources import _data_times, _grid, _row, _set_table
+from blocks.library.sources import _data_times, _row, _set_table
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES
+from models.gaitdata.repeat import fold_of
 from models.reference import reference_state
 
 __all__ = ["FeedbackEnable", "GroundContact", "ReferenceMotion", "TrunkBalance"]
@@ -287,7 +288,7 @@ class ReferenceMotion(Block):
         com = biped.points_batch(Q)["com"]
         com_rate = np.gradient(com, ds.t, axis=0)  # central differences, as QD
         recording = np.column_stack([tau, feet, com, com_rate])
-        t_first = _data_times(ds, ctx, _grid(ctx)[:1])
+        t_first = _data_times(ds, ctx, np.array([ctx.t0 + 0.0]))  # the grid's first time
         side = 0 if np.interp(t_first[0], ds.t, ds.grf[:, 1]) >= np.interp(t_first[0], ds.t, ds.grf[:, 3]) else 1
         origin = np.array([np.interp(t_first, ds.t, recording[:, c])[0] for c in (4 + 2 * side, 5 + 2 * side)])
 
@@ -297,8 +298,9 @@ class ReferenceMotion(Block):
             out[:, 4:10] -= np.tile(origin, 3)
             return out
 
-        _set_table(p, ctx, ds, table)  # (the grid header below reads what it sets)
-        data = np.concatenate([origin, sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size),
+        _set_table(p, ctx, ds, table, moves={4: None, 6: None, 8: None})  # (the grid header below reads what it sets)
+        data = np.concatenate([origin, sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size,
+                                                      fold_of(ds)),
                                ds.t, recording.T.ravel()])
         columns = data[data.size - recording.size:].reshape(recording.shape[1], -1)  # = recording.T, a view
         p.set("_data", data)

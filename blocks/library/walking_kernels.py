@@ -95,7 +95,8 @@ def reference_motion_output(t, x, z, p, tau, feet, com):  # noqa: ANN001, ANN202
     and the CoM shifted by the origin ``p[1:3]``."""
     row = table_row(p, 3, t)
     for k in range(12):
-        v = table_value(p, row, k, p[1 + k % 2] if 4 <= k < 10 else 0.0)  # positions shifted, not rates
+        v = table_value(p, row, k, p[1 + k % 2] if 4 <= k < 10 else 0.0,  # positions shifted, not rates
+                        -1 if k == 4 or k == 6 or k == 8 else -2)  # the x positions move on when folded
         if k < 4:
             tau[k] = v * p[0]
         elif k < 8:

@@ -25,6 +25,17 @@ running: ``t'[k] = t[0] + k\,\Delta t`` (one uniform base, no reset at a seam). 
   the distance walked in one span per repetition, :math:`c_j = (j+1) D`, ``D`` from the
   same foot's CoP (else the trunk's x) at the two heel strikes (0 on a treadmill).
 
+**Folded** (``compact``, the default): a long run does not hold every repetition. Repetition
+``j`` of the lengthened data differs from repetition 1 only by the shift ``(j - 1) D`` of the
+horizontal positions (and by the filters' and the spline's end effects, which fade within a
+repetition), so only the prefix and repetitions 0, 1 and the last one are kept (``reps_kept`` = 3
+of ``reps``), and a reader of the data maps a data time ``x`` in repetition
+``j = floor((x - t_b) / P)`` (``t_b`` the first repeated sample, ``P = L dt`` the period [s]) to
+``x - m P`` with ``m = 0`` for ``j <= 1``, ``m = j - 1`` for ``2 <= j <= reps - 2`` and
+``m = reps - 3`` for the last, adding ``m D`` to the horizontal positions
+(:func:`fold_of`; the data sources' kernels, :mod:`blocks.library.sources_kernels`). The data held
+is then that of a run of three repetitions, whatever the duration.
+
 Of the two feet, the pair of heel strikes spanning the most strides is used, ties broken
 by the smaller GRF seam jump; with fewer than two heel strikes of one foot there is no whole
 cycle to repeat: :class:`~models.errors.UserError`.
@@ -40,7 +51,7 @@ from models.dataset import GaitDataset
 from models.errors import UserError
 from models.gaitdata.events import detect_contacts
 
-__all__ = ["CycleSpan", "cycle_span", "repeat_dataset", "REPEAT_TAG", "EDGE_S"]
+__all__ = ["CycleSpan", "Fold", "cycle_span", "fold_of", "repeat_dataset", "REPEAT_TAG", "EDGE_S"]
 
 #: the repeated data runs on at least this long [s] after the duration asked, in whole repetitions:
 #: the reference spline's end derivative and the filters' edges stay outside the run
@@ -48,6 +59,30 @@ EDGE_S = 0.5
 
 #: what the name of a repeated dataset carries (``"sneakers [cycles 0.566-9.462 s repeated]"``)
 REPEAT_TAG = "repeated"
+
+
+@dataclass(frozen=True)
+class Fold:
+    """How a folded repeated recording maps data times (module docstring): the first repeated sample's
+    time ``start_s`` [s], the period ``period_s`` [s], the repetitions ``reps`` of the unfolded data and
+    the distance ``shift_m`` [m] walked per repetition."""
+
+    start_s: float
+    period_s: float
+    reps: int
+    shift_m: float
+
+    def count(self, x: np.ndarray) -> np.ndarray:
+        """The periods ``m`` (integers, as floats) to take off data times ``x`` [s]."""
+        j = np.floor((np.asarray(x, dtype=np.float64) - self.start_s) / self.period_s)
+        return np.where(j <= 1.0, 0.0, np.where(j <= self.reps - 2, j - 1.0, float(self.reps - 3)))
+
+
+def fold_of(data: GaitDataset) -> Fold | None:
+    """The :class:`Fold` of a folded repeated recording, else None."""
+    info = data.meta.extra.get("repeated_cycles") or {}
+    fold = info.get("fold")
+    return Fold(**fold) if fold else None
 
 
 @dataclass(frozen=True)
@@ -83,11 +118,13 @@ def cycle_span(data: GaitDataset) -> CycleSpan:
     return best
 
 
-def repeat_dataset(data: GaitDataset, duration: float) -> GaitDataset:
+def repeat_dataset(data: GaitDataset, duration: float, compact: bool = True) -> GaitDataset:
     """``data`` lengthened to at least ``duration`` [s] by repeating whole cycles (module docstring).
 
     ``data`` itself if it is long enough already. The result's ``meta.name`` says what was done
-    and ``meta.extra["repeated_cycles"]`` holds the span (data times [s], foot, strides, seam jump [N]).
+    and ``meta.extra["repeated_cycles"]`` holds the span (data times [s], foot, strides, seam jump [N]);
+    ``compact`` (with more than three repetitions) keeps three and adds the ``fold`` (:class:`Fold`)
+    by which readers map the others onto them. ``duration_s`` is the lengthened data's, folded or not.
     """
     if duration <= data.duration + 0.5 * data.dt:
         return data
@@ -96,6 +133,9 @@ def repeat_dataset(data: GaitDataset, duration: float) -> GaitDataset:
     period = b - a
     need = int(np.ceil((duration + EDGE_S) / data.dt - 1e-9)) + 1  # samples of t[0] .. t[0] + duration + EDGE_S
     reps = max(-(-(need - b) // period), 1)
+    full = reps
+    if compact and reps > 3:
+        reps = 3  # the rest are folded onto these (module docstring)
     n = b + reps * period  # whole repetitions
     rel = np.arange(reps * period)
     src = a + rel % period  # sample of the recording each new sample repeats
@@ -128,7 +168,10 @@ def repeat_dataset(data: GaitDataset, duration: float) -> GaitDataset:
     t0, t1 = span.times(data)
     info = {"foot": span.foot, "from_s": t0, "to_s": t1, "strides": span.strides, "seam_jump_n": span.seam_jump_n,
             "distance_per_repeat_m": walked, "recording_s": float(data.t[last] - data.t[0]),
-            "duration_s": float(t[-1] - t[0])}
+            "duration_s": float(t[0] + (b + full * period - 1) * data.dt - t[0])}
+    if full > reps:
+        info["fold"] = {"start_s": float(t[b]), "period_s": float(period * data.dt), "reps": int(full),
+                        "shift_m": walked}
     meta = replace(data.meta, name=f"{data.name} [cycles {t0:.3f}-{t1:.3f} s {REPEAT_TAG}]",
                    extra={**data.meta.extra, "repeated_cycles": info})
     return replace(data, t=t, grf=grf, angles=angles, q=q, cop_x=cop, meta=meta)

@@ -48,7 +48,7 @@ def _check_continuous(data: GaitDataset, rep: GaitDataset, duration: float) -> N
 @pytest.mark.parametrize("name", ["sneakers", "barefoot", "high_heels"])
 def test_bundled_sets_repeat_continuously(name: str) -> None:
     data = load_data(RunSpec(), name)
-    rep = repeat_dataset(data, 60.0)
+    rep = repeat_dataset(data, 60.0, compact=False)  # every repetition written out (the fold: test_folded_sources)
     _check_continuous(data, rep, 60.0)
     if rep.q is not None:  # the trunk walks on: its x keeps its own largest step
         step = np.abs(np.diff(data.q[:, 0])).max()
@@ -60,7 +60,7 @@ def test_bundled_sets_repeat_continuously(name: str) -> None:
 def test_real_trials_repeat_continuously(shared_data: Path, which: str) -> None:
     grf, kin = _trial(shared_data, which)
     data = load_data(RunSpec(dataset=grf, kinematics=kin), grf)
-    rep = repeat_dataset(data, 30.0)
+    rep = repeat_dataset(data, 30.0, compact=False)
     _check_continuous(data, rep, 30.0)
 
 

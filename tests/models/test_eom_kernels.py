@@ -77,3 +77,25 @@ def test_com_contact_x_is_the_horizontal_part_of_the_com_and_feet_states(params:
         com, feet = biped.com_state(q, qd), biped.feet_state(q, qd)
         got = np.array(nb.com_contact_x(p, q, qd))
         assert _scaled(np.array([com[0], com[2], feet[0], feet[4]]), got) <= 1e-12
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_lower_triangle_mass_matrix_is_the_numpy_one(params: BipedParams) -> None:
+    """``_assemble`` fills only the lower triangle (what the Cholesky solve reads); mirrored, it is the
+    numpy mass matrix, and the upper triangle it leaves is never read: poisoned with nan, the solve
+    still gives the numpy accelerations."""
+    biped = FiveLinkBiped(params, backend="numpy")
+    Q, QD, TAU, GRF = random_states(40, seed=5)
+    MZ = np.zeros(2)
+    p = params.as_array()
+    for i in range(40):
+        M, b, jx, jy = np.full((7, 7), np.nan), np.zeros(7), np.zeros(5), np.zeros(5)
+        nb._assemble(p, Q[i], QD[i], TAU[i], GRF[i], MZ, M, b, jx, jy)
+        assert np.isnan(M[np.triu_indices(7, 1)]).all()
+        x = np.zeros(7)
+        lower = M.copy()
+        nb._cholesky_solve(lower, b.copy(), x)
+        assert _scaled(biped.forward_dynamics(Q[i], QD[i], TAU[i], GRF[i], MZ), x) <= 1e-12
+        nb._mirror(M)
+        assert np.array_equal(M, M.T)
+        assert _scaled(biped.mass_matrix(Q[i]), M) <= 1e-13
