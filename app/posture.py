@@ -49,7 +49,9 @@ LABELS = {"trunk_deg": "solved", "stance_knee_peak_deg": "solved", "stride_m": "
 class SolveSpec:
     """How to solve the posture of a recording (every field has a default; units in comments).
 
-    ``kinematics`` names the recording the swing reference comes from (default: the GRF's own).
+    ``kinematics``: a kinematics *file* is paired with the GRF file (one recording, its own swing); a
+    dataset *name* (bundled, registered, or a ``GRF|KINEMATICS`` pair) gives its swing to the GRF,
+    read by swing phase (a swap). Default: the GRF recording's own.
     ``cycle``: which whole cycle (0 = first), or ``None`` for every whole cycle (mean +/- SD).
     ``speed``: ``None`` = free, a number [m/s] = given, ``"trial"`` = the recording's mean speed.
     """
@@ -200,11 +202,11 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
     grf_ds = _load(grf_name, mass, height)
     kin_ds = None
     if spec.kinematics not in (None, grf_name):
-        if grf_ds.reference_angles() is None:  # a GRF file and its own trial's kinematics file: one recording
+        if Path(str(spec.kinematics)).expanduser().is_file():  # a GRF file and its trial's kinematics file
             from grf_data.registry import load_dataset
 
             grf_ds = load_dataset(grf_name, kinematics=spec.kinematics, mass=mass, height=height)
-        else:  # another recording's swing, read by swing phase
+        else:  # another dataset's swing (a bundled or registered name, or a GRF|KINEMATICS pair), by swing phase
             kin_ds = _load(str(spec.kinematics), mass, height)
     params = model_params(grf_ds, spec, mass, height)
     n_cycles = len(whole_cycles(grf_ds))

@@ -9,9 +9,11 @@ each a solve; for a figure ``y`` (trunk mean, stride, stance-knee peak)
 
     GRF main effect         = 1/2 [(y(B, A) - y(A, A)) + (y(B, B) - y(A, B))]
     kinematics main effect  = 1/2 [(y(A, B) - y(A, A)) + (y(B, B) - y(B, A))]
-    interaction             = y(B, B) - y(A, A) - GRF effect - kinematics effect
+    interaction             = y(B, B) - y(B, A) - y(A, B) + y(A, A)
 
-(``y(G, K)``: GRF of G, swing of K), so ``y(B, B) - y(A, A)`` = GRF + kinematics + interaction.
+(``y(G, K)``: GRF of G, swing of K): the two main effects add up to ``y(B, B) - y(A, A)`` exactly,
+and the interaction is how much the GRF's effect changes with the swing it is paired with (the
+GRF effect under swing B minus that under swing A).
 An effect is *robust* when its sign is the same under every variant of the solve (swing reference,
 tracking tolerance, collocation nodes, trunk CoM +/- 1 cm), and *not identifiable* when it flips.
 
@@ -80,8 +82,8 @@ def effects(cells: dict[tuple[str, str], dict[str, Any]], a: str, b: str, key: s
     y = {gk: cells[gk][key] for gk in cells}
     grf = 0.5 * ((y[(b, a)] - y[(a, a)]) + (y[(b, b)] - y[(a, b)]))
     kin = 0.5 * ((y[(a, b)] - y[(a, a)]) + (y[(b, b)] - y[(b, a)]))
-    total = y[(b, b)] - y[(a, a)]
-    return {"grf": grf, "kinematics": kin, "interaction": total - grf - kin, "total": total}
+    return {"grf": grf, "kinematics": kin, "interaction": y[(b, b)] - y[(b, a)] - y[(a, b)] + y[(a, a)],
+            "total": y[(b, b)] - y[(a, a)]}
 
 
 def factorial(a: str, b: str, spec: SolveSpec | None = None) -> dict[tuple[str, str], dict[str, Any]]:
@@ -233,7 +235,10 @@ def perturbation_section(name: str = "sneakers") -> list[str]:
              "residual force / moment |", "|---|---|---|---|---|---|---|"]
     cases: list[tuple[str, SolveSpec]] = [
         ("none", SolveSpec()), ("CoP -2 cm", SolveSpec(cop_shift_m=-0.02)), ("CoP +2 cm", SolveSpec(cop_shift_m=0.02)),
-        ("propulsion x0.9", SolveSpec(propulsion_gain=0.9)), ("propulsion x1.1", SolveSpec(propulsion_gain=1.1)),
+        ("footprints at the CoP", SolveSpec(footprints="cop")),
+        ("CoP -2 cm, footprints at the CoP", SolveSpec(cop_shift_m=-0.02, footprints="cop")),
+        ("CoP +2 cm, footprints at the CoP", SolveSpec(cop_shift_m=0.02, footprints="cop")),
+        ("fore-aft GRF x0.9", SolveSpec(propulsion_gain=0.9)), ("fore-aft GRF x1.1", SolveSpec(propulsion_gain=1.1)),
         ("vertical x0.95", SolveSpec(vertical_gain=0.95)), ("vertical x1.05", SolveSpec(vertical_gain=1.05)),
         ("body mass +10 %", SolveSpec(mass_gain=1.1)), ("speed given (the set's)", SolveSpec(speed="trial")),
     ]
@@ -248,19 +253,22 @@ def perturbation_section(name: str = "sneakers") -> list[str]:
                      f"{r['force_verdict']} / {100 * r['moment_ratio']:.3f} % {r['moment_verdict']} |")
     p = out["none"]["solution"].params
     bound = np.rad2deg(0.02 * p.total_mass / (p.trunk.mass * p.trunk.com))
-    lever0 = _cop_lever(out["none"]["solution"])
     lines += ["", "CoP shift against the moment balance (module `app.posture_study`): the force-weighted CoM position "
-              "ahead of the stance foot must move by the shift; the trunk-only bound is the lean that would carry it "
-              f"alone ({bound:.2f} deg per 2 cm).", "",
+              "ahead of the centre of pressure must stay, so ahead of the foot it moves by the shift; the trunk-only "
+              f"bound is the lean that would carry it alone ({bound:.2f} deg per 2 cm). With the foot point free under "
+              "its stance's mean CoP (the default), a shift of the CoP relative to the foot is mostly taken up by "
+              "that offset; with the footprints held at the recorded mean CoP it is not.", "",
               "| shift | CoM ahead of the foot, change [mm] (predicted) | trunk mean change [deg] | of the trunk-only "
               "bound |", "|---|---|---|---|"]
-    for label, delta in (("CoP -2 cm", -0.02), ("CoP +2 cm", 0.02)):
+    for label, delta, base in (("CoP -2 cm", -0.02, "none"), ("CoP +2 cm", 0.02, "none"),
+                               ("CoP -2 cm, footprints at the CoP", -0.02, "footprints at the CoP"),
+                               ("CoP +2 cm, footprints at the CoP", 0.02, "footprints at the CoP")):
         c = out[label]
         if c["status"] != "converged":
             lines.append(f"| {label} | {c['status']} | | |")
             continue
-        dl = 1000 * (_cop_lever(c["solution"]) - lever0)
-        dt = c["trunk_mean"] - out["none"]["trunk_mean"]
+        dl = 1000 * (_cop_lever(c["solution"]) - _cop_lever(out[base]["solution"]))
+        dt = c["trunk_mean"] - out[base]["trunk_mean"]
         share = 100 * dt / (np.sign(delta) * bound)
         lines.append(f"| {label} | {dl:+.1f} ({1000 * delta:+.1f}) | {dt:+.2f} | {share:.0f} % |")
     lines.append("")

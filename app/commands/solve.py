@@ -25,7 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output_options(parser, "gaitblocks_solve")
     parser.add_argument("--grf", default="sneakers", metavar="NAME|FILE", help="the recording whose GRF and CoP drive")
     parser.add_argument("--kinematics", default=None, metavar="NAME|FILE",
-                        help="the recording the swing reference comes from (default: the GRF's own)")
+                        help="a kinematics file of the same trial as --grf, or another dataset (name or "
+                             "GRF|KINEMATICS pair) whose swing hip and knee to read by swing phase (default: the "
+                             "GRF's own)")
     parser.add_argument("--mass", type=float, default=None, metavar="KG", help="subject mass (default: the file's)")
     parser.add_argument("--height", type=float, default=None, metavar="M", help="subject height (default: the file's)")
     parser.add_argument("--nodes", type=int, default=100, help="collocation nodes per cycle")
