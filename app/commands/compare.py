@@ -40,9 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--posture", choices=("solved", "simulated"), default=None,
                         help="solved: the posture solver's periodic gait (the default with --report); simulated: "
                              "the diagram under --preset (the default without --report)")
-    parser.add_argument("--robustness", choices=("quick", "full", "none"), default="quick",
+    parser.add_argument("--robustness", choices=("quick", "full", "none", "off"), default="quick",
                         help="robustness variants of the factorial (--report): quick = 4 (about 36 solves for three "
-                             "conditions), full = 8 (about 72), none = the base solve only")
+                             "conditions), full = 8 (about 72), none = the base solve only, off = no factorial")
     parser.add_argument("--cycles", choices=("auto", "first"), default="auto",
                         help="--report: auto = every whole cycle of a recording (synthetic: cycle 0), first = cycle 0")
     parser.add_argument("--synthetic", type=int, default=None, metavar="N",

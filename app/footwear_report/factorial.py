@@ -40,11 +40,13 @@ QUICK = ("joint, sigma 0.5 deg, 100 nodes", "segment reference", "trunk CoM -1 c
 
 def robustness_variants(level: str) -> tuple[tuple[str, SolveSpec], ...]:
     """``full``: every variant of :data:`app.posture_study.VARIANTS`; ``quick``: :data:`QUICK`;
-    ``none``: the base solve alone (no verdicts)."""
+    ``none``: the base solve alone (no verdicts); ``off``: no factorial at all."""
     if level == "full":
         return VARIANTS
     if level == "quick":
         return tuple(v for v in VARIANTS if v[0] in QUICK)
+    if level == "off":
+        return ()
     if level == "none":
         return VARIANTS[:1]
     raise ValueError(f"robustness must be quick, full or none, got {level!r}")

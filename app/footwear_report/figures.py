@@ -99,7 +99,7 @@ def _bars(ax: Any, solves: Sequence[TrialSolve], desc: dict[str, Any], conds: li
                label="Luxman & Zielinska 2017 (range)" if i == next(j for j, q in enumerate(pub) if q) else None)
     ax.axhline(0.0, color="0.5", lw=0.5)
     ax.set_xticks(x, [c.replace("_", " ") for c in conds], rotation=20 if len(conds) > 3 else 0)
-    ax.set_ylabel("trunk inclination, mean [deg]")
+    ax.set_ylabel("trunk inclination mean [deg]")
 
 
 def gait_figure(solves: Sequence[TrialSolve], desc: dict[str, Any], out: Path, width_mm: float = 180.0,
@@ -118,7 +118,8 @@ def gait_figure(solves: Sequence[TrialSolve], desc: dict[str, Any], out: Path, w
                 continue
             m = cyc.mean(axis=0)
             sd = cyc.std(axis=0, ddof=1) if cyc.shape[0] > 1 else np.zeros_like(m)
-            ax.plot(PCT, m, color=f"C{i}", label=f"{cond.replace('_', ' ')} ({cyc.shape[0]} cycle{'s' if cyc.shape[0] > 1 else ''})")
+            n = cyc.shape[0]
+            ax.plot(PCT, m, color=f"C{i}", label=f"{cond.replace('_', ' ')} ({n} cycle{'s' if n > 1 else ''})")
             ax.fill_between(PCT, m - sd, m + sd, color=f"C{i}", alpha=0.25, lw=0)
             rec = _stack(solves, cond, key, recorded=True)
             if rec.shape[0]:

@@ -130,7 +130,7 @@ def build_report(trials: Sequence[Trial], out: Path, robustness: str = "quick", 
     conds = conditions_of(solves)
     desc = descriptives(solves)
     fac = None
-    if len(conds) >= 2:
+    if len(conds) >= 2 and robustness != "off":
         reps = _representatives(solves)
         own = {s.trial.condition: cell_from_cycle(s.cycles[0]) for s in solves
                if s.trial == reps[s.trial.condition] and s.cycles and s.cycles[0].index == 0}
@@ -200,7 +200,9 @@ def build_report(trials: Sequence[Trial], out: Path, robustness: str = "quick", 
         report["factorial"] = {f"{b} vs {a}: {k}": v for (a, b, k), v in fac.effects.items()}
         report["answer"] = ctx["answer"]
     else:
-        ctx["answer"] = "One condition only: there is nothing to compare, so no factorial was solved."
+        ctx["answer"] = ("One condition only: there is nothing to compare, so no factorial was solved."
+                         if len(conds) < 2 else "The GRF x swing-kinematics factorial was not run (--robustness off): "
+                         "this report does not say what the GRF alone does to posture.")
     (out / "report.html").write_text(html.page(ctx), encoding="utf-8")
     text = json.dumps(_json_safe(report), indent=1, default=str, allow_nan=False)
     (out / "report.json").write_text(text + "\n", encoding="utf-8")

@@ -48,14 +48,14 @@ class Metric:
 
 
 METRICS: tuple[Metric, ...] = (
-    Metric("trunk_mean", "trunk inclination, mean", "deg", "solved", 2),
-    Metric("trunk_range", "trunk inclination, range", "deg", "solved", 2),
+    Metric("trunk_mean", "trunk inclination mean", "deg", "solved", 2),
+    Metric("trunk_range", "trunk inclination range", "deg", "solved", 2),
     Metric("stride", "stride length", "m", "solved", 3),
     Metric("speed", "walking speed", "m/s", "solved", 3),
     Metric("knee", "stance-knee peak flexion", "deg", "solved", 1),
     Metric("cadence", "cadence", "steps/min", "input", 1),
 )
-RECORDING = Metric("trunk_mean_recorded", "trunk inclination, mean (recording)", "deg", "recording", 2)
+RECORDING = Metric("trunk_mean_recorded", "trunk inclination mean (recording)", "deg", "recording", 2)
 SET_POINTS: tuple[Metric, ...] = (
     Metric("trunk_lean_deg", "trunk lean of the generator", "deg", "set-point", 2),
     Metric("cadence_spm", "cadence of the generator", "steps/min", "set-point", 1),
@@ -86,8 +86,8 @@ def trial_values(solve: TrialSolve, key: str) -> list[float]:
     """``key`` on each converged cycle of ``solve`` (recording and set-point keys included)."""
     if key == RECORDING.key:
         return list(solve.recorded_trunk_mean_deg)
-    if key in solve.design:
-        return [solve.design[key]]
+    if key in {m.key for m in SET_POINTS}:
+        return [solve.design[key]] if key in solve.design else []
     return [_cycle_value(c.metrics, key) for c in solve.ok_cycles]
 
 

@@ -208,10 +208,13 @@ def _solve(trial: Trial, cycles: str) -> TrialSolve:
     synthetic = is_synthetic(trial)
     out = TrialSolve(trial=trial, synthetic=synthetic)
     which = 0 if (synthetic or cycles == "first") else None
-    spec = SolveSpec(kinematics=trial.kinematics, cycle=which)
-    out.settings = {"solve": asdict(spec), "cycles": "cycle 0" if which == 0 else "every whole cycle"}
+    spec = SolveSpec(cycle=which)
+    # a recording's own kinematics file goes in as a GRF|KINEMATICS pair: one recording, its own swing
+    dataset = trial.grf if not trial.kinematics else f"{trial.grf}|{trial.kinematics}"
+    out.settings = {"solve": asdict(spec), "dataset": dataset,
+                    "cycles": "cycle 0" if which == 0 else "every whole cycle"}
     try:
-        res = solve(RunSpec(dataset=trial.grf, mass=trial.mass, height=trial.height, solve=spec))
+        res = solve(RunSpec(dataset=dataset, mass=trial.mass, height=trial.height, solve=spec))
         ds = load_dataset(trial.grf, kinematics=trial.kinematics, mass=trial.mass, height=trial.height)
     except (UserError, ValueError, RuntimeError, OSError) as exc:
         out.error = f"{type(exc).__name__}: {exc}"
