@@ -45,7 +45,8 @@ def _solve(cond: str, subject: str, trunks: list[float], status: str = "converge
 # ------------------------------------------------------------------ manifests and synthetic variants
 def test_json_manifest_list_and_object(tmp_path: Path) -> None:
     (tmp_path / "a.json").write_text(json.dumps([{"condition": "c", "grf": "sneakers", "mass": 60}]))
-    (tmp_path / "b.json").write_text(json.dumps({"synthetic_repeats": 2, "trials": [{"condition": "d", "grf": "barefoot"}]}))
+    (tmp_path / "b.json").write_text(json.dumps({"synthetic_repeats": 2,
+                                                 "trials": [{"condition": "d", "grf": "barefoot"}]}))
     assert read_manifest(tmp_path / "a.json")[0].mass == 60.0
     assert read_manifest(tmp_path / "b.json")[0].condition == "d"
     (tmp_path / "c.json").write_text("{not json")
@@ -64,7 +65,8 @@ def test_synthetic_variants_stay_within_two_percent_and_are_reproducible() -> No
     base = CONDITIONS["high_heels"]
     for _, gait, fc, fs in v:
         assert abs(fc - 1) <= SPREAD and abs(fs - 1) <= SPREAD
-        assert gait.cadence_spm == pytest.approx(base.cadence_spm * fc) and gait.stride_m == pytest.approx(base.stride_m * fs)
+        assert gait.cadence_spm == pytest.approx(base.cadence_spm * fc)
+        assert gait.stride_m == pytest.approx(base.stride_m * fs)
         assert gait.trunk_lean_deg == base.trunk_lean_deg and gait.peak1_bw == base.peak1_bw
     assert len({fc for _, _, fc, _ in v}) == 4
     assert [x[2:] for x in variants("high_heels", 4)] == [x[2:] for x in v]
