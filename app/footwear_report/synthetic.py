@@ -4,8 +4,9 @@ Where no recorded repeats exist, each bundled condition (:data:`models.gaitgen.p
 gets ``n`` synthetic trials: the condition's parameters with the cadence [steps/min] and the
 stride [m] each scaled by ``1 + u``, ``u`` drawn uniformly in ``[-spread, +spread]`` (default
 2 %) from a generator seeded by ``(seed, condition index, trial index)``. Every other parameter is
-the condition's own. Each variant is solved by :mod:`models.gaitgen` (30-60 s on a loaded core)
-and written once into a cache folder (``<cache>/synthetic/<key>/<name>.csv`` + ``.json``), the key
+the condition's own. Each variant's cycle is solved by :mod:`models.gaitgen`, warm-started from
+the bundled set's own coefficients (its sidecar; about a minute on the loaded 2-core machine, several
+minutes cold), and written once into a cache folder (``<cache>/synthetic/<key>/<name>.csv`` + ``.json``), the key
 being a hash of the generator version and the variant's parameters; later calls read the cache.
 
 ``python -m app.footwear_report.synthetic --n 3`` fills the cache and writes a manifest.
