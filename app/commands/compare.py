@@ -96,7 +96,8 @@ def _report(args: argparse.Namespace) -> int:
     trials = expand(trials, repeats or 0, cache_root / "synthetic", progress=say)
     command = " ".join(["gaitblocks", "compare", *sys.argv[2:]]) if len(sys.argv) > 2 else "gaitblocks compare"
     report = build_report(trials, args.report, robustness=args.robustness, cycles=args.cycles,
-                          cache=SolveCache(cache_root / "solves"), progress=say, command=command)
+                          cache=SolveCache(cache_root / "solves"), progress=say, command=command,
+                          workers=args.workers or 1)
     print(report.get("answer", ""))
     print(f"-> {args.report / 'report.html'}")
     bad = [t for t in report["trials"] if t["status"] != "converged"]

@@ -23,11 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from app.footwear_report import figures, html, tables
-from app.footwear_report.factorial import FactorialResult, cell_from_cycle, robustness_variants, run_factorial
+from app.footwear_report.factorial import (
+    FactorialResult,
+    cell_from_cycle,
+    robustness_variants,
+    run_factorial,
+    solve_cell,
+)
 from app.footwear_report.stats import METRICS, compare_conditions, conditions_of, descriptives, pairwise
 from app.footwear_report.trials import SolveCache, TrialSolve, data_files, solve_trial
 from app.manifest import Trial
-from app.posture import _json_safe
+from app.posture import SolveSpec, _json_safe
 
 __all__ = ["build_report", "program_version", "OUT_FILES"]
 
@@ -68,11 +74,14 @@ def _representatives(solves: Sequence[TrialSolve]) -> dict[str, Trial]:
 def _design_text(solves: Sequence[TrialSolve], trunk_test: dict[str, Any]) -> str:
     conds = conditions_of(solves)
     per = ", ".join(f"{c.replace('_', ' ')}: {sum(s.trial.condition == c for s in solves)}" for c in conds)
-    syn = sum(s.synthetic for s in solves)
+    repeats = sum(s.synthetic and s.trial.subject.startswith("synthetic ") for s in solves)
+    own = sum(s.synthetic for s in solves) - repeats
     text = f"{len(solves)} trials in {len(conds)} conditions ({per})"
-    if syn:
-        text += (f"; {syn} of them synthetic, made by the bundled generator (models.gaitgen) with the condition's "
-                 "cadence and stride each varied within ±2 % (no recorded repeats exist)")
+    if repeats:
+        text += (f"; {repeats} of them synthetic repeats, made by the bundled generator (models.gaitgen) with the "
+                 "condition's cadence and stride each varied within ±2 % (no recorded repeats exist)")
+    if own:
+        text += f"; {own} bundled synthetic set{'s' if own > 1 else ''} as bundled"
     text += ". Means ± SD pool every converged cycle of every trial; tests use one value per trial. "
     if trunk_test["p"] is None:
         text += f"Trunk mean between conditions: {trunk_test['note']}."
@@ -116,13 +125,39 @@ def _cells_rows(fac: FactorialResult) -> list[list[str]]:
     return rows
 
 
+def _warm_trial(folder: Path, trial: Trial, cycles: str) -> str:
+    solve_trial(trial, SolveCache(folder), cycles)
+    return trial.label
+
+
+def _warm_cell(folder: Path, g: Trial, k: Trial, spec: SolveSpec) -> str:
+    solve_cell(g, k, spec, SolveCache(folder))
+    return f"GRF {g.label}, swing {k.label}"
+
+
+def _prefetch(fn: Callable[..., str], jobs: list[tuple[Any, ...]], cache: SolveCache, workers: int,
+              say: Callable[[str], None]) -> None:
+    """Run ``fn(cache.folder, *job)`` for every job in ``workers`` processes: each solve lands in the
+    disk cache, where the serial pass then finds it. Nothing is done without a cache folder."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    if workers <= 1 or cache.folder is None or not jobs:
+        return
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        futures = [ex.submit(fn, cache.folder, *job) for job in jobs]
+        for i, f in enumerate(as_completed(futures), start=1):
+            say(f"[{i}/{len(jobs)}] solved {f.result()}")
+
+
 def build_report(trials: Sequence[Trial], out: Path, robustness: str = "quick", cycles: str = "auto",
                  cache: SolveCache | None = None, progress: Callable[[str], None] | None = None,
-                 command: str = "") -> dict[str, Any]:
-    """Solve, test, draw and write the report (module doc); returns the ``report.json`` content."""
+                 command: str = "", workers: int = 1) -> dict[str, Any]:
+    """Solve, test, draw and write the report (module doc); returns the ``report.json`` content.
+    ``workers`` > 1 solves in that many processes first (needs a cache with a folder)."""
     say = progress or (lambda _text: None)
     cache = cache or SolveCache()
     out.mkdir(parents=True, exist_ok=True)
+    _prefetch(_warm_trial, [(t, cycles) for t in trials], cache, workers, say)
     solves = []
     for i, t in enumerate(trials):
         say(f"[{i + 1}/{len(trials)}] solving {t.label}")
@@ -134,6 +169,10 @@ def build_report(trials: Sequence[Trial], out: Path, robustness: str = "quick", 
         reps = _representatives(solves)
         own = {s.trial.condition: cell_from_cycle(s.cycles[0]) for s in solves
                if s.trial == reps[s.trial.condition] and s.cycles and s.cycles[0].index == 0}
+        base = robustness_variants(robustness)[0][0]
+        jobs = [(reps[g], reps[k], spec) for label, spec in robustness_variants(robustness) for g in reps for k in reps
+                if not (g == k and label == base and g in own)]
+        _prefetch(_warm_cell, jobs, cache, workers, say)
         fac = run_factorial(reps, robustness, cache, say, diagonal=own)
     say("writing figures and tables")
     fig = figures.gait_figure(solves, desc, out, 180.0, "figure")
