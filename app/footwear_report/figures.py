@@ -92,11 +92,12 @@ def _bars(ax: Any, solves: Sequence[TrialSolve], desc: dict[str, Any], conds: li
            yerr=[r["sd"] if r["n_cycles"] else 0 for r in rec], color="white", edgecolor=colors, hatch="////", lw=0.6,
            capsize=2, error_kw={"lw": 0.6}, label="recording")
     pub = [published_range(c) for c in conds]
+    first = next((j for j, q in enumerate(pub) if q), -1)
     for i, r in enumerate(pub):
         if r is None:
             continue
         ax.bar(x[i] + w, r[1] - r[0], w, bottom=r[0], color="0.8", edgecolor="0.4", lw=0.6,
-               label="Luxman & Zielinska 2017 (range)" if i == next(j for j, q in enumerate(pub) if q) else None)
+               label="published range (Luxman & Zielinska 2017)" if i == first else None)
     ax.axhline(0.0, color="0.5", lw=0.5)
     ax.set_xticks(x, [c.replace("_", " ") for c in conds], rotation=20 if len(conds) > 3 else 0)
     ax.set_ylabel("trunk inclination mean [deg]")
@@ -136,8 +137,8 @@ def gait_figure(solves: Sequence[TrialSolve], desc: dict[str, Any], out: Path, w
     _bars(flat[5], solves, desc, conds)
     flat[5].set_title("f", loc="left", fontweight="bold")
     bh, bl = flat[5].get_legend_handles_labels()
-    fig.legend(handles + bh, labels + ["f: " + x for x in bl], loc="outside upper center", frameon=False,
-               ncol=3 if wide else 2)
+    fig.legend(handles + bh, labels + ["bars (f): " + x for x in bl], loc="outside upper center", frameon=False,
+               ncol=3 if wide else 1)
     paths = _save(fig, out, stem)
     plt.close(fig)
     return paths
