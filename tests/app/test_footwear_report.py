@@ -232,3 +232,13 @@ def test_cli_report_on_two_bundled_sets(tmp_path_factory: pytest.TempPathFactory
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert all(t["status"] == "converged" for t in report["trials"])
     assert not math.isnan(report["factorial"]["high_heels vs sneakers: trunk_mean"]["base"]["grf"])
+
+
+def test_example_manifests_parse_with_relative_paths() -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    bundled = read_manifest(examples / "footwear_manifest.json")
+    assert [t.grf for t in bundled] == ["sneakers", "barefoot", "high_heels"]
+    assert json.loads((examples / "footwear_manifest.json").read_text())["synthetic_repeats"] == 3
+    raw = json.loads((examples / "real_trials_manifest.json").read_text())["trials"]
+    assert len(raw) == 3 and all(not Path(e["grf"]).is_absolute() for e in raw)
+    assert raw[0]["mass"] == 72.6 and raw[0]["height"] == 1.8
