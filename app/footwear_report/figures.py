@@ -170,7 +170,7 @@ def effects_figure(fac: FactorialResult, out: Path, width_mm: float = 180.0, ste
                     bar.set_facecolor("white")
                     bar.set_edgecolor(f"C{j + 3}")
         ax.axhline(0.0, color="0.4", lw=0.5)
-        ax.set_xticks(x, [f"{b.replace('_', ' ')}\nvs {a.replace('_', ' ')}" for a, b in pairs])
+        ax.set_xticks(x, [f"{b.replace('_', ' ')}\nvs\n{a.replace('_', ' ')}" for a, b in pairs])
         ax.set_ylabel(f"effect on {name} [{unit}]")
     from matplotlib.patches import Patch
 
