@@ -160,7 +160,8 @@ def answer(fac: FactorialResult) -> str:
             sentence += (("; it " if said or unsure else "") + "; ".join(untested)
                          + " -- untested: one solver variant only, so no confidence is claimed")
         if missing:
-            sentence += f"; no answer on {', '.join(missing)} (a factorial cell did not converge)"
+            sentence += (("; " if said or unsure or untested else "gives no answer on ") + ", ".join(missing)
+                         + " (a factorial cell did not converge)")
         parts.append(sentence + ".")
     head = ("What the GRF alone does to posture (GRF x swing-kinematics factorial of the posture solver, one trial "
             f"per condition, {n_var} robustness variant{'s' if n_var != 1 else ''}): ")
