@@ -99,7 +99,9 @@ def _bars(ax: Any, solves: Sequence[TrialSolve], desc: dict[str, Any], conds: li
         ax.bar(x[i] + w, r[1] - r[0], w, bottom=r[0], color="0.8", edgecolor="0.4", lw=0.6,
                label="published range (Luxman & Zielinska 2017)" if i == first else None)
     ax.axhline(0.0, color="0.5", lw=0.5)
-    ax.set_xticks(x, [c.replace("_", " ") for c in conds], rotation=20 if len(conds) > 3 else 0)
+    names = [c.replace("_", " ") for c in conds]
+    tilt = len(conds) > 3 or max(len(n) for n in names) > 11
+    ax.set_xticks(x, names, rotation=25 if tilt else 0, ha="right" if tilt else "center")
     ax.set_ylabel("trunk inclination mean [deg]")
 
 

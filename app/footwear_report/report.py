@@ -97,6 +97,8 @@ def _pairwise_rows(solves: Sequence[TrialSolve]) -> list[list[str]]:
     if len(conditions_of(solves)) < 3:
         return []
     rows = [["figure", "B vs A", "test", "p", "p (Holm)", "effect size"]]
+    if all(r["p"] is None for r in pairwise(solves, METRICS[0].key)):
+        return []
     for m in METRICS:
         for r in pairwise(solves, m.key):
             if r["p"] is None:
