@@ -127,28 +127,35 @@ def _cells_rows(fac: FactorialResult) -> list[list[str]]:
     return rows
 
 
-def _warm_trial(folder: Path, trial: Trial, cycles: str) -> str:
-    solve_trial(trial, SolveCache(folder), cycles)
-    return trial.label
+def _warm_trial(folder: Path, trial: Trial, cycles: str) -> tuple[str, int]:
+    cache = SolveCache(folder)
+    solve_trial(trial, cache, cycles)
+    return trial.label, cache.misses
 
 
-def _warm_cell(folder: Path, g: Trial, k: Trial, spec: SolveSpec) -> str:
-    solve_cell(g, k, spec, SolveCache(folder))
-    return f"GRF {g.label}, swing {k.label}"
+def _warm_cell(folder: Path, g: Trial, k: Trial, spec: SolveSpec) -> tuple[str, int]:
+    cache = SolveCache(folder)
+    solve_cell(g, k, spec, cache)
+    return f"GRF {g.label}, swing {k.label}", cache.misses
 
 
-def _prefetch(fn: Callable[..., str], jobs: list[tuple[Any, ...]], cache: SolveCache, workers: int,
-              say: Callable[[str], None]) -> None:
+def _prefetch(fn: Callable[..., tuple[str, int]], jobs: list[tuple[Any, ...]], cache: SolveCache, workers: int,
+              say: Callable[[str], None]) -> int:
     """Run ``fn(cache.folder, *job)`` for every job in ``workers`` processes: each solve lands in the
-    disk cache, where the serial pass then finds it. Nothing is done without a cache folder."""
+    disk cache, where the serial pass then finds it. Nothing is done without a cache folder.
+    Returns the number of solves the workers computed (the rest were in the cache)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    computed = 0
     if workers <= 1 or cache.folder is None or not jobs:
-        return
+        return computed
     with ProcessPoolExecutor(max_workers=workers) as ex:
         futures = [ex.submit(fn, cache.folder, *job) for job in jobs]
         for i, f in enumerate(as_completed(futures), start=1):
-            say(f"[{i}/{len(jobs)}] solved {f.result()}")
+            label, new = f.result()
+            computed += new
+            say(f"[{i}/{len(jobs)}] {'solved' if new else 'cached'}: {label}")
+    return computed
 
 
 def build_report(trials: Sequence[Trial], out: Path, robustness: str = "quick", cycles: str = "auto",
@@ -159,7 +166,7 @@ def build_report(trials: Sequence[Trial], out: Path, robustness: str = "quick", 
     say = progress or (lambda _text: None)
     cache = cache or SolveCache()
     out.mkdir(parents=True, exist_ok=True)
-    _prefetch(_warm_trial, [(t, cycles) for t in trials], cache, workers, say)
+    prefetched = _prefetch(_warm_trial, [(t, cycles) for t in trials], cache, workers, say)
     solves = []
     for i, t in enumerate(trials):
         say(f"[{i + 1}/{len(trials)}] solving {t.label}")
@@ -174,7 +181,7 @@ def build_report(trials: Sequence[Trial], out: Path, robustness: str = "quick", 
         base = robustness_variants(robustness)[0][0]
         jobs = [(reps[g], reps[k], spec) for label, spec in robustness_variants(robustness) for g in reps for k in reps
                 if not (g == k and label == base and g in own)]
-        _prefetch(_warm_cell, jobs, cache, workers, say)
+        prefetched += _prefetch(_warm_cell, jobs, cache, workers, say)
         fac = run_factorial(reps, robustness, cache, say, diagonal=own)
     say("writing figures and tables")
     fig = figures.gait_figure(solves, desc, out, 180.0, "figure")
@@ -221,7 +228,8 @@ def build_report(trials: Sequence[Trial], out: Path, robustness: str = "quick", 
                      "factorial trials": "; ".join(f"{c}: {t.subject or t.label}" for c, t in
                                                    (_representatives(solves).items() if fac else [])),
                      "program": f"gaitblocks {program_version()}", "python": platform.python_version(),
-                     "solves": f"{cache.misses} computed, {cache.hits} reused from the cache"},
+                     "solves": f"{cache.misses + prefetched} computed in this run ({prefetched} in "
+                               f"{workers} worker processes), {cache.hits - prefetched} reused from earlier runs"},
     }
     report: dict[str, Any] = {"version": program_version(), "descriptives": desc,
                               "trials": [{"trial": asdict(s.trial), "status": s.status, "error": s.error,
