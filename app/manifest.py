@@ -11,6 +11,11 @@ TOML (read with :mod:`tomllib`)::
     height = 1.80                    # m, optional (else from the markers, else the default)
     window = [0.4, 2.1]              # s, optional (else the automatic usable window)
 
+JSON: a list of trial objects with the same keys, or ``{"trials": [...]}`` (other top-level keys
+are left to the caller: :mod:`app.footwear_report` reads ``synthetic_repeats``)::
+
+    {"trials": [{"condition": "sneakers", "grf": "s01/walk_03.forces", "mass": 72.6}]}
+
 CSV: one header row ``condition,subject,grf,kinematics,mass,height,start,end`` (only
 ``condition`` and ``grf`` required; empty cells are "not given"); ``#`` lines are comments.
 
@@ -21,6 +26,7 @@ trial of their own condition, with ``--mass`` giving one mass per entry.
 from __future__ import annotations
 
 import csv
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,7 +117,7 @@ def _trial(entry: dict[str, Any], base: Path, where: str) -> Trial:
 
 
 def read_manifest(path: str | Path) -> list[Trial]:
-    """The trials of a TOML or CSV manifest (module doc); paths relative to its folder."""
+    """The trials of a TOML, JSON or CSV manifest (module doc); paths relative to its folder."""
     p = Path(path)
     if not p.is_file():
         raise UserError(f"{p}: manifest not found")
@@ -129,6 +135,15 @@ def read_manifest(path: str | Path) -> list[Trial]:
         entries = data.get("trial")
         if not isinstance(entries, list) or not entries:
             raise UserError(f"{p}: no [[trial]] tables")
+        trials = [_trial(e, base, f"{p}, trial {i + 1}") for i, e in enumerate(entries)]
+    elif p.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise UserError(f"{p}: not valid JSON ({exc})") from None
+        entries = data.get("trials") if isinstance(data, dict) else data
+        if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
+            raise UserError(f'{p}: no trials (a list of trial objects, or {{"trials": [...]}})')
         trials = [_trial(e, base, f"{p}, trial {i + 1}") for i, e in enumerate(entries)]
     else:
         lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines())
