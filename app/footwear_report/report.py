@@ -32,8 +32,9 @@ from app.footwear_report.factorial import (
 )
 from app.footwear_report.stats import METRICS, compare_conditions, conditions_of, descriptives, pairwise
 from app.footwear_report.trials import SolveCache, TrialSolve, data_files, solve_trial
+from app.jsontext import dumps
 from app.manifest import Trial
-from app.posture import SolveSpec, _json_safe
+from app.posture import SolveSpec
 
 __all__ = ["build_report", "program_version", "OUT_FILES"]
 
@@ -253,7 +254,7 @@ def build_report(trials: Sequence[Trial], out: Path, robustness: str = "quick", 
                          if len(conds) < 2 else "The GRF x swing-kinematics factorial was not run (--robustness off): "
                          "this report does not say what the GRF alone does to posture.")
     (out / "report.html").write_text(html.page(ctx), encoding="utf-8")
-    text = json.dumps(_json_safe(report), indent=1, default=str, allow_nan=False)
+    text = dumps(report, indent=1)
     (out / "report.json").write_text(text + "\n", encoding="utf-8")
     say(f"wrote {out / 'report.html'}")
     return report
