@@ -105,14 +105,14 @@ def _work(spec: Any, out: str, events: Any, sensitivity: tuple[float, ...]) -> N
                     r = solve(shifted, progress=progress, warm=result.solutions[0])
                     cases.append({"shift_m": d, "status": r.summary["status"], "iterations": r.summary["iterations"],
                                   "trunk_mean_deg": r.summary["trunk_mean_deg"]["mean"]})
-                except Exception as exc:  # noqa: BLE001 -- a failed case is reported, the base stands
+                except Exception as exc:  # a failed case is reported, the base stands
                     cases.append({"shift_m": d, "status": "failed", "iterations": 0, "trunk_mean_deg": None,
                                   "message": f"{type(exc).__name__}: {exc}"})
             result.summary["sensitivity"] = sensitivity_summary(result.summary, cases)
         write_outputs(result, Path(out))
         write_recording(spec, result, Path(out))
         events.put(("done", out, result.summary))
-    except BaseException as exc:  # noqa: BLE001 -- every failure reaches the parent as one message
+    except BaseException as exc:  # every failure reaches the parent as one message
         events.put(("error", f"{type(exc).__name__}: {exc}"))
 
 

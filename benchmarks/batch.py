@@ -32,11 +32,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.runs import RunSpec  # noqa: E402
-from app.tuning.objective import Objective  # noqa: E402
-from app.tuning.sweep import run_sweep  # noqa: E402
-from app.tuning.worker import run_one  # noqa: E402
-from blocks.executors import Executor, ProcessExecutor, VectorizedExecutor  # noqa: E402
+from app.runs import RunSpec
+from app.tuning.objective import Objective
+from app.tuning.sweep import run_sweep
+from app.tuning.worker import run_one
+from blocks.executors import Executor, ProcessExecutor, VectorizedExecutor
 
 GOAL = 5000.0
 

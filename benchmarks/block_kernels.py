@@ -27,8 +27,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.runs import RunSpec, build, default_diagram_path  # noqa: E402
-from blocks.kernels import live_slices  # noqa: E402
+from app.runs import RunSpec, build, default_diagram_path
+from blocks.kernels import live_slices
 
 
 def _compiled_loop(fn: Any, n_args: int) -> Any:
@@ -40,7 +40,7 @@ def _compiled_loop(fn: Any, n_args: int) -> Any:
     args = ", ".join(["a0 + 1e-12 * r", *(f"a{i}" for i in range(1, n_args))])
     src = f"def loop(reps, fn, {names}):\n    for r in range(reps):\n        fn({args})\n"
     scope: dict[str, Any] = {}
-    exec(src, scope)  # noqa: S102 - a generated wrapper of fixed shape
+    exec(src, scope)  # a generated wrapper of fixed shape
     loop = njit(scope["loop"])
     return loop
 

@@ -40,7 +40,7 @@ def _dynamics_round() -> Callable[[], float]:
     from models.jit import njit
 
     @njit(cache=False)
-    def loop(p, q, qd, tau, grf, mz, out, n):  # noqa: ANN001, ANN202
+    def loop(p, q, qd, tau, grf, mz, out, n):
         acc = 0.0
         for _ in range(n):
             for _s in range(4):

@@ -28,12 +28,12 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6 import QtCore, QtWidgets  # noqa: E402
+from PySide6 import QtCore, QtWidgets
 
-from app.gui.main_window import MainWindow  # noqa: E402
-from app.gui.session import DEFAULT_DIAGRAM, SimSession, available_datasets  # noqa: E402
-from grf_data.refdata import data_dir as reference_dir  # noqa: E402
-from grf_data.registry import list_datasets  # noqa: E402
+from app.gui.main_window import MainWindow
+from app.gui.session import DEFAULT_DIAGRAM, SimSession, available_datasets
+from grf_data.refdata import data_dir as reference_dir
+from grf_data.registry import list_datasets
 
 
 def longest_gap(app: QtWidgets.QApplication, start: Callable[[], object], done: Callable[[], bool],

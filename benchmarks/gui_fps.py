@@ -23,11 +23,11 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6 import QtCore, QtWidgets  # noqa: E402
+from PySide6 import QtCore, QtWidgets
 
-from app.gui.controls import SPEEDS  # noqa: E402
-from app.gui.main_window import MainWindow  # noqa: E402
-from app.gui.session import SimSession  # noqa: E402
+from app.gui.controls import SPEEDS
+from app.gui.main_window import MainWindow
+from app.gui.session import SimSession
 
 
 class PaintCounter(QtCore.QObject):

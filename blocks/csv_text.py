@@ -52,7 +52,7 @@ def python_rows(block: np.ndarray) -> str:
 
 
 @njit(cache=True, nogil=True)
-def _put(buf, pos, text):  # noqa: ANN001, ANN202 - a string literal as bytes
+def _put(buf, pos, text):  # a string literal as bytes
     for ch in text:
         buf[pos] = ord(ch)
         pos += 1
@@ -60,7 +60,7 @@ def _put(buf, pos, text):  # noqa: ANN001, ANN202 - a string literal as bytes
 
 
 @njit(cache=True, nogil=True)
-def _number(x, buf, pos, pow10, digits):  # noqa: ANN001, ANN202
+def _number(x, buf, pos, pow10, digits):
     """Write ``x`` at ``buf[pos:]``; the new position, or -1 when Python must format it."""
     if x != x:
         return _put(buf, pos, "nan")
@@ -146,7 +146,7 @@ def _number(x, buf, pos, pow10, digits):  # noqa: ANN001, ANN202
 
 
 @njit(cache=True, nogil=True)
-def _rows(block, buf, ends, pow10):  # noqa: ANN001, ANN202
+def _rows(block, buf, ends, pow10):
     """Format ``block`` into ``buf``; ``ends[i]`` = end of row ``i``, negative for a row Python must do."""
     digits = np.zeros(10, dtype=np.int64)
     pos = 0

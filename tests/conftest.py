@@ -19,11 +19,11 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-from pathlib import Path  # noqa: E402
+from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
 
-from grf_data import refdata  # noqa: E402
+from grf_data import refdata
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -65,7 +65,7 @@ def _run_job(job_id: int, work: Callable[[], Any], mailbox: Mailbox) -> None:
     window closed (its mailbox deleted) is dropped."""
     try:
         result = work()
-    except BaseException as exc:  # noqa: BLE001 - every failure goes to the error dialog
+    except BaseException as exc:  # every failure goes to the error dialog
         mailbox.post("failed", (job_id, without_frames(exc)))
         return
     mailbox.post("done", (job_id, result))

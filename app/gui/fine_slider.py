@@ -33,7 +33,7 @@ class FineSlider(QtWidgets.QSlider):
         handle = self.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_SliderLength, opt, self)
         return (self.maximum() - self.minimum()) / max(1, self.width() - handle)
 
-    def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802 - Qt's name
+    def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:  # Qt's name
         self._pressed = event.button() == QtCore.Qt.MouseButton.LeftButton
         self._anchor = None
         if self._pressed and event.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier:
@@ -47,7 +47,7 @@ class FineSlider(QtWidgets.QSlider):
         self._last_x = x
         self.setSliderDown(True)
 
-    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802 - Qt's name
+    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:  # Qt's name
         fine = bool(event.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier)
         x = event.position().x()
         if self._pressed and self._anchor is None and fine:
@@ -63,7 +63,7 @@ class FineSlider(QtWidgets.QSlider):
         self._last_x = x
         event.accept()
 
-    def mouseReleaseEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802 - Qt's name
+    def mouseReleaseEvent(self, event: QtGui.QMouseEvent) -> None:  # Qt's name
         self._pressed = False
         if self._anchor is not None:
             self._anchor = None

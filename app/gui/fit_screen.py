@@ -45,11 +45,11 @@ class ElidedLabel(QtWidgets.QLabel):
     def full_text(self) -> str:
         return self._full
 
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+    def setText(self, text: str) -> None:  # Qt's name
         self._full = text
         self._elide()
 
-    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # Qt's name
         super().resizeEvent(event)
         self._elide()
 

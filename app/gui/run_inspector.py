@@ -120,7 +120,7 @@ class RunInspector(QtWidgets.QWidget):
     def _status(self, live: _Live) -> str:
         try:
             summary: dict[str, Any] = summarise(live.runner.results(), live.built)
-        except Exception as exc:  # noqa: BLE001 - a run that cannot be summarised is still kept
+        except Exception as exc:  # a run that cannot be summarised is still kept
             return f"no summary ({type(exc).__name__})"
         return status_text(summary)
 

@@ -40,5 +40,5 @@ class FigureControls(QtWidgets.QWidget):
         """Mouse wheel: each notch multiplies the zoom by 1.25 (within ``ZOOM_RANGE``)."""
         self.zoom.setValue(self.zoom.value() * 1.25 ** notches)
 
-    def sizeHint(self) -> QtCore.QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self) -> QtCore.QSize:  # Qt's name
         return QtCore.QSize(240, super().sizeHint().height())

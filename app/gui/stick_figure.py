@@ -268,7 +268,7 @@ class StickFigure(QtWidgets.QWidget):
         self.set_view(self._x_centre if self.follow else 0.5 * (x_range[0] + x_range[1]))
         self._redraw()
 
-    def wheelEvent(self, event: QtGui.QWheelEvent) -> None:  # noqa: N802 - Qt's name
+    def wheelEvent(self, event: QtGui.QWheelEvent) -> None:  # Qt's name
         self.controls.step_zoom(event.angleDelta().y() / 120.0)
         event.accept()
 

@@ -52,7 +52,7 @@ class Polyline(QtWidgets.QGraphicsPathItem):
         self.set_xy(x, y)
         return self
 
-    def getData(self) -> tuple[np.ndarray, np.ndarray]:  # noqa: N802 - as PlotDataItem
+    def getData(self) -> tuple[np.ndarray, np.ndarray]:  # as PlotDataItem
         return self._x, self._y
 
 

@@ -155,7 +155,7 @@ class TuningPanel(QtWidgets.QWidget):
         s = self.session_source()
         try:
             v = s.diagram.value(ed.ref.currentText().strip())
-        except Exception:  # noqa: BLE001 - a half-typed name: keep the range
+        except Exception:  # a half-typed name: keep the range
             return
         v = float(v[0]) if isinstance(v, tuple) else float(v)
         ed.lo.setValue(v / 2 if v > 0 else 0.0)

@@ -86,14 +86,14 @@ class TorqueDecomposition(_Sampled):
 
 
 @kernel
-def _reactions_output(t, x, z, q, qd, tau, F, p, reaction):  # noqa: ANN001, ANN202
+def _reactions_output(t, x, z, q, qd, tau, F, p, reaction):
     buf = np.zeros(9)  # qdd (7), then mz = 0 (2): the callback's forward dynamics has no ground moments
     forward_dynamics_into(p, q, qd, tau, F, buf[7:9], buf[0:7])
     joint_reactions_one(p, q, qd, buf[0:7], F, reaction)
 
 
 @kernel
-def _decomposition_output(t, x, z, q, qd, tau, F, p, inertial, coriolis, gravity, external):  # noqa: ANN001, ANN202
+def _decomposition_output(t, x, z, q, qd, tau, F, p, inertial, coriolis, gravity, external):
     buf = np.zeros(9)
     forward_dynamics_into(p, q, qd, tau, F, buf[7:9], buf[0:7])
     decomposition_one(p, q, qd, buf[0:7], F, inertial, coriolis, gravity, external)

@@ -133,7 +133,7 @@ class AnkleBalance(Block):
 
 
 @kernel
-def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):  # noqa: ANN001, ANN202
+def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):
     v = com_contact_x(p[_BIPED:_BIPED + 14], q, qd)[1]
     a = p[_DT] / p[_TAU_V]
     if a > 1.0:
@@ -143,7 +143,7 @@ def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):  # no
 
 
 @kernel
-def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):  # noqa: ANN001, ANN202
+def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):
     mz[0] = mz[1] = cop[0] = cop[1] = 0.0
     gain = p[_GAIN]
     if gain <= 0.0:

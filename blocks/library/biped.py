@@ -138,14 +138,14 @@ class FiveLinkDynamics(Block):
 
 
 @kernel
-def _dynamics_output(t, x, z, tau, grf, mz, p, q, qd):  # noqa: ANN001, ANN202
+def _dynamics_output(t, x, z, tau, grf, mz, p, q, qd):
     for i in range(7):
         q[i] = x[i]
         qd[i] = x[7 + i]
 
 
 @kernel
-def _dynamics_derivative(t, x, z, tau, grf, mz, p, dx):  # noqa: ANN001, ANN202
+def _dynamics_derivative(t, x, z, tau, grf, mz, p, dx):
     for i in range(7):
         dx[i] = x[7 + i]
     forward_dynamics_into(p, x[0:7], x[7:14], tau, grf, mz, dx[7:14])
@@ -184,7 +184,7 @@ class BipedKinematics(Block):
 
 
 @register_jitable
-def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt, rf,  # noqa: ANN001, ANN201
+def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt, rf,
                feet, com, hip, knees, head, contact):
     """The points of :class:`BipedKinematics` from ``q`` and the geometry, into the output arrays
     (plain Python from the callback, compiled inside the kernel: one source for both)."""
@@ -206,6 +206,6 @@ def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt
 
 
 @kernel
-def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):  # noqa: ANN001, ANN202
+def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
     kinematics(q[0], q[1], q[2], q[3], q[4], q[5], q[6], p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
                p[9], p[10], feet, com, hip, knees, head, contact)

@@ -139,7 +139,7 @@ class PID(Block):
 
 
 @kernel
-def _blended(e, on, was_on, e0, age, t_blend):  # noqa: ANN001, ANN202
+def _blended(e, on, was_on, e0, age, t_blend):
     """The error after the reference blend (module docstring): ``e`` [rad] the raw error, ``on`` the
     enable flag now, ``was_on`` at the last update, ``e0`` [rad] and ``age`` [s] the stored start."""
     if t_blend <= 0.0:
@@ -155,7 +155,7 @@ def _blended(e, on, was_on, e0, age, t_blend):  # noqa: ANN001, ANN202
 
 
 @kernel
-def _pid_law(z, ref, meas, enable, p, i):  # noqa: ANN001, ANN202
+def _pid_law(z, ref, meas, enable, p, i):
     # (e, D, v) of joint i: the law of PID._law, term for term (same rounding)
     n = int(p[0])
     tf, h = p[1], p[3]
@@ -167,7 +167,7 @@ def _pid_law(z, ref, meas, enable, p, i):  # noqa: ANN001, ANN202
 
 
 @kernel
-def _pid_output(t, x, z, ref, meas, enable, track, p, u):  # noqa: ANN001, ANN202
+def _pid_output(t, x, z, ref, meas, enable, track, p, u):
     um = p[2]
     for i in range(int(p[0])):
         v = _pid_law(z, ref, meas, enable, p, i)[2]
@@ -175,7 +175,7 @@ def _pid_output(t, x, z, ref, meas, enable, track, p, u):  # noqa: ANN001, ANN20
 
 
 @kernel
-def _pid_update(t, x, z, ref, meas, enable, track, p, znext):  # noqa: ANN001, ANN202
+def _pid_update(t, x, z, ref, meas, enable, track, p, znext):
     n = int(p[0])
     um, h = p[2], p[3]
     for i in range(n):
@@ -229,7 +229,7 @@ class TorqueSwitch(Block):
 
 
 @kernel
-def _switch_output(t, x, z, stance, a, b, p, tau, hip, knee):  # noqa: ANN001, ANN202
+def _switch_output(t, x, z, stance, a, b, p, tau, hip, knee):
     sl, sr = stance[0] > 0.5, stance[1] > 0.5
     tau[0] = a[0] if sl else b[0]
     tau[2] = a[2] if sl else b[2]

@@ -150,7 +150,7 @@ class NetTorqueEstimator(Block):
 
 
 @kernel
-def _estimator_output(t, x, z, q, F, p, tau, tn):  # noqa: ANN001, ANN202
+def _estimator_output(t, x, z, q, F, p, tau, tn):
     a, bl, br, gl, gr = q[2], q[3], q[4], q[5], q[6]
     l1, l2, r1, r2, m1, m2, g, rf = p[_GEOM], p[_GEOM + 1], p[_GEOM + 2], p[_GEOM + 3], p[_GEOM + 4], \
         p[_GEOM + 5], p[_GEOM + 6], p[_GEOM + 7]

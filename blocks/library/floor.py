@@ -187,7 +187,7 @@ class StanceDamping(Block):
 
 # ------------------------------------------------------------------- kernels (layouts: the pack methods)
 @kernel
-def _anchor(t, z, q, stance, p, s):  # noqa: ANN001, ANN202
+def _anchor(t, z, q, stance, p, s):
     """``(x, y_landed, t_landed)`` of foot ``s``: held, or its contact coordinates now (which read no
     rates: ``q`` stands in for them)."""
     if stance[s] > 0.5 and z[2 + s] > 0.5:
@@ -197,14 +197,14 @@ def _anchor(t, z, q, stance, p, s):  # noqa: ANN001, ANN202
 
 
 @kernel
-def _held_height(t, y_land, t_land, p):  # noqa: ANN001, ANN202
+def _held_height(t, y_land, t_land, p):
     if p[16] <= 0.0:
         return p[1]
     return p[1] + (y_land - p[1]) * math.exp(-(t - t_land) / p[16])
 
 
 @kernel
-def _footprints_output(t, x, z, q, stance, feet_ref, p, feet):  # noqa: ANN001, ANN202
+def _footprints_output(t, x, z, q, stance, feet_ref, p, feet):
     if p[0] == 0.0:
         for k in range(4):
             feet[k] = feet_ref[k]
@@ -215,7 +215,7 @@ def _footprints_output(t, x, z, q, stance, feet_ref, p, feet):  # noqa: ANN001, 
 
 
 @kernel
-def _footprints_update(t, x, z, q, stance, feet_ref, p, znext):  # noqa: ANN001, ANN202
+def _footprints_update(t, x, z, q, stance, feet_ref, p, znext):
     xl, yl, tl = _anchor(t, z, q, stance, p, 0)
     xr, yr, tr = _anchor(t, z, q, stance, p, 1)
     znext[0], znext[1], znext[2], znext[3] = xl, xr, stance[0], stance[1]
@@ -235,7 +235,7 @@ def leg_spring_torque(gam: float, gam_dot: float, rest: float, k: float, c: floa
 
 
 @kernel
-def _stance_damping_output(t, x, z, q, qd, stance, p, tau):  # noqa: ANN001, ANN202
+def _stance_damping_output(t, x, z, q, qd, stance, p, tau):
     for k in range(4):
         tau[k] = 0.0
     for s in range(2):

@@ -21,26 +21,26 @@ __all__ = ["copy_p", "step_output", "gain_output", "sum_output", "mux_output", "
 
 
 @kernel
-def copy_p(t, x, z, p, y):  # noqa: ANN001, ANN202
+def copy_p(t, x, z, p, y):
     for i in range(y.size):
         y[i] = p[i]
 
 
 @kernel
-def step_output(t, x, z, p, y):  # noqa: ANN001, ANN202
+def step_output(t, x, z, p, y):
     v = p[2] if t >= p[0] else p[1]
     for i in range(y.size):
         y[i] = v
 
 
 @kernel
-def gain_output(t, x, z, u, p, y):  # noqa: ANN001, ANN202
+def gain_output(t, x, z, u, p, y):
     for i in range(y.size):
         y[i] = u[i] * p[0]
 
 
 @kernel
-def sum_output(t, x, z, *a):  # noqa: ANN001, ANN002, ANN202
+def sum_output(t, x, z, *a):
     # a = (u_1, ..., u_m, p, y): one kernel for every input count (numba types *a per arity)
     m = len(a) - 2
     p = a[m]
@@ -56,7 +56,7 @@ def sum_output(t, x, z, *a):  # noqa: ANN001, ANN002, ANN202
 
 
 @kernel
-def mux_output(t, x, z, *a):  # noqa: ANN001, ANN002, ANN202
+def mux_output(t, x, z, *a):
     # a = (u_1, ..., u_m, p, y)
     m = len(a) - 2
     y = a[m + 1]
@@ -69,31 +69,31 @@ def mux_output(t, x, z, *a):  # noqa: ANN001, ANN002, ANN202
 
 
 @kernel
-def selector_output(t, x, z, u, p, y):  # noqa: ANN001, ANN202
+def selector_output(t, x, z, u, p, y):
     for j in range(y.size):
         y[j] = u[int(p[j])]
 
 
 @kernel
-def copy_z(t, x, z, u, p, y):  # noqa: ANN001, ANN202
+def copy_z(t, x, z, u, p, y):
     for i in range(y.size):
         y[i] = z[i]
 
 
 @kernel
-def copy_u_next(t, x, z, u, p, znext):  # noqa: ANN001, ANN202
+def copy_u_next(t, x, z, u, p, znext):
     for i in range(znext.size):
         znext[i] = u[i]
 
 
 @kernel
-def copy_x(t, x, z, u, p, y):  # noqa: ANN001, ANN202
+def copy_x(t, x, z, u, p, y):
     for i in range(y.size):
         y[i] = x[i]
 
 
 @kernel
-def ss_rows(p, x, u, first, rows, y):  # noqa: ANN001, ANN202
+def ss_rows(p, x, u, first, rows, y):
     # y = [M | N] [x; u] for the matrix pair starting at p[first] (rows x n, then rows x m)
     n, m = int(p[0]), int(p[1])
     off_n = first + rows * n
@@ -107,12 +107,12 @@ def ss_rows(p, x, u, first, rows, y):  # noqa: ANN001, ANN202
 
 
 @kernel
-def ss_output(t, x, z, u, p, y):  # noqa: ANN001, ANN202
+def ss_output(t, x, z, u, p, y):
     n, m, l = int(p[0]), int(p[1]), int(p[2])
     ss_rows(p, x, u, 3 + n * n + n * m, l, y)
 
 
 @kernel
-def ss_derivative(t, x, z, u, p, dx):  # noqa: ANN001, ANN202
+def ss_derivative(t, x, z, u, p, dx):
     n = int(p[0])
     ss_rows(p, x, u, 3, n, dx)

@@ -77,7 +77,7 @@ _FEET = ("x_l", "y_l", "x_r", "y_r")
 
 
 @njit(cache=True, nogil=True)
-def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):  # noqa: ANN001, ANN202, PLR0913, PLR0912
+def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
     """``dtau`` (4) [N m]: the module docstring's ``gain d`` for packed ``p`` (:data:`PACK_LAYOUT`, biped)."""
     gain, reg, tau_v, tau_p, u_max = p[0], p[1], p[2], p[3], p[4]
     bp = p[5:19]
@@ -161,7 +161,7 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):  # noqa: ANN001,
 
 
 @kernel
-def grf_match_output(t, x, z, tau_in, q, qd, F, mz, stance, held, p, tau, dtau):  # noqa: ANN001, ANN202, PLR0913
+def grf_match_output(t, x, z, tau_in, q, qd, F, mz, stance, held, p, tau, dtau):
     """GrfMatch: ``tau = tau_in + dtau`` (module docstring)."""
     match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau)
     for k in range(4):

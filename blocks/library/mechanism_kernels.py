@@ -40,7 +40,7 @@ TOL, MAX_ITER = 1e-9, 30  # as Mechanism.solve
 
 
 @kernel
-def kinematics(p, f):  # noqa: ANN001, ANN201
+def kinematics(p, f):
     """``ux, uy`` (terms), positions (exprs, 2), ``Jx``, ``Jy`` (exprs, m)."""
     m, nt, ne = int(p[_M]), int(p[_NT]), int(p[_NE])
     oa, oc, op, oe, orr = int(p[_OA]), int(p[_OC]), int(p[_OP]), int(p[_OE]), int(p[_OR0])
@@ -73,7 +73,7 @@ def kinematics(p, f):  # noqa: ANN001, ANN201
 
 
 @kernel
-def bilinear(p, ux, uy, v, w):  # noqa: ANN001, ANN201
+def bilinear(p, ux, uy, v, w):
     """(exprs, 2) ``d2r/df2 [v, w]`` of every expression."""
     m, nt, ne = int(p[_M]), int(p[_NT]), int(p[_NE])
     oa, oe = int(p[_OA]), int(p[_OE])
@@ -91,7 +91,7 @@ def bilinear(p, ux, uy, v, w):  # noqa: ANN001, ANN201
 
 
 @kernel
-def lu_factor(a):  # noqa: ANN001, ANN201
+def lu_factor(a):
     """In place LU with partial pivoting; ``(pivots, ok)``: ok is False for a zero or non-finite pivot."""
     n = a.shape[0]
     piv = np.arange(n)
@@ -115,7 +115,7 @@ def lu_factor(a):  # noqa: ANN001, ANN201
 
 
 @kernel
-def lu_solve(a, piv, b):  # noqa: ANN001, ANN201
+def lu_solve(a, piv, b):
     n = a.shape[0]
     x = np.empty(n)
     for i in range(n):
@@ -131,13 +131,13 @@ def lu_solve(a, piv, b):  # noqa: ANN001, ANN201
 
 
 @kernel
-def _coord(p, j):  # noqa: ANN001, ANN202
+def _coord(p, j):
     o = int(p[_OCOORD]) + 3 * j
     return int(p[o]), int(p[o + 1]), int(p[o + 2])  # kind (0 joint, 1 point), joint or expression, axis
 
 
 @kernel
-def g_f(p, jx, jy):  # noqa: ANN001, ANN201
+def g_f(p, jx, jy):
     """(m, m) ``dG/df``."""
     m, nq, nl = int(p[_M]), int(p[_NQ]), int(p[_NLOOP])
     g = np.zeros((m, m))
@@ -157,7 +157,7 @@ def g_f(p, jx, jy):  # noqa: ANN001, ANN201
 
 
 @kernel
-def residual(p, f, q, pos):  # noqa: ANN001, ANN201
+def residual(p, f, q, pos):
     """(m,) ``G(f, q)``."""
     m, nq, nl = int(p[_M]), int(p[_NQ]), int(p[_NLOOP])
     r = np.empty(m)
@@ -171,7 +171,7 @@ def residual(p, f, q, pos):  # noqa: ANN001, ANN201
 
 
 @kernel
-def newton(p, q, guess):  # noqa: ANN001, ANN201
+def newton(p, q, guess):
     """``(f, ok)``: the joints on the manifold at ``q`` (Mechanism.solve's iteration and tests)."""
     f = guess.copy()
     qmax = 0.0
@@ -203,7 +203,7 @@ def newton(p, q, guess):  # noqa: ANN001, ANN201
 
 
 @kernel
-def _projection(p, f):  # noqa: ANN001, ANN202
+def _projection(p, f):
     """``F`` (m, nq), ``H`` (m, nq, nq) at a solved ``f``."""
     m, nq, nl = int(p[_M]), int(p[_NQ]), int(p[_NLOOP])
     ux, uy, _, jx, jy = kinematics(p, f)
@@ -234,7 +234,7 @@ def _projection(p, f):  # noqa: ANN001, ANN202
 
 
 @kernel
-def _matvec(a, v):  # noqa: ANN001, ANN202
+def _matvec(a, v):
     out = np.zeros(a.shape[0])
     for i in range(a.shape[0]):
         for j in range(a.shape[1]):
@@ -243,7 +243,7 @@ def _matvec(a, v):  # noqa: ANN001, ANN202
 
 
 @kernel
-def joints(p, q, z):  # noqa: ANN001, ANN201
+def joints(p, q, z):
     """``(f, F, H, ok)`` at ``q``; ``z`` is the Newton guess when the block has no guide spline."""
     m, nq, kind = int(p[_M]), int(p[_NQ]), int(p[_KIND])
     if kind == 1:
@@ -266,7 +266,7 @@ def joints(p, q, z):  # noqa: ANN001, ANN201
 
 
 @kernel
-def accel(p, q, qd, tau, z):  # noqa: ANN001, ANN201
+def accel(p, q, qd, tau, z):
     """``qdd`` (nq,) of the embedded ODE (module docstring); NaN when the solve fails."""
     m, nq = int(p[_M]), int(p[_NQ])
     f, F, Hs, ok = joints(p, q, z)
@@ -329,7 +329,7 @@ def accel(p, q, qd, tau, z):  # noqa: ANN001, ANN201
 
 
 @kernel
-def mech_output(t, x, z, *a):  # noqa: ANN001, ANN002, ANN201
+def mech_output(t, x, z, *a):
     # a = ([tau,] p, q, qd, joints, joint_rates, points, point_vel)
     n_in = len(a) - 7
     p = a[n_in]
@@ -358,7 +358,7 @@ def mech_output(t, x, z, *a):  # noqa: ANN001, ANN002, ANN201
 
 
 @kernel
-def mech_derivative(t, x, z, *a):  # noqa: ANN001, ANN002, ANN201
+def mech_derivative(t, x, z, *a):
     # a = ([tau,] p, dx)
     n_in = len(a) - 2
     p, dx = a[n_in], a[n_in + 1]
@@ -371,7 +371,7 @@ def mech_derivative(t, x, z, *a):  # noqa: ANN001, ANN002, ANN201
 
 
 @kernel
-def mech_update(t, x, z, *a):  # noqa: ANN001, ANN002, ANN201
+def mech_update(t, x, z, *a):
     # a = ([tau,] p, znext): the joints solved at this tick, the next tick's Newton guess
     n_in = len(a) - 2
     p, zn = a[n_in], a[n_in + 1]

@@ -27,7 +27,7 @@ _BTX, _BNTX, _BTY, _BNTY, _BC, _BK = (H[k] for k in ("b_tx", "b_ntx", "b_ty", "b
 
 
 @kernel
-def find_interval(t, k, n, x):  # noqa: ANN001, ANN201
+def find_interval(t, k, n, x):
     """``l`` in ``[k, n - 1]`` with ``t[l] <= x < t[l + 1]`` (the end intervals beyond), as scipy."""
     if x < t[k]:
         return k
@@ -44,7 +44,7 @@ def find_interval(t, k, n, x):  # noqa: ANN001, ANN201
 
 
 @kernel
-def deboor(t, x, k, ell, nu):  # noqa: ANN001, ANN201
+def deboor(t, x, k, ell, nu):
     """The ``k + 1`` non-zero B-splines (derivative ``nu``) on interval ``ell`` at ``x`` (scipy's ``_deBoor_D``)."""
     h = np.zeros(k + 1)
     hh = np.zeros(k + 1)
@@ -70,7 +70,7 @@ def deboor(t, x, k, ell, nu):  # noqa: ANN001, ANN201
 
 
 @kernel
-def spline1(p, x, nd):  # noqa: ANN001, ANN201
+def spline1(p, x, nd):
     """The 1-D pre-model (or guide) at ``x``: ``f`` (m,), and with ``nd = 2`` ``F`` (m, 1), ``H`` (m, 1, 1)
     (:meth:`models.mechanism.manifold.PreModel.evaluate`: the periodic part plus the winding)."""
     m = int(p[_M])
@@ -101,7 +101,7 @@ def spline1(p, x, nd):  # noqa: ANN001, ANN201
 
 
 @kernel
-def spline2(p, a, b):  # noqa: ANN001, ANN201
+def spline2(p, a, b):
     """The bivariate pre-model at ``(a, b)`` (clamped to its box): ``f``, ``F`` (m, 2), ``H`` (m, 2, 2)."""
     m, k = int(p[_M]), int(p[_BK])
     otx, ntx, oty, nty, oc = int(p[_BTX]), int(p[_BNTX]), int(p[_BTY]), int(p[_BNTY]), int(p[_BC])

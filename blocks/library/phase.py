@@ -121,20 +121,20 @@ _decision = kernel(foot_decision)  # the same law, compiled for the kernels belo
 
 
 @kernel
-def _phase_code(sl, sr):  # noqa: ANN001, ANN202
+def _phase_code(sl, sr):
     if sl and sr:
         return 0
     return 1 if sl else 2 if sr else 3
 
 
 @kernel
-def _phase_decide(t, z, f, p):  # noqa: ANN001, ANN202
+def _phase_decide(t, z, f, p):
     on, off, dwell = p[0], p[0] - p[1], p[2]
     return _decision(z[0], z[3], f[1], t, on, off, dwell), _decision(z[1], z[4], f[3], t, on, off, dwell)
 
 
 @kernel
-def _phase_output(t, x, z, f, p, stance, swing, phase):  # noqa: ANN001, ANN202
+def _phase_output(t, x, z, f, p, stance, swing, phase):
     sl, sr = _phase_decide(t, z, f, p)
     stance[0], stance[1] = sl, sr
     swing[0], swing[1] = 1 - sl, 1 - sr
@@ -142,7 +142,7 @@ def _phase_output(t, x, z, f, p, stance, swing, phase):  # noqa: ANN001, ANN202
 
 
 @kernel
-def _phase_update(t, x, z, f, p, znext):  # noqa: ANN001, ANN202
+def _phase_update(t, x, z, f, p, znext):
     sl, sr = _phase_decide(t, z, f, p)
     tl = t if (sl != z[0] and z[0] >= 0) else z[3]
     tr = t if (sr != z[1] and z[1] >= 0) else z[4]

@@ -139,7 +139,7 @@ def load_solved_cycle(path: str | Path, params: BipedParams, cycle: int = 0) -> 
 
 
 @register_jitable
-def solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):  # noqa: ANN001, ANN201, PLR0913
+def solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):
     """The module docstring's outputs at time ``t`` for state ``q``, ``qd`` and packed ``p``
     (plain Python from the callback, compiled inside the kernel: one source for both)."""
     n = int(p[0])
@@ -291,5 +291,5 @@ def solved_cycle_of(ctx: CompileContext, p: Params) -> SolvedCycle:
 
 
 @kernel
-def _solved_output(t, x, z, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):  # noqa: ANN001, ANN202
+def _solved_output(t, x, z, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):
     solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk)

@@ -56,7 +56,7 @@ def grid_header(p: Params, ctx: CompileContext, t_data0: float, t_offset: float,
 
 
 @kernel
-def grid_lookup(p, h, t):  # noqa: ANN001, ANN201
+def grid_lookup(p, h, t):
     """``(i, f, on_grid)`` of time ``t`` [s] on the grid of header ``p[h:]`` (``sources._row``)."""
     t0, inv, last = p[h], p[h + 1], int(p[h + 2])
     r = (t - t0) * inv
@@ -69,14 +69,14 @@ def grid_lookup(p, h, t):  # noqa: ANN001, ANN201
 
 
 @kernel
-def grid_time(p, h, i):  # noqa: ANN001, ANN201
+def grid_time(p, h, i):
     """Recording time [s] of grid row ``i``: ``(t0 + (dt/2) i) - t0 + t_data0 + t_offset``."""
     g = p[h] + p[h + 3] * float(i)
     return g - p[h] + p[h + 4] + p[h + 5]
 
 
 @kernel
-def fold(p, h, x):  # noqa: ANN001, ANN201
+def fold(p, h, x):
     """``(x - m P, m)``: data time ``x`` [s] folded onto the repetitions held (module docstring);
     ``(x, 0)`` when the recording is not folded (period 0) or ``x`` is in its first two repetitions."""
     period = p[h + 8]
@@ -90,7 +90,7 @@ def fold(p, h, x):  # noqa: ANN001, ANN201
 
 
 @kernel
-def search(p, tb, n, x):  # noqa: ANN001, ANN201
+def search(p, tb, n, x):
     """``np.interp``'s interval in the ``n`` times at ``p[tb:]``: -1 below, ``n`` above, ``n - 1`` at the
     last sample, else ``j`` with ``t_j <= x < t_{j+1}``."""
     if x < p[tb]:
@@ -110,7 +110,7 @@ def search(p, tb, n, x):  # noqa: ANN001, ANN201
 
 
 @kernel
-def interp_at(p, tb, n, j, x, cb):  # noqa: ANN001, ANN201
+def interp_at(p, tb, n, j, x, cb):
     """``np.interp(x, t, col)`` for the column at ``p[cb:]`` with ``j = search(..., x)``."""
     if j < 0:
         return p[cb]
@@ -124,7 +124,7 @@ def interp_at(p, tb, n, j, x, cb):  # noqa: ANN001, ANN201
 
 
 @kernel
-def spline_interval(p, xb, n, x):  # noqa: ANN001, ANN201
+def spline_interval(p, xb, n, x):
     """scipy's ``find_interval_ascending`` for ``x`` within the ``n`` knots at ``p[xb:]``."""
     if x >= p[xb + n - 1]:
         return n - 2
@@ -141,7 +141,7 @@ def spline_interval(p, xb, n, x):  # noqa: ANN001, ANN201
 
 
 @kernel
-def spline_at(p, xb, n, m, cb, j, x, col):  # noqa: ANN001, ANN201
+def spline_at(p, xb, n, m, cb, j, x, col):
     """Value and first derivative of column ``col`` of a cubic ``PPoly`` (knots at ``p[xb:]``, ``m``
     columns, coefficients ``c[k, j, col]`` C-ordered at ``p[cb:]``) in interval ``j``, in scipy's order."""
     s = x - p[xb + j]
@@ -157,7 +157,7 @@ def spline_at(p, xb, n, m, cb, j, x, col):  # noqa: ANN001, ANN201
 
 
 @kernel
-def table_row(p, h, t):  # noqa: ANN001, ANN201
+def table_row(p, h, t):
     """Where time ``t`` falls in a sampled table (grid header at ``p[h:]``, then the ``n`` sample times):
     ``(n, tb, f, on, xa, ja, xb, jb, ma, mb, D)``, the recording times ``xa``, ``xb`` of the two grid rows
     around ``t`` (folded: :func:`fold`, by ``ma``, ``mb`` periods), their intervals ``ja``, ``jb``
@@ -174,7 +174,7 @@ def table_row(p, h, t):  # noqa: ANN001, ANN201
 
 
 @kernel
-def _moved(p, tb, n, j, x, v, m, shift, moves):  # noqa: ANN001, ANN201
+def _moved(p, tb, n, j, x, v, m, shift, moves):
     """``v`` read ``m`` periods back, plus the distance walked ``m shift`` for a horizontal position:
     ``moves`` -1 = always, ``c >= 0`` = weighted by column ``c`` interpolated (1 where the position was
     recorded, 0 where it reads 0, as the CoP of a foot off the ground), ``-2`` = not a position."""
@@ -186,7 +186,7 @@ def _moved(p, tb, n, j, x, v, m, shift, moves):  # noqa: ANN001, ANN201
 
 
 @kernel
-def table_value(p, row, k, offset, moves):  # noqa: ANN001, ANN201
+def table_value(p, row, k, offset, moves):
     """Column ``k`` of the table, minus ``offset``, at the time :func:`table_row` located (``np.interp``
     at each grid row, shifted, then blended linearly between the two rows as ``sources._row``); a
     horizontal position (``moves``, :func:`_moved`) read from a folded repetition gets the distance
@@ -201,7 +201,7 @@ def table_value(p, row, k, offset, moves):  # noqa: ANN001, ANN201
 
 # ----------------------------------------------------------------- GrfSource
 @kernel
-def _perturbed(p, v, k):  # noqa: ANN001, ANN201
+def _perturbed(p, v, k):
     """Force component ``k`` (0..3) scaled as ``GrfSource._perturbed``: ``p[0:4]`` gain, propulsion and
     vertical gains, mass scale."""
     out = v * (p[0] * p[3])
@@ -213,7 +213,7 @@ def _perturbed(p, v, k):  # noqa: ANN001, ANN201
 
 
 @kernel
-def grf_output(t, x, z, p, y0, y1):  # noqa: ANN001, ANN201
+def grf_output(t, x, z, p, y0, y1):
     """GrfSource: ``p = [gain, propulsion_gain, vertical_gain, mass_scale, grid header, t (n),
     F_lx, F_ly, F_rx, F_ry, cop_l, cop_r (n each)]`` and, folded, ``on_l, on_r`` (n each: 1 where the
     CoP was recorded)."""
@@ -228,7 +228,7 @@ def grf_output(t, x, z, p, y0, y1):  # noqa: ANN001, ANN201
 
 # ----------------------------------------------------------- ReferenceSource
 @kernel
-def _reference_knot(p, i):  # noqa: ANN001, ANN201
+def _reference_knot(p, i):
     """Data time clipped to the knots, its interval and whether the rates are zeroed, for grid row ``i``."""
     n = int(p[6])
     x, _ = fold(p, 0, grid_time(p, 0, i))
@@ -238,7 +238,7 @@ def _reference_knot(p, i):  # noqa: ANN001, ANN201
 
 
 @kernel
-def reference_output(t, x, z, p, y0, y1, y2, y3):  # noqa: ANN001, ANN201
+def reference_output(t, x, z, p, y0, y1, y2, y3):
     """ReferenceSource: ``p = [grid header, knots x (n), coefficients c (4, n-1, 5) C-ordered]``;
     outputs the table row ``[angles, rates]`` of ``sources._reference_table``."""
     n = int(p[6])

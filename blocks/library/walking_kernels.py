@@ -25,12 +25,12 @@ CONTACT_BIPED = len(CONTACT_PARAMS)
 
 
 @kernel
-def _clip(v, lim):  # noqa: ANN001, ANN202
+def _clip(v, lim):
     return lim if v > lim else -lim if v < -lim else v
 
 
 @kernel
-def contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):  # noqa: ANN001, ANN202, PLR0913
+def contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):
     """GroundContact: recorded GRF plus the stance-foot spring-damper (``walking`` docstring)."""
     k_x, c_x, k_y, c_y, ground_y, f_max = p[0], p[1], p[2], p[3], p[4], p[5]
     unilateral, mu, gain, reference_height, no_pull = p[6] != 0.0, p[7], p[8], p[9] != 0.0, p[10] != 0.0
@@ -60,7 +60,7 @@ def contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):  # noqa:
 
 
 @kernel
-def trunk_output(t, x, z, q, qd, ref, ref_rate, stance, p, tau, mz):  # noqa: ANN001, ANN202, PLR0913
+def trunk_output(t, x, z, q, qd, ref, ref_rate, stance, p, tau, mz):
     """TrunkBalance: the trunk PD shared by the stance hips (route ground: and passed to the ground)."""
     mz[0] = 0.0
     mz[1] = 0.0
@@ -83,14 +83,14 @@ def trunk_output(t, x, z, q, qd, ref, ref_rate, stance, p, tau, mz):  # noqa: AN
 
 
 @kernel
-def feedback_enable_output(t, x, z, swing, p, enable):  # noqa: ANN001, ANN202
+def feedback_enable_output(t, x, z, swing, p, enable):
     """FeedbackEnable: 1 (``always``) or the swing flags (``swing``)."""
     for k in range(enable.size):
         enable[k] = swing[k] if p[0] != 0.0 else 1.0
 
 
 @kernel
-def reference_motion_output(t, x, z, p, tau, feet, com):  # noqa: ANN001, ANN202
+def reference_motion_output(t, x, z, p, tau, feet, com):
     """ReferenceMotion: the played-back row ``[tau, feet, com]`` (module docstring for ``p``), the feet
     and the CoM shifted by the origin ``p[1:3]``."""
     row = table_row(p, 3, t)

@@ -23,7 +23,7 @@ from blocks.logstream import LogStream
 
 
 def _run(tmp: Path, every: int, stream: bool, keep_every: int = 1, engine: str = "compiled",
-         duration: float = 2.0):  # noqa: ANN202
+         duration: float = 2.0):
     built = build(RunSpec(dataset="sneakers", duration=duration, record_every=every, engine=engine))
     sink = None
     if stream:

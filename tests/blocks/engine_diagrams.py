@@ -45,12 +45,12 @@ class TestHysteresis(Block, register=False):
 
 
 @kernel
-def _hyst_output(t, x, z, u, p, y):  # noqa: ANN001, ANN202
+def _hyst_output(t, x, z, u, p, y):
     y[0] = z[0]
 
 
 @kernel
-def _hyst_update(t, x, z, u, p, znext):  # noqa: ANN001, ANN202
+def _hyst_update(t, x, z, u, p, znext):
     v = u[0]
     znext[0] = 1.0 if v > p[1] else (0.0 if v < p[0] else z[0])
 

@@ -27,13 +27,13 @@ REPEAT = repeat.repeat_dataset
 TOL = {"grf": 5e-12, "ref": 5e-12, "ref_motion": 5e-10}
 
 
-def _built(monkeypatch: pytest.MonkeyPatch, compact: bool):  # noqa: ANN202
+def _built(monkeypatch: pytest.MonkeyPatch, compact: bool):
     monkeypatch.setattr(repeat, "repeat_dataset", lambda data, duration: REPEAT(data, duration, compact=compact))
     return build(RunSpec(dataset="sneakers", duration=DURATION, repeat=True, preset="tracking"))
 
 
 @pytest.fixture(scope="module")
-def pair() -> tuple:  # noqa: ANN001
+def pair() -> tuple:
     mp = pytest.MonkeyPatch()
     try:
         return _built(mp, False), _built(mp, True)
@@ -51,7 +51,7 @@ def test_the_folded_data_holds_three_repetitions(pair: tuple) -> None:
     assert fold[1] > 8.0 and fold[2] == 5.0  # period [s], repetitions of the unfolded data
 
 
-def _outputs(block, p, times: np.ndarray) -> np.ndarray:  # noqa: ANN001
+def _outputs(block, p, times: np.ndarray) -> np.ndarray:
     out_fn = block.kernels().output
     packed = np.ascontiguousarray(block.pack(p), dtype=np.float64)
     sizes = [int(s.size) for s in block.outputs]
@@ -84,7 +84,7 @@ def test_folded_kernels_equal_the_old_tables(pair: tuple, name: str) -> None:
         assert np.abs(got).max() > 0.1  # real numbers, not zeros
 
 
-def _python_outputs(block, p, t: float) -> list[np.ndarray]:  # noqa: ANN001
+def _python_outputs(block, p, t: float) -> list[np.ndarray]:
     ys = [np.zeros(int(s.size)) for s in block.outputs]
     block.output(float(t), np.zeros(0), np.zeros(0), (), p, tuple(ys))
     return ys

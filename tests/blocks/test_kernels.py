@@ -110,7 +110,7 @@ def test_a_wrong_kernel_is_caught() -> None:
         inputs = (PortSpec("u", 1),)
         outputs = (PortSpec("y", 1),)
 
-        def output(self, t, x, z, u, p, y):  # noqa: ANN001
+        def output(self, t, x, z, u, p, y):
             y[0][0] = p.k * u[0][0]
 
         def kernels(self) -> Kernels:
@@ -119,7 +119,7 @@ def test_a_wrong_kernel_is_caught() -> None:
         def pack(self, p: Params) -> np.ndarray:
             return np.array([p.k])
 
-    def _wrong(t, x, z, u0, p, y0):  # noqa: ANN001
+    def _wrong(t, x, z, u0, p, y0):
         y0[0] = 2.0 * p[0] * u0[0]
 
     blk = _Half("h")

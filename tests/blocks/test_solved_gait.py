@@ -102,7 +102,7 @@ def test_kernel_matches_callback(t: float) -> None:
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
 
 
-def test_load_recovers_the_ground_moments_and_the_stride(tmp_path) -> None:  # noqa: ANN001
+def test_load_recovers_the_ground_moments_and_the_stride(tmp_path) -> None:
     """A consistent solve output made here (torques from the inverse dynamics plus known ground moments):
     the file's moments are not stored, and the loader gets them back from the knee rows."""
     params = BipedParams.paper()

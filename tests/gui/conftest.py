@@ -10,10 +10,10 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6 import QtCore  # noqa: E402
+from PySide6 import QtCore
 
-from app.gui.main_window import MainWindow  # noqa: E402
-from app.gui.session import SimSession  # noqa: E402
+from app.gui.main_window import MainWindow
+from app.gui.session import SimSession
 
 
 @pytest.fixture

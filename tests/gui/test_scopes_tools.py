@@ -18,7 +18,7 @@ from tests.gui.conftest import run_until
 pytestmark = pytest.mark.gui
 
 
-def _scope(window: MainWindow, title: str):  # noqa: ANN202 - the Scope of that title
+def _scope(window: MainWindow, title: str):  # the Scope of that title
     return next(sc for sc in window.scopes.scopes if sc.spec.title == title)
 
 

@@ -18,13 +18,13 @@ from tests.gui.conftest import run_until
 pytestmark = pytest.mark.gui
 
 
-def _pick(dlg, name: str, col: int) -> None:  # noqa: ANN001 - select column ``col`` of ``name`` in the browser
+def _pick(dlg, name: str, col: int) -> None:  # select column ``col`` of ``name`` in the browser
     top = next(dlg.tree.topLevelItem(i) for i in range(dlg.tree.topLevelItemCount())
                if dlg.tree.topLevelItem(i).text(0) == name)
     dlg.tree.setCurrentItem(top.child(col))
 
 
-def _phase_portrait(qtbot, window: MainWindow) -> XYScope:  # noqa: ANN001
+def _phase_portrait(qtbot, window: MainWindow) -> XYScope:
     """Left knee angle (y) against its rate (x), built in the browser as a user does."""
     dlg = open_browser(window.scopes, -1)
     qtbot.addWidget(dlg)

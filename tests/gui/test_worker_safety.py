@@ -51,7 +51,7 @@ def test_compare_workers_start_while_another_thread_holds_the_numba_compiler_loc
     def run() -> None:
         try:
             results.extend(compare(["barefoot", "sneakers"], duration=0.2, workers=2))
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below
             errors.append(exc)
 
     runner = threading.Thread(target=run, daemon=True)

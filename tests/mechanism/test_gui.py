@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from app.gui.stick_figure import StickFigure, draw_mechanism  # noqa: E402
-from blocks import Diagram  # noqa: E402
-from blocks.library.mechanism import PlanarMechanism  # noqa: E402
+from app.gui.stick_figure import StickFigure, draw_mechanism
+from blocks import Diagram
+from blocks.library.mechanism import PlanarMechanism
 
 DIAGRAM = "assets/diagrams/andrews_squeezer.json"
 

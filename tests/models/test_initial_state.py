@@ -14,11 +14,11 @@ from models.phase_warp import gait_events
 
 
 @pytest.fixture(scope="module")
-def sneakers():  # noqa: ANN201
+def sneakers():
     return load_dataset("sneakers")
 
 
-def test_the_height_returns_after_whole_cycles_under_the_recorded_grf(sneakers) -> None:  # noqa: ANN001
+def test_the_height_returns_after_whole_cycles_under_the_recorded_grf(sneakers) -> None:
     """Integrated independently (an ODE solver on the interpolated force), the CoM started with ``v_y0``
     is at the same height at the first and the last heel strike of the window, and a velocity 0.02 m/s
     off is not (it drifts 0.02 m/s times the span)."""
@@ -44,7 +44,7 @@ def test_the_height_returns_after_whole_cycles_under_the_recorded_grf(sneakers) 
     assert off[1] - off[0] == pytest.approx(0.02 * (span[1] - span[0]), rel=0.02)
 
 
-def test_no_whole_cycle_gives_none(sneakers) -> None:  # noqa: ANN001
+def test_no_whole_cycle_gives_none(sneakers) -> None:
     """A window shorter than one cycle holds fewer than two strikes of either foot."""
     ds = sneakers
     assert periodic_vertical_velocity(ds.t, ds.grf, ds.meta.body_mass_kg, G_EARTH, ds.t[0], ds.t[0] + 0.5) is None

@@ -19,7 +19,7 @@ def test_numba_blas_still_compiles_and_runs() -> None:
     from models.jit import njit
 
     @njit
-    def dot(a, b):  # noqa: ANN001, ANN202
+    def dot(a, b):
         return np.dot(a, b)
 
     a = np.arange(6.0).reshape(2, 3)

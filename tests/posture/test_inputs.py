@@ -13,11 +13,11 @@ from models.posture.inputs import cycle_inputs, whole_cycles
 
 
 @pytest.fixture(scope="module")
-def sneakers():  # noqa: ANN201
+def sneakers():
     return load_dataset("sneakers")
 
 
-def test_a_cycle_runs_between_two_heel_strikes_of_one_foot(sneakers) -> None:  # noqa: ANN001
+def test_a_cycle_runs_between_two_heel_strikes_of_one_foot(sneakers) -> None:
     cycles = whole_cycles(sneakers)
     period = sneakers.meta.extra["period_s"]
     assert cycles and all(abs((t1 - t0) - period) < 1e-6 for t0, t1 in cycles)
@@ -30,7 +30,7 @@ def test_a_cycle_runs_between_two_heel_strikes_of_one_foot(sneakers) -> None:  #
     assert np.all((ci.swing_weight > 0) | ci.stance)
 
 
-def test_the_swing_reference_of_another_recording_is_read_by_swing_phase(sneakers) -> None:  # noqa: ANN001
+def test_the_swing_reference_of_another_recording_is_read_by_swing_phase(sneakers) -> None:
     hh = load_dataset("high_heels")
     ci = cycle_inputs(hh, sneakers, n=100)
     assert ci.kinematics_name == "sneakers"
@@ -47,7 +47,7 @@ def test_the_swing_reference_of_another_recording_is_read_by_swing_phase(sneaker
     assert np.abs(own.swing_ref[swing, 0, 0] - ci.swing_ref[swing, 0, 0]).max() > np.deg2rad(0.5)
 
 
-def test_a_cop_that_does_not_progress_with_the_walk_is_not_used(sneakers) -> None:  # noqa: ANN001
+def test_a_cop_that_does_not_progress_with_the_walk_is_not_used(sneakers) -> None:
     speed = sneakers.meta.extra["stride_m"] / sneakers.meta.extra["period_s"]
     belt = replace(sneakers, cop_x=sneakers.cop_x - speed * sneakers.t[:, None])  # a treadmill belt's frame
     ci = cycle_inputs(belt)
@@ -56,7 +56,7 @@ def test_a_cop_that_does_not_progress_with_the_walk_is_not_used(sneakers) -> Non
     assert cycle_inputs(sneakers).has_cop
 
 
-def test_a_recording_without_a_whole_cycle_is_a_clear_error(sneakers) -> None:  # noqa: ANN001
+def test_a_recording_without_a_whole_cycle_is_a_clear_error(sneakers) -> None:
     from models.errors import UserError
 
     with pytest.raises(UserError, match="no whole gait cycle"):
