@@ -9,7 +9,8 @@ Each sub-command lives in its own module ``app/commands/<name>.py`` that defines
 Only the module of the command being run is imported (``gaitblocks --help`` imports none), and
 command modules import the engine inside ``run``, so the help and a user error print at once.
 User errors (bad files, bad diagrams, bad options) are reported as one line on stderr with exit
-code 2, never as a traceback. Every option's help shows its default.
+code 2, never as a traceback. Every option's help shows its default. ``gaitblocks --version``
+prints the version (``app/version.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import argparse
 import importlib
 import sys
 
+from app.version import version
 from models.errors import UserError
 
 # command name -> (module, what it does)
@@ -58,6 +60,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         prog="gaitblocks", formatter_class=HelpFormatter,
         description="Block-diagram simulator of a five-link biped walking on recorded ground reaction forces.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = set(COMMANDS) if argv is None else {_command_of(argv)}
     for name, (module_name, summary) in COMMANDS.items():
