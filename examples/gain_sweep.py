@@ -1,7 +1,7 @@
 """A gain sweep from Python: the knee PID's kp on the bundled ``sneakers`` set, in parallel.
 
-Each point is a :class:`app.runs.RunSpec` (the default diagram and preset with one parameter
-set); the executor (:mod:`blocks.executors`) runs them in worker processes and
+Each point is a :class:`app.runs.RunSpec` (the default diagram and the ``tracking`` preset with one
+parameter set); the executor (:mod:`blocks.executors`) runs them in worker processes and
 :func:`app.tuning.worker.run_one` turns each summary into a flat row, as ``gaitblocks sweep`` does.
 
 Run:  python examples/gain_sweep.py
@@ -17,7 +17,7 @@ KP = (50.0, 200.0, 800.0, 3200.0)  # N m/rad
 
 
 def sweep(kps: tuple[float, ...] = KP, seconds: float = 2.0, workers: int = 2) -> list[dict]:
-    base = RunSpec(dataset="sneakers", preset="default", duration=seconds, settings=(("est.gain", 0.0),))
+    base = RunSpec(dataset="sneakers", preset="tracking", duration=seconds, settings=(("est.gain", 0.0),))
     specs = [base.with_settings(("pid_knee.kp", kp)) for kp in kps]
     with make_executor("process", workers) as ex:
         return ex.map(run_one, specs)

@@ -2,9 +2,9 @@
 
 The same diagram (``blocks.default_diagram.build_grf_walk``: recorded GRF -> gait phases -> net-torque
 estimator in stance, PID in swing -> five-link dynamics) runs with two presets on the bundled
-``sneakers`` set: ``paper`` (as published: swing-only PID with the paper's gains) and ``default``
-(ground contact, trunk balance and stance feedback added). The paper's gains cannot hold the
-55 kg model up; the default preset walks.
+``sneakers`` set: ``paper`` (as published: swing-only PID with the paper's gains) and ``tracking``
+(ground contact, trunk balance and stance feedback added; called ``default`` before, a name still
+accepted). The paper's gains cannot hold the 55 kg model up; the tracking preset walks.
 
 Run:  python examples/paper_scheme.py
 """
@@ -21,11 +21,11 @@ def walk(preset: str, seconds: float = 3.0) -> dict:
 
 
 def main() -> None:
-    for preset in ("paper", "default"):
+    for preset in ("paper", "tracking"):
         s = walk(preset)
         rms = s["rms_deg"]
         fell = f"fell at {s['fell_at_s']:.2f} s" if s.get("fell_at_s") is not None else "stays up"
-        print(f"{preset:>7}: {fell}; RMS hip {max(rms['hip_l'], rms['hip_r']):.2f} deg, "
+        print(f"{preset:>8}: {fell}; RMS hip {max(rms['hip_l'], rms['hip_r']):.2f} deg, "
               f"knee {max(rms['knee_l'], rms['knee_r']):.2f} deg, trunk {rms['trunk']:.2f} deg")
 
 

@@ -12,7 +12,7 @@ Inputs are sampled on one time base ``t`` (N,) [s]:
 * ``tau`` (N, 4) [N m]: applied joint torques ``[hip_l, hip_r, knee_l, knee_r]``;
 * ``mass`` [kg]: model body mass.
 
-Definitions (README, section "Walking metrics"):
+Definitions (``docs/walking.md``, section "Walking metrics"):
 
 ``rms_deg``
     RMS over the run of ``q - q_ref`` for hip_l (beta_l), hip_r, knee_l (gamma_l), knee_r,

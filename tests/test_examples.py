@@ -65,10 +65,10 @@ def test_custom_block_matches_the_exact_lag() -> None:
 
 
 @pytest.mark.slow
-def test_paper_scheme_falls_and_default_walks() -> None:
+def test_paper_scheme_falls_and_tracking_walks() -> None:
     ex = _load("paper_scheme")
     assert ex.walk("paper", 2.0)["fell_at_s"] is not None
-    assert ex.walk("default", 2.0)["fell_at_s"] is None
+    assert ex.walk("tracking", 2.0)["fell_at_s"] is None
 
 
 @pytest.mark.slow

@@ -4,8 +4,11 @@
 in a ``concurrent.futures`` worker process or on a Dask worker. The row holds
 
 * the set parameters (``"block.param"`` columns);
-* ``status`` (``ok``; ``fell`` = the run completed but the trunk tilted beyond 60 deg, see
-  ``fell_at_s``; ``failed`` = the simulation blew up or stopped; ``error`` = the run could not start),
+* ``status`` (``ok``; ``fell`` = a fall criterion of :mod:`app.walking` was met: the trunk beyond
+  60 deg, the hip below half the leg length, a hip angle past half a turn, a knee flexed beyond
+  160 deg or hyperextended beyond 30 deg, or a stance shank past horizontal; ``fell_at_s`` says when,
+  ``fell_because`` which, and the run stops just past it unless ``RunSpec.stop_at_fall`` is off;
+  ``failed`` = the simulation blew up or stopped; ``error`` = the run could not start),
   ``message``, ``objective`` (:mod:`app.tuning.objective`) and ``job_wall_s`` (wall time of
   load + compile + run + metrics);
 * every scalar of ``summary.json`` (:func:`app.runs.summarise`), nested keys joined by
