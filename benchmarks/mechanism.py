@@ -9,7 +9,7 @@ All methods use the same integrator (``solve_ivp`` DOP853), so the difference is
 formulation: 2 states and an exact 7x7 Newton solve per evaluation (embedded), or 14
 states and a 13x13 saddle-point solve per evaluation (DAE).
 
-The seed (Ehsani, §4-4 B) reports the embedded method about 4x faster than index reduction
+Ehsani (2023, §4-4 B) reports the embedded method about 4x faster than index reduction
 with velocity stabilisation. Run: ``python benchmarks/mechanism.py``.
 """
 
@@ -83,7 +83,7 @@ def main() -> None:
                 if mine in found and other in found:
                     (n, w), (n0, w0) = found[other], found[mine]
                     print(f"{'':>7}  {other} / {mine}: RHS evaluations x{n / n0:.2f}, wall time x{w / w0:.2f}")
-    print("seed 003 reports the embedded method about 4x faster than the stabilised DAE")
+    print("Ehsani (2023) reports the embedded method about 4x faster than the stabilised DAE")
 
 
 if __name__ == "__main__":

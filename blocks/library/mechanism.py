@@ -1,4 +1,4 @@
-r"""A planar closed-loop mechanism as a block: the empirically-based method (seed 003).
+r"""A planar closed-loop mechanism as a block: the empirically-based method (Ehsani 2023).
 
 Continuous state ``[q, qd]`` in minimal coordinates; the dependent joint variables come
 from the manifold ``f(q)`` (:mod:`models.mechanism.manifold`: exact Newton solve with
@@ -9,7 +9,7 @@ analytical projection, or the pre-modelled splines), and
 (:mod:`models.mechanism.embedded`). ``mechanism`` picks one of
 :data:`models.mechanism.library.MECHANISMS`; the ports follow its sizes and names.
 
-``four_bar`` uses the seed's coordinate (the coupler CoM height, singular at its extremes:
+``four_bar`` uses Ehsani's coordinate (the coupler CoM height, singular at its extremes:
 a free swing under gravity reaches one and the run stops there, naming it);
 ``four_bar_crank`` the crank angle, regular everywhere.
 

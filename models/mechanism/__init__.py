@@ -1,4 +1,14 @@
-"""Planar constrained multibody dynamics (seed 003, Ehsani: empirically-based multibody dynamics).
+"""Planar constrained multibody dynamics: Ehsani's empirically-based method, and a DAE path to check it.
+
+The method (equations of motion of a closed-loop system as an ODE in its generalized coordinates,
+the dependent joint variables ``f(q)`` with their gradient and Hessian) is that of
+
+    Ehsani H. (2023). "Empirically-based Multibody Dynamics for Modeling the Human Body
+    Musculoskeletal System". arXiv:2307.10597 [physics.app-ph]. An English translation of part
+    of the author's PhD dissertation (in Farsi), "Developing an EMG-driven model for the human
+    shoulder considering the shoulder rhythm", Amirkabir University of Technology, 2016.
+
+"Ehsani 2023, §3-4" and "Ehsani, Eq. 121" in this package's docstrings refer to that paper.
 
 Modules: :mod:`~models.mechanism.geometry` (point kinematics in joint variables),
 :mod:`~models.mechanism.system` (bodies, loops, coordinates, forces),

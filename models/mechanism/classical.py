@@ -1,5 +1,5 @@
 r"""Classical kinematic analysis in absolute coordinates (Shabana, *Computational Dynamics*),
-the independent check of the empirically-based kinematics (seed 003, §3-4).
+the independent check of the empirically-based kinematics (Ehsani 2023, §3-4).
 
 Each body i has absolute coordinates :math:`X_i = (x_i, y_i, \varphi_i)` (m, m, rad) of a frame
 at its proximal joint. Constraints, all stacked into :math:`C(X, t) = 0`:

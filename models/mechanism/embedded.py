@@ -1,4 +1,4 @@
-r"""The empirically-based (embedded) method: forward dynamics in minimal coordinates (seed 003, §4).
+r"""The empirically-based (embedded) method: forward dynamics in minimal coordinates (Ehsani 2023, §4).
 
 With the joint variables as functions of the generalized coordinates
 (:mod:`models.mechanism.manifold`),
@@ -9,7 +9,7 @@ With the joint variables as functions of the generalized coordinates
     \qquad \delta f = F\, \delta q ,
 
 the virtual work of the open tree (:mod:`models.mechanism.system`) vanishes for every
-:math:`\delta q`, which gives the ODE in the nq coordinates alone (seed §4-3, Eqs. 144-195):
+:math:`\delta q`, which gives the ODE in the nq coordinates alone (Ehsani §4-3, Eqs. 144-195):
 
 .. math::
 

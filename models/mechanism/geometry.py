@@ -1,4 +1,4 @@
-r"""Planar point kinematics as explicit functions of the joint variables (seed 003, §3).
+r"""Planar point kinematics as explicit functions of the joint variables (Ehsani 2023, §3).
 
 A planar mechanism of revolute joints, cut open at its loops, is a tree: the absolute angle
 of every body is a linear combination of the joint variables ``f`` (rad),
@@ -22,8 +22,8 @@ closed-form (no finite differences anywhere):
 
 so velocity and acceleration of the point are :math:`\dot r = J \dot f` (m/s) and
 :math:`\ddot r = J \ddot f + \kappa(f, \dot f)` with the convective term
-:math:`\kappa = -\sum_k u_k (a_k^T \dot f)^2` (m/s²). This is the planar instance of the
-seed's :math:`D_i` and :math:`D_i'` matrices (Eqs. 44-57): the gradient and Hessian of the
+:math:`\kappa = -\sum_k u_k (a_k^T \dot f)^2` (m/s²). This is the planar instance of
+Ehsani's :math:`D_i` and :math:`D_i'` matrices (Eqs. 44-57): the gradient and Hessian of the
 body transform with respect to the coordinates.
 """
 

@@ -1,19 +1,19 @@
-r"""The three mechanisms of seed 003's validation: four-bar, five-bar, Andrews' squeezer.
+r"""The three mechanisms Ehsani (2023) validates the method on: four-bar, five-bar, Andrews' squeezer.
 
 Conventions: x right, y up, angles counter-clockwise [rad], lengths [m]; joint variables are
-*relative* angles (each body's angle from its parent), as in the seed's Eqs. 121-123 and 199.
+*relative* angles (each body's angle from its parent), as in Ehsani's Eqs. 121-123 and 199.
 The four- and five-bar are uniform slender rods of 1 kg/m (:math:`I = m l^2 / 12`) under
-gravity 9.81 m/s² (the seed gives no masses: its §3 examples are kinematic).
+gravity 9.81 m/s² (the paper gives no masses: its §3 examples are kinematic).
 
-**Four-bar** (seed Eq. 121, Fig. 3): ground O -> link 1 (l1, angle th1) -> coupler 2 (l2,
+**Four-bar** (Ehsani, Eq. 121, Fig. 3): ground O -> link 1 (l1, angle th1) -> coupler 2 (l2,
 CoM at lcm2, angle th1+th2) -> link 3 (l3) -> ground point (l0, 0). Generalized coordinate q
-= height of the coupler's CoM, range of motion [-2, 2]. The seed's Table 1 values did not
+= height of the coupler's CoM, range of motion [-2, 2]. Ehsani's Table 1 values did not
 survive in the text we have (the table is empty), so the lengths here are ours, chosen so
 that q spans [-2, 2] on one assembly branch with margin: :data:`FOUR_BAR` (a double crank,
 ground link shortest; q is monotonic in th1 for q in [-3.1, 3.9]). Point p: the
-coupler point at (lcm2, PX_OFFSET) in the coupler's frame (the seed's figure is lost too).
+coupler point at (lcm2, PX_OFFSET) in the coupler's frame (the paper's figure is lost too).
 
-**Five-bar** (seed Eq. 123, Table 2: l0 = 3, l1 = 1, l2 = 1, l3 = 3, l4 = 3, lp = 2): ground O
+**Five-bar** (Ehsani, Eq. 123, Table 2: l0 = 3, l1 = 1, l2 = 1, l3 = 3, l4 = 3, lp = 2): ground O
 -> links 1..4 -> ground point (l0, 0); q = (th1, th2). Point p on link 3, lp from its
 proximal joint. Links 3 and 4 (3 + 3) always reach around links 1 and 2 (1 + 1), so every
 (th1, th2) is assembled; the branch is the one with the 3-4 elbow up.
@@ -26,7 +26,7 @@ spring c0 = 4530 N/m, rest length 0.07785 m from D on body 3 to the ground point
 gravity. Geometry and inertia parameters are the published ones (:data:`SQUEEZER`). Bodies
 3, 5 and 7 turn about fixed points, so only the distance of their CoM from the pivot enters
 the dynamics (sa, sb), (ta, tb), (ua, ub); the published model is rebuilt here from these
-definitions -- the loop equations are the seed's Eq. 199 -- not from anyone's code.
+definitions -- the loop equations are Ehsani's Eq. 199 -- not from anyone's code.
 :data:`SQUEEZER_REFERENCE` is the published reference solution at t = 0.03 s.
 """
 
@@ -40,10 +40,10 @@ from models.mechanism.system import Coordinate, Mechanism, Spring
 __all__ = ["FOUR_BAR", "FIVE_BAR", "SQUEEZER", "SQUEEZER_REFERENCE", "SQUEEZER_ANGLES", "four_bar", "five_bar",
            "andrews_squeezer", "four_bar_crank", "MECHANISMS", "build"]
 
-# four-bar (ours; the seed's Table 1 is empty in the text): lengths [m]
+# four-bar (ours; Ehsani's Table 1 is empty in the text): lengths [m]
 FOUR_BAR = {"l0": 2.0, "l1": 4.0, "l2": 3.0, "lcm2": 1.5, "l3": 4.0}
 PX_OFFSET = 0.75  # m, coupler point p normal to the coupler line
-# five-bar: seed Table 2 [m]
+# five-bar: Ehsani's Table 2 [m]
 FIVE_BAR = {"l0": 3.0, "l1": 1.0, "l2": 1.0, "l3": 3.0, "l4": 3.0, "lp": 2.0}
 ROD_DENSITY = 1.0  # kg/m of the four- and five-bar links
 
@@ -79,9 +79,9 @@ def _rod(name: str, m: int, joints: list[int], base: list[tuple[list[int], tuple
 
 
 def four_bar(coordinate: str = "height") -> Mechanism:
-    """The 1-dof four-bar of seed Eq. 121 (lengths :data:`FOUR_BAR`).
+    """The 1-dof four-bar of Ehsani's Eq. 121 (lengths :data:`FOUR_BAR`).
 
-    ``coordinate="height"``: q = coupler CoM height [m], the seed's choice, range [-2, 2]
+    ``coordinate="height"``: q = coupler CoM height [m], Ehsani's choice, range [-2, 2]
     (it is singular where the height is extreme, q = -3.12 and 3.97 m, so a free swing under
     gravity reaches a singularity: use it for kinematics). ``"crank"``: q = theta1 [rad], a
     full-turn coordinate (this double crank has no singular assembly): for dynamics.
@@ -108,7 +108,7 @@ def four_bar(coordinate: str = "height") -> Mechanism:
                      torque_joints=(("tau1", np.array([1.0, 0.0, 0.0])),), points=points,
                      links=(("O", "A"), ("A", "p", "B", "A"), ("B", "C")), ground=("O", "C"),
                      q0=None, qd0=np.array([0.0]),
-                     description="four-bar linkage (seed 003 Eq. 121); q = " + (
+                     description="four-bar linkage (Ehsani 2023, Eq. 121); q = " + (
                          "height of the coupler CoM" if coordinate == "height" else "crank angle theta1"))
     mech.f_guess = mech.solve(np.array([0.0]), guess) if coordinate == "height" else guess
     mech.f_guess = mech.solve(mech.coord_values(mech.f_guess), mech.f_guess)
@@ -117,7 +117,7 @@ def four_bar(coordinate: str = "height") -> Mechanism:
 
 
 def five_bar() -> Mechanism:
-    """The 2-dof five-bar of seed Eq. 123 and Table 2; q = (theta1, theta2) [rad]."""
+    """The 2-dof five-bar of Ehsani's Eq. 123 and Table 2; q = (theta1, theta2) [rad]."""
     P = FIVE_BAR
     m = 4
     t1, t2, t3 = ([0], (P["l1"], 0.0)), ([0, 1], (P["l2"], 0.0)), ([0, 1, 2], (P["l3"], 0.0))
@@ -134,7 +134,7 @@ def five_bar() -> Mechanism:
                      torque_joints=(("tau1", np.eye(m)[0]), ("tau2", np.eye(m)[1])), points=points,
                      links=(("O", "J1", "J2", "J3", "G"),), ground=("O", "G"),
                      q0=np.array([0.5, 0.5]), qd0=np.array([0.0, 0.0]),
-                     description="five-bar linkage (seed 003 Eq. 123, Table 2); q = (theta1, theta2)")
+                     description="five-bar linkage (Ehsani 2023, Eq. 123, Table 2); q = (theta1, theta2)")
     f = mech.solve(np.array([0.5, 0.5]))
     mech.f_guess = np.angle(np.exp(1j * f))  # wrapped to (-pi, pi]
     return mech

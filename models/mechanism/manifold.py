@@ -1,25 +1,25 @@
 r"""Joint variables as functions of the generalized coordinates, with gradient and Hessian
-(seed 003, §3-3): ``f = f(q)``, :math:`\nabla f` = ``F`` (m, nq), :math:`H` (m, nq, nq).
+(Ehsani 2023, §3-3): ``f = f(q)``, :math:`\nabla f` = ``F`` (m, nq), :math:`H` (m, nq, nq).
 
 Three ways, one interface (:meth:`evaluate` -> ``f, F, H``):
 
 * :class:`Projection` -- *analytical projection*: solve :math:`G(f, q) = 0` exactly (Newton,
   :meth:`~models.mechanism.system.Mechanism.solve`) at every evaluation, then differentiate
-  the identity :math:`G(f(q), q) \equiv 0` once and twice (seed Eqs. 101-120):
+  the identity :math:`G(f(q), q) \equiv 0` once and twice (Ehsani, Eqs. 101-120):
 
   .. math::
 
       G_f F = S, \qquad G_f H[:, j, l] = -G_{ff}[F e_j, F e_l],
 
-  with :math:`S = -\partial G/\partial q = [0; I]`. (The seed eliminates with projection
+  with :math:`S = -\partial G/\partial q = [0; I]`. (Ehsani eliminates with projection
   matrices, Eqs. 105-119; a dense LU solve of the same square system gives the same numbers.)
 * :class:`PreModel` -- *pre-modelling*: sweep q over its range of motion with a fixed step
-  (seed: 0.01), solve the constraints at each node by continuation, and fit splines (quintic
-  here, so the Hessian -- a second derivative -- stays accurate to about step^4; the seed used
+  (Ehsani: 0.01), solve the constraints at each node by continuation, and fit splines (quintic
+  here, so the Hessian -- a second derivative -- stays accurate to about step^4; Ehsani used
   cubic splines and Fourier series). Derivatives are the spline's. A coordinate with a
   ``period`` (a crank) is fitted over one turn: ``f(q) = p(q) + w (q - lo) / period`` with
   ``p`` periodic and ``w`` the joints' winding per turn (multiples of 2 pi).
-* :class:`NumericalDiff` -- *numerical differentiation* on the computational molecule (seed
+* :class:`NumericalDiff` -- *numerical differentiation* on the computational molecule (Ehsani
   Fig. 2): exact solves at ``q +- h e_j`` (and the corners for mixed terms), central
   differences. Truncation error ~ h^2, round-off ~ eps/h (gradient) and eps/h^2 (Hessian):
   the step length matters.

@@ -1,8 +1,8 @@
-r"""A planar constrained multibody system: bodies, revolute joints, closed loops (seed 003, §3).
+r"""A planar constrained multibody system: bodies, revolute joints, closed loops (Ehsani 2023, §3).
 
 Joint variables ``f`` (m of them, rad) describe the mechanism cut open at its loops (a tree,
 :mod:`models.mechanism.geometry`). Closing the loops and defining the generalized
-coordinates ``q`` (nq of them) gives m algebraic equations (seed Eq. 100):
+coordinates ``q`` (nq of them) gives m algebraic equations (Ehsani, Eq. 100):
 
 .. math::
 
@@ -10,7 +10,7 @@ coordinates ``q`` (nq of them) gives m algebraic equations (seed Eq. 100):
 
 two rows per loop :math:`\ell` (the two cut points coincide) and one row per coordinate,
 :math:`c_j(f)` being a joint variable or a point coordinate (the four-bar's q is the height
-of the coupler's CoM, seed Eq. 121). Applied loads, all as generalized forces on ``f``
+of the coupler's CoM, Ehsani's Eq. 121). Applied loads, all as generalized forces on ``f``
 (:math:`Q_f`, N m):
 
 * gravity :math:`m_b g` at each CoM: :math:`J_{cm,b}^T m_b g`;
@@ -20,7 +20,7 @@ of the coupler's CoM, seed Eq. 121). Applied loads, all as generalized forces on
 * joint torques (constant ones and the driving-torque inputs ``tau``): :math:`B\,\tau`,
   ``B`` (m, n_tau) selecting the joints they act across.
 
-The tree's dynamics in ``f`` follow from the virtual work (seed §4, Eqs. 124-195 in planar
+The tree's dynamics in ``f`` follow from the virtual work (Ehsani §4, Eqs. 124-195 in planar
 form) with :math:`\ddot r_b = J_b \ddot f + \kappa_b`, :math:`\ddot\varphi_b = a_b^T \ddot f`:
 
 .. math::

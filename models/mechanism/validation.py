@@ -1,12 +1,12 @@
-r"""Validation rows of the constrained-multibody core (issue 21; seed 003 §3-4).
+r"""Validation rows of the constrained-multibody core (issue 21; Ehsani 2023, §3-4).
 
-* **Four-bar** (seed Eq. 121): q(t) a piecewise Hermite trajectory; velocity and acceleration
+* **Four-bar** (Ehsani, Eq. 121): q(t) a piecewise Hermite trajectory; velocity and acceleration
   of point p from the pre-modelled manifold (quintic splines on nodes 0.01 apart, the
-  seed's step; the seed's cubic splines reported beside: their second derivative, which the
+  paper's step; Ehsani's cubic splines reported beside: their second derivative, which the
   acceleration needs, is only accurate to about step^2) against the classical absolute-coordinate analysis
   (:mod:`models.mechanism.classical`). Agreement in significant figures
-  :math:`-\log_{10}(\max|a - b| / \max|b|)`; bound >= 7 (the seed's figure).
-* **Five-bar** (seed Eq. 123, Table 2): the same with analytical projection (bound >= 6);
+  :math:`-\log_{10}(\max|a - b| / \max|b|)`; bound >= 7 (the paper's figure).
+* **Five-bar** (Ehsani, Eq. 123, Table 2): the same with analytical projection (bound >= 6);
   then the gradients of joints 3 and 4 from numerical differentiation on the computational
   molecule against projection for step lengths 1e-1 .. 1e-7 (truncation ~h^2 against
   round-off ~eps/h: the step length matters), and from pre-modelled bivariate quintic
@@ -77,7 +77,7 @@ def sig_figs(ours: np.ndarray, ref: np.ndarray) -> float:
 def point_kinematics(mech: Mechanism, manifold: Projection | PreModel | NumericalDiff, name: str, q: np.ndarray,
                      qd: np.ndarray, qdd: np.ndarray, guess: np.ndarray | None = None) -> tuple[
                          np.ndarray, np.ndarray, np.ndarray]:
-    """Velocity and acceleration of point ``name`` from the manifold (seed Eqs. 44, 57):
+    """Velocity and acceleration of point ``name`` from the manifold (Ehsani, Eqs. 44, 57):
     ``v = J F qd``, ``a = J (F qdd + H[qd, qd]) + kappa(F qd)``; and the solved ``f``."""
     f, F, H = manifold.evaluate(q, guess)
     e = mech.points[name]
@@ -113,7 +113,7 @@ def _compare(mech: Mechanism, manifold: Projection | PreModel, absm: AbsoluteMec
 
 
 def four_bar_check() -> dict[str, float]:
-    """Point p of the four-bar: pre-model (step 0.01; quintic, and the seed's cubic splines)
+    """Point p of the four-bar: pre-model (step 0.01; quintic, and Ehsani's cubic splines)
     against the classical analysis."""
     mech = four_bar()
     P = FOUR_BAR
@@ -180,8 +180,8 @@ def rows() -> list[Row]:
     fb, fv, sq = four_bar_check(), five_bar_check(), squeezer_check()
     out = [Row("mechanism four-bar p velocity, pre-model vs classical [sig. figs]", fb["v"], 7.0, "min"),
            Row("mechanism four-bar p acceleration, pre-model vs classical [sig. figs]", fb["a"], 7.0, "min"),
-           Row("mechanism four-bar p velocity, cubic-spline pre-model (the seed's) [sig. figs]", fb["cubic_v"], None),
-           Row("mechanism four-bar p acceleration, cubic-spline pre-model (the seed's) [sig. figs]", fb["cubic_a"],
+           Row("mechanism four-bar p velocity, cubic-spline pre-model (Ehsani's) [sig. figs]", fb["cubic_v"], None),
+           Row("mechanism four-bar p acceleration, cubic-spline pre-model (Ehsani's) [sig. figs]", fb["cubic_a"],
                None),
            Row("mechanism five-bar p velocity, projection vs classical [sig. figs]", fv["v"], 6.0, "min"),
            Row("mechanism five-bar p acceleration, projection vs classical [sig. figs]", fv["a"], 6.0, "min"),

@@ -50,7 +50,7 @@ def test_linkage_diagrams_follow_the_model_layer(name: str, mech_name: str, tmp_
 
 
 @pytest.mark.parametrize("engine", ["python", "compiled"])
-def test_seed_coordinate_four_bar_stops_cleanly_at_its_singularity(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_ehsani_coordinate_four_bar_stops_cleanly_at_its_singularity(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                    engine: str) -> None:
     """Both engines stop at the same tick naming the block; only the Python one can say why (the compiled
     kernel writes NaN when Newton fails: docs/kernels-mechanism.md)."""

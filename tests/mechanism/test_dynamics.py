@@ -55,7 +55,7 @@ def test_embedded_and_dae_agree_on_the_squeezer() -> None:
     mech = build("andrews_squeezer")
     emb = Embedded(mech).simulate(0.03, rtol=1e-10, atol=1e-10, n_out=61)
     dae = DAE(mech, "baumgarte", alpha=2000.0, beta=2000.0).simulate(0.03, rtol=1e-10, atol=1e-10, n_out=61)
-    # the seed reports 1e-4 rad and 3e-3 rad/s RMS between its two methods
+    # Ehsani reports 1e-4 rad and 3e-3 rad/s RMS between its two methods
     assert np.sqrt(np.mean((emb.q[:, 0] - dae.q[:, 0]) ** 2)) < 1e-6
     assert np.sqrt(np.mean((emb.qd[:, 0] - dae.fd[:, 0]) ** 2)) < 1e-4 * np.max(np.abs(emb.qd))
     assert dae.drift_pos < 1e-9 and dae.drift_vel < 1e-6
