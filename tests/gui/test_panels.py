@@ -65,7 +65,11 @@ def test_param_panel_generated_from_paramspec(qtbot, window: MainWindow) -> None
     assert box.value() == spec.max
     window.show_block("body")
     init = panel.editors["body.init"]
-    assert isinstance(init, QtWidgets.QComboBox) and init.count() == 2
+    from blocks.library.biped import FiveLinkDynamics
+
+    choices = FiveLinkDynamics.params["init"].choices  # reference, params, solution
+    assert isinstance(init, QtWidgets.QComboBox) and init.count() == len(choices) == 3
+    assert [init.itemText(i) for i in range(init.count())] == list(choices)
     dlg = window.block_dialog("pid_knee")
     kp_box = dlg.panel.editors["pid_knee.kp"]
     assert isinstance(kp_box, QtWidgets.QDoubleSpinBox) and kp_box.value() == s.param_value("pid_knee.kp")
