@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -108,8 +107,29 @@ def _f(v: float, digits: int = 2, sign: bool = True) -> str:
     return f"{v:+.{digits}f}" if sign else f"{v:.{digits}f}"
 
 
+def _cell_task(task: tuple[str, str, SolveSpec]) -> dict[str, Any]:
+    """:func:`cell` without its solution object (what crosses a process boundary)."""
+    g, k, spec = task
+    _progress(f"posture study: GRF {g}, swing {k}, {spec}")
+    out = cell(g, k, spec)
+    out.pop("solution")
+    return out
+
+
+def _map_cells(tasks: list[tuple[str, str, SolveSpec]], workers: int) -> list[dict[str, Any]]:
+    """Every cell of ``tasks``, in ``workers`` spawned processes (1 = in this process)."""
+    if workers <= 1:
+        return [_cell_task(t) for t in tasks]
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+        return list(pool.map(_cell_task, tasks))
+
+
 def factorial_section(pairs: tuple[tuple[str, str], ...] = PAIRS,
-                      variants: tuple[tuple[str, SolveSpec], ...] = VARIANTS) -> tuple[list[str], dict[str, Any]]:
+                      variants: tuple[tuple[str, SolveSpec], ...] = VARIANTS,
+                      workers: int = 1) -> tuple[list[str], dict[str, Any]]:
     """The factorial tables: the base solve's cells and effects, then each effect's range and sign
     verdict over ``variants``. Returns the markdown lines and the figures."""
     lines = ["### GRF x swing kinematics: the factorial", "",
@@ -117,16 +137,13 @@ def factorial_section(pairs: tuple[tuple[str, str], ...] = PAIRS,
              "(read by swing phase). Residual verdicts (Hicks et al. 2015) per cell; `no_periodic_gait` or "
              "`failed` cells are named, never averaged.", ""]
     data: dict[str, Any] = {}
-    per_variant: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}
-    for label, spec in variants:
-        cells: dict[tuple[str, str], dict[str, Any]] = {}
-        for a, b in pairs:
-            for g in (a, b):
-                for k in (a, b):
-                    if (g, k) not in cells:
-                        _progress(f"posture study: {label}: GRF {g}, swing {k}")
-                        cells[(g, k)] = cell(g, k, spec)
-        per_variant[label] = cells
+    tasks = list(dict.fromkeys((label, g, k) for label, _ in variants for a, b in pairs for g in (a, b)
+                               for k in (a, b)))
+    specs = dict(variants)
+    per_variant: dict[str, dict[tuple[str, str], dict[str, Any]]] = {label: {} for label, _ in variants}
+    for (label, g, k), result in zip(tasks, _map_cells([(g, k, specs[label]) for label, g, k in tasks], workers),
+                                     strict=True):
+        per_variant[label][(g, k)] = result
     base = per_variant[variants[0][0]]
     lines += ["| GRF \\ swing | " + " | ".join(BUNDLED) + " |", "|---|" + "---|" * len(BUNDLED)]
     for g in BUNDLED:
@@ -341,12 +358,12 @@ def real_trials_section(data_dir: Path | None, trials: Trials) -> list[str]:
 
 def markdown(data_dir: Path | None, trials: Trials,
              parts: tuple[str, ...] = ("factorial", "identifiability", "perturbations", "sensitivity", "real"),
-             progress: Callable[[str], None] | None = None) -> list[str]:
+             workers: int = 1) -> list[str]:
     lines = ["## Posture solved from the GRF (`gaitblocks solve`)", "",
              "Direct collocation over one periodic cycle (`models/posture/solver.py`, `docs/posture.md`): only the "
              "GRF, the CoP and the swing hip and knee are read.", ""]
     if "factorial" in parts:
-        lines += factorial_section()[0]
+        lines += factorial_section(workers=workers)[0]
     if "identifiability" in parts:
         lines += identifiability_section()
     if "perturbations" in parts:
@@ -367,8 +384,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("docs/posture-results.md"))
     ap.add_argument("--data", type=Path, default=Path(os.environ.get("GAITBLOCKS_DATA", "../shared/data")))
     ap.add_argument("--parts", default="factorial,identifiability,perturbations,sensitivity,real")
+    ap.add_argument("--workers", type=int, default=1, help="processes for the factorial's cells")
     args = ap.parse_args(argv)
-    lines = markdown(args.data, TRIALS, tuple(args.parts.split(",")))
+    lines = markdown(args.data, TRIALS, tuple(args.parts.split(",")), workers=args.workers)
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
