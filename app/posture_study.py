@@ -89,13 +89,14 @@ def factorial(a: str, b: str, spec: SolveSpec | None = None) -> dict[tuple[str, 
     return {(g, k): cell(g, k, spec) for g in (a, b) for k in (a, b)}
 
 
+# 200 nodes is not a variant: on sneakers it stops unconverged after 993 iterations (780 s on the loaded
+# machine; the sensitivity table shows it), which would make every factorial cell's run ten times longer
 VARIANTS: tuple[tuple[str, SolveSpec], ...] = (
     ("joint, sigma 0.5 deg, 100 nodes", SolveSpec()),
     ("segment reference", SolveSpec(swing_reference="segment")),
     ("foot-path reference", SolveSpec(swing_reference="foot")),
     ("sigma 2 deg", SolveSpec(sigma_deg=2.0)),
     ("50 nodes", SolveSpec(nodes=50)),
-    ("200 nodes", SolveSpec(nodes=200)),
     ("trunk CoM -1 cm", SolveSpec(trunk_com_shift_m=-0.01)),
     ("trunk CoM +1 cm", SolveSpec(trunk_com_shift_m=0.01)),
 )
