@@ -159,8 +159,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=reference_dir(),
                     help="data folder with the real trials (default: $GAITBLOCKS_DATA, else grf_data/reference)")
     ap.add_argument("--duration", type=float, default=10.0, help="simulated seconds on the bundled sets")
+    ap.add_argument("--posture", action="store_true",
+                    help="append the posture solver's tables (python -m app.posture_study; about an hour)")
     args = ap.parse_args(argv)
     text = report(args.data, args.duration)
+    if args.posture:
+        from app.posture_study import markdown as posture_markdown
+
+        text += "\n\n" + "\n".join(posture_markdown(args.data, TRIALS, workers=2))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
     print(f"wrote {args.out}")
