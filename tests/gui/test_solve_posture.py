@@ -77,7 +77,8 @@ def test_solve_posture_runs_in_the_background_and_shows_the_solution(qtbot, wind
     assert v.cell("trunk mean per cm of trunk CoM")[0] == f"{sens['trunk_mean_deg_per_cm']:+.3f} deg/cm"
     # the stick figure plays the solved gait with the recording as the ghost
     win.solve.view.play.setChecked(True)
-    qtbot.waitUntil(lambda: win.solve.player.frames > 5, timeout=10000)
+    # the background recompile on the new solution may hold the GIL for a while on a fresh cache
+    qtbot.waitUntil(lambda: win.solve.player.frames > 5, timeout=120000)
     assert not win.run_control.running
     _, _, _, rec = gait.pose(0.3 * gait.period)
     win.solve.player.show_at(0.3 * gait.period)
