@@ -76,9 +76,12 @@ def test_solve_posture_runs_in_the_background_and_shows_the_solution(qtbot, wind
     assert [c["status"] for c in sens["cases"]] == ["converged", "converged"]
     assert v.cell("trunk mean per cm of trunk CoM")[0] == f"{sens['trunk_mean_deg_per_cm']:+.3f} deg/cm"
     # the stick figure plays the solved gait with the recording as the ghost
+    # the diagram recompiles on the new solution in the background (RunSpec.solution); a new session
+    # stops the player, so play once it is in
+    qtbot.waitUntil(lambda: not win.compiler.busy, timeout=300000)
+    assert str(win.session.spec.solution) == str(win.solve.folder)
     win.solve.view.play.setChecked(True)
-    # the background recompile on the new solution may hold the GIL for a while on a fresh cache
-    qtbot.waitUntil(lambda: win.solve.player.frames > 5, timeout=120000)
+    qtbot.waitUntil(lambda: win.solve.player.frames > 5, timeout=30000)
     assert not win.run_control.running
     _, _, _, rec = gait.pose(0.3 * gait.period)
     win.solve.player.show_at(0.3 * gait.period)
