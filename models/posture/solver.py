@@ -44,16 +44,14 @@ only has to bring the guess near and stops after ``stage_iter`` iterations):
 2. ``anchored``: dynamics on, footprints still at the mean CoP;
 3. ``free``: footprints and stride free (one footprint fixed: the gauge of x).
 
-The first guess reads no trunk, CoM or stance angle: trunk upright, the hip moving at a
-constant speed over the footprints, each stance leg reaching its footprint by inverse
-kinematics, each swing leg at its reference.
+The first guess (:mod:`models.posture.guess`) reads no trunk, CoM or stance angle.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import casadi as ca
@@ -61,6 +59,7 @@ import numpy as np
 
 from models.params import BipedParams
 from models.posture.dynamics import SymbolicBiped
+from models.posture.guess import footprint_guess, initial_guess, periodic_rates, stride_guess
 from models.posture.inputs import CycleInputs
 
 __all__ = ["SolverOptions", "PostureSolution", "solve_posture", "STAGES"]
@@ -122,77 +121,6 @@ class PostureSolution:
     @property
     def converged(self) -> bool:
         return self.status == "converged"
-
-
-def _ik(dx: np.ndarray, dy: np.ndarray, l1: float, l2: float, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(beta, gamma)`` [rad] putting the foot at ``(dx, dy)`` from the hip, knee flexed (gamma >= 0)."""
-    r = np.clip(np.hypot(dx, dy), 0.3 * (l1 + l2), 0.995 * (l1 + l2))
-    gamma = np.arccos(np.clip((r**2 - l1**2 - l2**2) / (2 * l1 * l2), -1.0, 1.0))
-    phi = np.arctan2(-dx, -dy)
-    th1 = phi - np.arctan2(l2 * np.sin(gamma), l1 + l2 * np.cos(gamma))
-    return alpha - th1, gamma
-
-
-def _periodic_rates(q: np.ndarray, h: float, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    nxt = np.roll(q, -1, axis=0)
-    nxt[-1] += shift
-    prv = np.roll(q, 1, axis=0)
-    prv[0] -= shift
-    return (nxt - prv) / (2 * h), (nxt - 2 * q + prv) / h**2
-
-
-def _footprint_guess(inputs: CycleInputs, stride: float) -> np.ndarray:
-    out = []
-    for run in inputs.runs:
-        if run.anchor is not None:
-            out.append(run.anchor)
-        else:  # no CoP: the right foot at 0, the left half a stride on, by symmetry
-            out.append(0.0 if run.foot == 1 else 0.5 * stride)
-    return np.asarray(out, dtype=float)
-
-
-def _stride_guess(inputs: CycleInputs, params: BipedParams) -> float:
-    for run in inputs.runs:
-        if run.anchor is not None and run.anchor_prev is not None:
-            return float(run.anchor - run.anchor_prev)
-    return 0.85 * params.leg_length * 1.0  # a typical stride of slow walking, m
-
-
-def initial_guess(inputs: CycleInputs, params: BipedParams, stride: float, footprints: np.ndarray,
-                  lean_deg: float = 0.0) -> np.ndarray:
-    """``q`` (n, 7) of the first guess (module doc): reads no trunk, CoM or stance angle; the trunk at
-    ``lean_deg`` (0 = upright)."""
-    n, T = inputs.n, inputs.period
-    t = np.arange(n) * T / n
-    l1, l2, r0 = params.thigh.length, params.shank.length, params.trunk.com
-    v = stride / T
-    right = next((r for r in inputs.runs if r.foot == 1 and not r.wrapped.any()), inputs.runs[0])
-    mid = t[right.nodes].mean()
-    x_hip = footprints[inputs.runs.index(right)] + v * (t - mid)
-    y_hip = np.full(n, 0.93 * (l1 + l2))
-    q = np.zeros((n, 7))
-    alpha = np.full(n, np.deg2rad(lean_deg))
-    q[:, 0], q[:, 1], q[:, 2] = x_hip + r0 * np.sin(alpha), y_hip + r0 * np.cos(alpha), alpha
-    for foot in (0, 1):
-        dx, dy = np.zeros(n), np.full(n, -0.93 * (l1 + l2))
-        for i, run in enumerate(inputs.runs):
-            if run.foot != foot:
-                continue
-            target = footprints[i] - run.wrapped * stride
-            dx[run.nodes] = target - x_hip[run.nodes]
-            dy[run.nodes] = -y_hip[run.nodes]
-        beta, gamma = _ik(dx, dy, l1, l2, alpha)
-        swing = ~inputs.stance[:, foot]
-        ref = inputs.swing_ref[:, foot]
-        if inputs.swing_reference == "joint":
-            beta[swing], gamma[swing] = ref[swing, 0], ref[swing, 1]
-        elif inputs.swing_reference == "segment":
-            beta[swing], gamma[swing] = alpha[swing] - ref[swing, 0], ref[swing, 1] - ref[swing, 0]
-        else:
-            b, g = _ik(ref[:, 0], ref[:, 1], l1, l2, alpha)
-            beta[swing], gamma[swing] = b[swing], g[swing]
-        q[:, 3 + foot], q[:, 5 + foot] = beta, gamma
-    return q
 
 
 class _Problem:
@@ -364,10 +292,10 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
 
     prob.make_solver(report if progress is not None else None)
     n, h = inputs.n, inputs.period / inputs.n
-    stride = _stride_guess(inputs, params)
+    stride = stride_guess(inputs, params)
     if options.speed is not None and not any(r.anchor is not None for r in inputs.runs):
         stride = options.speed * inputs.period
-    prints = _footprint_guess(inputs, stride)
+    prints = footprint_guess(inputs, stride)
     if warm is not None and warm.raw is not None and warm.raw.shape[0] == prob.nx \
             and np.array_equal(warm.inputs.stance, inputs.stance) and warm.lam_g is not None \
             and warm.lam_g.shape[0] == len(prob.lbg):
@@ -377,7 +305,7 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
         q = initial_guess(inputs, params, stride, prints, options.guess_lean_deg)
         shift = np.zeros(7)
         shift[0] = stride
-        qd, qdd = _periodic_rates(q, h, shift)
+        qd, qdd = periodic_rates(q, h, shift)
         x0 = np.concatenate([q.ravel(), qd.ravel(), qdd.ravel(), [stride], prints, np.zeros(len(prints)), [0.0]])
         stages = options.stages
     log: list[dict[str, Any]] = []
@@ -427,7 +355,3 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
         message=str(stats.get("return_status", "")), iterations=sum(s["iterations"] for s in log),
         objective=float(sol["f"]), constraint_violation=viol, solve_time_s=time.perf_counter() - start,
         stage_log=log, raw=x.copy(), lam_g=lam_g)
-
-
-def options_dict(options: SolverOptions) -> dict[str, Any]:
-    return asdict(options)
