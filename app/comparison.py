@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from app.defaults import COMPARE_PRESET, DEFAULT_PRESET
 from models.gait_metrics import landings
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ def condition_name(dataset: str) -> str:
     return Path(grf_file).stem if os.sep in grf_file or "/" in grf_file else dataset
 
 
-def compare(datasets: Sequence[str], preset: str = "tracking", duration: float | None = None,
+def compare(datasets: Sequence[str], preset: str = COMPARE_PRESET, duration: float | None = None,
             progress: Callable[[int, int, str], None] | None = None, cancel: Callable[[], bool] | None = None,
             workers: int | None = None, base: RunSpec | None = None,
             start_method: str | None = None) -> list[ConditionResult]:
@@ -120,8 +121,8 @@ def compare(datasets: Sequence[str], preset: str = "tracking", duration: float |
 
 
 def _preset(results: Sequence[ConditionResult], preset: str | None) -> str:
-    """The preset given, else the one the runs record (``summary["preset"]``), else ``tracking``."""
-    return preset or next((str(r.summary["preset"]) for r in results if r.summary.get("preset")), "tracking")
+    """The preset given, else the one the runs record (``summary["preset"]``), else ``DEFAULT_PRESET``."""
+    return preset or next((str(r.summary["preset"]) for r in results if r.summary.get("preset")), DEFAULT_PRESET)
 
 
 def metrics_table(results: Sequence[ConditionResult], preset: str | None = None) -> list[list[str]]:

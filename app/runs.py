@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.defaults import DEFAULT_PRESET
 from app.signals import by_type, find_signal
 from models.errors import UserError
 
@@ -106,7 +107,7 @@ class RunSpec:
 
     dataset: str = ""
     settings: tuple[tuple[str, Any], ...] = ()
-    preset: str | None = "tracking"
+    preset: str | None = DEFAULT_PRESET
     diagram: Diagram | str | Path | None = None
     duration: float | None = None
     dt: float | None = None

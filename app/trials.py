@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from app.comparison import PCT, ConditionResult, run_condition
+from app.defaults import COMPARE_PRESET
 from app.manifest import Trial
 from models.errors import UserError
 
@@ -63,7 +64,7 @@ def _run(job: tuple[Trial, str, float | None]) -> ConditionResult:
         raise UserError(f"trial {trial.label}: {exc}") from None
 
 
-def run_trials(trials: Sequence[Trial], preset: str = "tracking", duration: float | None = None,
+def run_trials(trials: Sequence[Trial], preset: str = COMPARE_PRESET, duration: float | None = None,
                workers: int | None = None,
                progress: Callable[[int, int, str], None] | None = None) -> list[TrialResult]:
     """Run every trial on the one executor of :mod:`blocks.executors` (processes when ``workers`` > 1);

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from app.commands.run import add_output_options, check_out_dir
+from app.defaults import COMPARE_PRESET
 from blocks.presets import PRESET_CHOICES
 from models.errors import UserError
 
@@ -27,7 +28,7 @@ HELP = "compare datasets (footwear conditions) with the same diagram: metrics ta
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grf", nargs="+", default=["all"], metavar="NAME|FILE",
                         help="datasets to compare; 'all' = every bundled dataset (default)")
-    parser.add_argument("--preset", default="tracking", choices=PRESET_CHOICES,
+    parser.add_argument("--preset", default=COMPARE_PRESET, choices=PRESET_CHOICES,
                         help="diagram preset (emergent: the posture solver's gait, walked; setpoint: trunk held "
                              "toward a set-point; tracking: tracked, inputs)")
     parser.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per condition")

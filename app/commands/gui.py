@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from app.defaults import DEFAULT_PRESET
 from models.errors import UserError
 
 HELP = "open the desktop GUI (diagram, animation, scopes, live gains, footwear comparison)"
@@ -30,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grf", default="", metavar="NAME|FILE", help="dataset (bundled name or file)")
     parser.add_argument("--compare", nargs="+", metavar="NAME", help="run the compare view on these datasets")
     parser.add_argument("--diagram", metavar="FILE", help="diagram file (default assets/diagrams/grf_walk.json)")
-    parser.add_argument("--preset", default="tracking",
+    parser.add_argument("--preset", default=DEFAULT_PRESET,
                         help="preset: tracking (alias default), emergent, setpoint or paper")
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from app.commands.run import add_output_options, check_out_dir, spec_from_args
 from app.commands.sweep import add_common, base_diagram, check_numbers, resolve_executor
+from app.defaults import DEFAULT_PRESET
 from app.tuning.objective import parse_objective
 from app.tuning.optimize import ALGORITHMS, DEFAULT_REFS, optimize, tune_params
 from app.tuning.service import write_best
@@ -42,7 +43,7 @@ TABLE = ("objective", "status", "rms_deg.hip_l", "rms_deg.hip_r", "rms_deg.knee_
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common(parser)
-    parser.set_defaults(preset="tracking")
+    parser.set_defaults(preset=DEFAULT_PRESET)
     parser.add_argument("--method", default="optimize", choices=("optimize", "zn"), help="tuning method")
     parser.add_argument("--algorithm", default="nelder-mead", choices=ALGORITHMS, help="optimizer (optimize)")
     parser.add_argument("--budget", type=int, default=40, metavar="N", help="simulations allowed (optimize)")
