@@ -59,7 +59,7 @@ import numpy as np
 
 from models.params import BipedParams
 from models.posture.dynamics import SymbolicBiped
-from models.posture.guess import footprint_guess, initial_guess, periodic_rates, stride_guess
+from models.posture.guess import footprint_guess, initial_guess, periodic_rates, resample, stride_guess
 from models.posture.inputs import CycleInputs
 
 __all__ = ["SolverOptions", "PostureSolution", "solve_posture", "STAGES"]
@@ -276,11 +276,18 @@ class _Progress(ca.Callback):
         return [0]
 
 
+def _same_runs(a: CycleInputs, b: CycleInputs) -> bool:
+    """Whether two node sets of one cycle have the same stances in the same order (a solution on
+    one can start the other)."""
+    return [(r.foot, bool(r.wrapped.any())) for r in a.runs] == [(r.foot, bool(r.wrapped.any())) for r in b.runs]
+
+
 def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptions | None = None,
                   warm: PostureSolution | None = None,
                   progress: Callable[[str, int, float, float], None] | None = None) -> PostureSolution:
-    """Solve ``inputs`` (module doc). ``warm``: a neighbouring solution on the same nodes to start
-    from (its last stage only is solved). ``progress(stage, iteration, objective, violation)``."""
+    """Solve ``inputs`` (module doc). ``warm``: a neighbouring solution to start from (its last stage
+    only is solved): on the same nodes with its multipliers, or on other nodes of the same cycle,
+    interpolated (mesh refinement). ``progress(stage, iteration, objective, violation)``."""
     options = options or SolverOptions()
     start = time.perf_counter()
     prob = _Problem(inputs, params, options)
@@ -301,6 +308,12 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
             and warm.lam_g.shape[0] == len(prob.lbg):
         x0 = warm.raw.copy()
         stages: tuple[str, ...] = (options.stages[-1],)
+    elif warm is not None and warm.converged and _same_runs(warm.inputs, inputs):  # mesh refinement
+        q, qd, qdd = resample(warm.q, warm.qd, warm.qdd, warm.stride, n)
+        x0 = np.concatenate([q.ravel(), qd.ravel(), qdd.ravel(), [warm.stride], warm.footprints,
+                             warm.cop_offsets, [warm.trunk_com_shift]])
+        stages = (options.stages[-1],)
+        warm = None  # its multipliers belong to other nodes
     else:
         q = initial_guess(inputs, params, stride, prints, options.guess_lean_deg)
         shift = np.zeros(7)
