@@ -86,6 +86,14 @@ class SolveSpec:
             raise UserError(f"--speed must be 'free', 'trial' or a number of m/s, got {self.speed!r}")
 
 
+class SolveInterrupted(Exception):
+    """The caller's ``progress`` asked the solve to stop (Ctrl+C, Cancel): no answer, nothing written."""
+
+    def __init__(self, cycle: int, stage: str, iterations: int) -> None:
+        self.cycle, self.stage, self.iterations = cycle, stage, iterations
+        super().__init__(f"interrupted in cycle {cycle}, stage {stage!r}, after {iterations} IPOPT iterations")
+
+
 @dataclass
 class SolveResult:
     """A finished solve: the spec, one :class:`PostureSolution` per cycle solved, and the summary."""
@@ -193,7 +201,8 @@ def _mean_sd(values: list[float]) -> dict[str, float | int]:
 
 def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height: float | None = None,
               progress: Any = None, warm: PostureSolution | None = None) -> SolveResult:
-    """Solve ``spec`` on the recording ``grf_name`` (module doc)."""
+    """Solve ``spec`` on the recording ``grf_name`` (module doc). ``progress(stage, iteration, objective,
+    violation)``: per IPOPT iteration; returning True stops the solve (:class:`SolveInterrupted`)."""
     from models.posture.inputs import whole_cycles
     from models.posture.metrics import answer_status, posture_metrics
     from models.posture.solver import solve_posture
@@ -215,6 +224,8 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
     for k in cycles:
         ci = solve_inputs(grf_ds, kin_ds, spec, params, k)
         sol = solve_posture(ci, params, solver_options(spec, grf_ds, ci.period), warm=warm, progress=progress)
+        if sol.status == "interrupted":
+            raise SolveInterrupted(k, sol.stage_log[-1]["stage"], sol.iterations)
         metrics = posture_metrics(sol)
         status, why = answer_status(sol, metrics)
         solutions.append(sol)

@@ -108,7 +108,7 @@ class PostureSolution:
     cop_offsets: np.ndarray  # (runs,) m: each foot point behind its stance's mean CoP (mz = (d - e) F_y)
     trunk_com_shift: float   # m: the RRA-style trunk CoM adjustment (0 unless SolverOptions.rra_m > 0)
     mz: np.ndarray           # (n, 2) N m: the ground moment on each shank, (d - e_s) F_y (ccw +)
-    status: str              # "converged" | "failed"
+    status: str              # "converged" | "failed" | "interrupted" (progress asked to stop)
     message: str
     iterations: int
     objective: float
@@ -200,14 +200,14 @@ class _Problem:
         self.solver: Any = None
         self.stage_solver: Any = None
 
-    def make_solver(self, callback: Callable[[int, float, float], None] | None) -> None:
+    def make_solver(self, callback: Callable[[int, float, float], bool] | None) -> None:
         opts: dict[str, Any] = {
             "ipopt.max_iter": self.options.max_iter, "ipopt.tol": self.options.tol,
             "ipopt.print_level": self.options.print_level, "print_time": False,
             "ipopt.mu_strategy": "adaptive", "ipopt.linear_solver": "mumps", "ipopt.sb": "yes",
         }
         if callback is not None:
-            self._callback = _Progress(self.nx, len(self.lbg), callback)
+            self._callback = _Progress(self.nx, self.lbg, self.ubg, callback)
             opts["iteration_callback"] = self._callback
         self.solver = ca.nlpsol("posture", "ipopt", self.nlp, opts)
         # a continuation stage only has to bring the guess near: it stops after stage_iter iterations
@@ -241,11 +241,13 @@ class _Problem:
 
 
 class _Progress(ca.Callback):
-    """IPOPT iteration callback: calls ``report(iteration, objective, constraint violation)``."""
+    """IPOPT iteration callback: calls ``report(iteration, objective, constraint violation)``; when
+    that returns True, IPOPT stops (``User_Requested_Stop``)."""
 
-    def __init__(self, nx: int, ng: int, report: Callable[[int, float, float], None]) -> None:
+    def __init__(self, nx: int, lbg: np.ndarray, ubg: np.ndarray, report: Callable[[int, float, float], bool]) -> None:
         ca.Callback.__init__(self)
-        self.nx, self.ng, self.report, self.count = nx, ng, report, 0
+        self.nx, self.ng, self.report, self.count = nx, len(lbg), report, 0
+        self.lbg, self.ubg = lbg, ubg
         self.construct("progress", {})
 
     def get_n_in(self) -> int:
@@ -272,8 +274,9 @@ class _Progress(ca.Callback):
 
     def eval(self, arg: Any) -> list[Any]:
         self.count += 1
-        self.report(self.count, float(arg[ca.nlpsol_out().index("f")]), 0.0)
-        return [0]
+        g = np.asarray(arg[ca.nlpsol_out().index("g")]).ravel()
+        viol = float(np.max(np.maximum(self.lbg - g, 0.0) + np.maximum(g - self.ubg, 0.0), initial=0.0))
+        return [1 if self.report(self.count, float(arg[ca.nlpsol_out().index("f")]), viol) else 0]
 
 
 def _same_runs(a: CycleInputs, b: CycleInputs) -> bool:
@@ -284,18 +287,18 @@ def _same_runs(a: CycleInputs, b: CycleInputs) -> bool:
 
 def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptions | None = None,
                   warm: PostureSolution | None = None,
-                  progress: Callable[[str, int, float, float], None] | None = None) -> PostureSolution:
+                  progress: Callable[[str, int, float, float], bool | None] | None = None) -> PostureSolution:
     """Solve ``inputs`` (module doc). ``warm``: a neighbouring solution to start from (its last stage
     only is solved): on the same nodes with its multipliers, or on other nodes of the same cycle,
-    interpolated (mesh refinement). ``progress(stage, iteration, objective, violation)``."""
+    interpolated (mesh refinement). ``progress(stage, iteration, objective, violation)`` is called per
+    IPOPT iteration; when it returns True the solve stops there with status ``interrupted``."""
     options = options or SolverOptions()
     start = time.perf_counter()
     prob = _Problem(inputs, params, options)
     stage_name = ["kinematic"]
 
-    def report(it: int, f: float, viol: float) -> None:
-        if progress is not None:
-            progress(stage_name[0], it, f, viol)
+    def report(it: int, f: float, viol: float) -> bool:
+        return bool(progress is not None and progress(stage_name[0], it, f, viol))
 
     prob.make_solver(report if progress is not None else None)
     n, h = inputs.n, inputs.period / inputs.n
@@ -341,6 +344,8 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
         lam_g = np.asarray(sol["lam_g"]).ravel()
         log.append({"stage": stage, "status": stats["return_status"], "iterations": int(stats["iter_count"]),
                     "objective": float(sol["f"]), "time_s": time.perf_counter() - t_stage})
+        if stats["return_status"] == "User_Requested_Stop":
+            break
     x = x0
     gen, *_ = prob.terms(x)
     gen = np.asarray(gen)
@@ -350,6 +355,7 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
     g_val = np.asarray(ca.Function("g", [prob.nlp["x"]], [prob.nlp["g"]])(x)).ravel()
     viol = float(np.max(np.maximum(prob.lbg - g_val, 0.0) + np.maximum(g_val - prob.ubg, 0.0)))
     ok = bool(stats.get("success", False)) and viol < 1e-6
+    stopped = stats.get("return_status") == "User_Requested_Stop"
     offsets = x[21 * n + 1 + prob.n_runs:21 * n + 1 + 2 * prob.n_runs]
     fy = inputs.grf[:, [1, 3]]
     mz = inputs.cop_d * fy
@@ -364,7 +370,7 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
         residual=np.column_stack([gen[0], gen[1], -gen[2]]), stride=float(x[21 * n]),
         footprints=x[21 * n + 1:21 * n + 1 + prob.n_runs].copy(),
         cop_offsets=offsets.copy(), mz=mz,
-        trunk_com_shift=float(x[-1]), status="converged" if ok else "failed",
+        trunk_com_shift=float(x[-1]), status="interrupted" if stopped else "converged" if ok else "failed",
         message=str(stats.get("return_status", "")), iterations=sum(s["iterations"] for s in log),
         objective=float(sol["f"]), constraint_violation=viol, solve_time_s=time.perf_counter() - start,
         stage_log=log, raw=x.copy(), lam_g=lam_g)
