@@ -151,16 +151,22 @@ def solve_inputs(grf_ds: GaitDataset, kin_ds: GaitDataset | None, spec: SolveSpe
 
 def trial_speed(ds: GaitDataset) -> float:
     """The recording's mean walking speed [m/s]: as stated in its metadata, else the mean forward
-    velocity of its kinematics' trunk (``(x0(end) - x0(start)) / duration``). An input of the
-    ``--speed trial`` mode only."""
+    velocity of its kinematics' trunk (``(x0(end) - x0(start)) / duration``), else the progression of
+    its force plates' CoP (:func:`models.posture.inputs.cop_speed`). An input of the ``--speed trial``
+    mode only; a treadmill recording without a stated belt speed needs ``--speed``."""
+    from models.posture.inputs import cop_speed
+
     if ds.meta.speed_m_s is not None:
         return float(ds.meta.speed_m_s)
     if ds.q is not None and np.isfinite(ds.q[[0, -1], 0]).all() and ds.t[-1] > ds.t[0]:
         v = float((ds.q[-1, 0] - ds.q[0, 0]) / (ds.t[-1] - ds.t[0]))
         if v > 0.1:
             return v
-    raise UserError(f"{ds.name}: the recording states no mean speed and its kinematics do not progress; "
-                    f"give --speed in m/s")
+    v_cop = cop_speed(ds)
+    if v_cop is not None and v_cop > 0.1:
+        return v_cop
+    raise UserError(f"{ds.name}: the recording states no mean speed, and neither its kinematics nor its centre "
+                    f"of pressure progress (a treadmill?); give --speed in m/s")
 
 
 def solver_options(spec: SolveSpec, grf_ds: GaitDataset, period: float) -> SolverOptions:

@@ -83,6 +83,7 @@ class SolverOptions:
     max_iter: int = 3000            # IPOPT iterations of the last stage
     stage_iter: int = 150           # IPOPT iterations of each continuation stage before the last
     tol: float = 1e-8
+    mumps_pivtol: float = 1e-2      # MUMPS pivot tolerance (IPOPT's 1e-6 ends 200 nodes in Restoration_Failed)
     stages: tuple[str, ...] = STAGES
     print_level: int = 0
     guess_lean_deg: float = 0.0     # trunk angle of the first guess [deg] (robustness checks)
@@ -203,6 +204,8 @@ class _Problem:
     def make_solver(self, callback: Callable[[int, float, float], bool] | None) -> None:
         opts: dict[str, Any] = {
             "ipopt.max_iter": self.options.max_iter, "ipopt.tol": self.options.tol,
+            "ipopt.mumps_pivtol": self.options.mumps_pivtol,
+            "ipopt.mumps_pivtolmax": max(0.5, self.options.mumps_pivtol),
             "ipopt.print_level": self.options.print_level, "print_time": False,
             "ipopt.mu_strategy": "adaptive", "ipopt.linear_solver": "mumps", "ipopt.sb": "yes",
         }
