@@ -31,7 +31,8 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.handover import Mailbox
-from app.gui.session import GAIN_NAMES, SimSession
+from app.gui.session import SimSession
+from app.gui.session_catalog import gain_refs
 from app.gui.tuning_parts import AxisEditor, Job, TuningWorker
 from app.gui.tuning_plot import TuningPlot
 from app.tuning.objective import parse_objective
@@ -133,15 +134,10 @@ class TuningPanel(QtWidgets.QWidget):
 
     # ----------------------------------------------------------------- setup
     def bind(self) -> None:
-        """Offer the session's PID gains (both legs and each leg) as parameters, with ranges around
-        their current values (half to twice)."""
-        s = self.session_source()
-        refs = []
-        for b in s.blocks_of_type("PID"):
-            n = int(s.param_value(f"{b}.n"))
-            for g in GAIN_NAMES:
-                refs.append(f"{b}.{g}")
-                refs.extend(f"{b}.{g}[{i}]" for i in range(n) if n > 1)
+        """Offer the session's gains (:func:`~app.gui.session_catalog.gain_refs`: the PIDs', both legs
+        and each leg, and the solved gait's PD) as parameters, with ranges around their current
+        values (half to twice)."""
+        refs = gain_refs(self.session_source().diagram)
         for i, ed in enumerate(self.axes):
             ed.ref.blockSignals(True)
             ed.ref.clear()
