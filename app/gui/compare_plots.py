@@ -81,38 +81,63 @@ class CyclePlots(QtWidgets.QWidget):
         self.means: dict[str, list[pg.PlotDataItem]] = {}
         self.bands: dict[str, list[pg.FillBetweenItem]] = {}
         self.recorded: dict[str, list[pg.PlotDataItem]] = {}
+        self._shape: list[tuple[Any, ...]] = []
 
     def draw(self, results: Sequence[Any]) -> None:
-        """Draw each result's mean cycle, its ±SD band and the recording (module doc)."""
-        for p in self.plot_items.values():
-            p.clear()
-        keys = list(self.plot_items)
-        self.means, self.bands, self.recorded = ({k: [] for k in keys} for _ in range(3))
+        """Draw each result's mean cycle, its ±SD band and the recording (module doc). Results of
+        the same shape as the last ones (names, curves, bands) get new data in the same items:
+        making the items anew took about 0.2 s."""
+        shown = [r for r in results if "pct" in r.cycle]
+        shape = [_shape(r) for r in shown]
+        if shape and shape == self._shape:
+            for i, r in enumerate(shown):
+                self._update(i, r)
+        else:
+            self._rebuild(shown)
+            self._shape = shape
         names = []
-        for i, r in enumerate(results):
-            cyc = r.cycle
-            if "pct" not in cyc:
-                continue
-            colour = PALETTE[i % len(PALETTE)]
-            x = np.asarray(cyc["pct"], dtype=float)
-            for _, key, _, rec_key in PLOTS:
-                if key in cyc:
-                    self._draw_one(key, x, cyc, colour, str(r.name), rec_key)
-            n = int(np.asarray(cyc.get("n_cycles", [0]))[0])
-            names.append(f"<span style='color:{colour}; font-weight:bold'>&#9644;</span>&nbsp;{r.name} "
-                         f"<span style='color:#666'>({n} cycles)</span>")
+        for i, r in enumerate(shown):
+            n = int(np.asarray(r.cycle.get("n_cycles", [0]))[0])
+            names.append(f"<span style='color:{PALETTE[i % len(PALETTE)]}; font-weight:bold'>&#9644;</span>&nbsp;"
+                         f"{r.name} <span style='color:#666'>({n} cycles)</span>")
         notes = ["shaded: mean ± 1 SD over cycles"]
         if any(self.recorded.values()):
             notes.append("dashed: the recording")
         self.legend.setText("&nbsp;&nbsp; ".join(names) + ("&nbsp;&nbsp; · &nbsp;" if names else "")
                             + f"<span style='color:#555'>{' · '.join(notes)}</span>")
 
-    def _draw_one(self, key: str, x: np.ndarray, cyc: dict[str, Any], colour: str, name: str,
-                  rec_key: str | None) -> None:
-        plot, y = self.plot_items[key], np.asarray(cyc[key], dtype=float)
-        sd = cyc.get(f"{key}_sd")
-        if sd is not None and np.any(np.isfinite(sd)):
-            sd = np.nan_to_num(np.asarray(sd, dtype=float))
+    def _rebuild(self, shown: Sequence[Any]) -> None:
+        for p in self.plot_items.values():
+            p.clear()
+        keys = list(self.plot_items)
+        self.means, self.bands, self.recorded = ({k: [] for k in keys} for _ in range(3))
+        for i, r in enumerate(shown):
+            colour = PALETTE[i % len(PALETTE)]
+            for _, key, _, rec_key in PLOTS:
+                if key in r.cycle:
+                    self._draw_one(key, r.cycle, colour, str(r.name), rec_key)
+
+    def _update(self, i: int, r: Any) -> None:
+        """New data for condition ``i``'s items (the same shape, :func:`_shape`)."""
+        cyc = r.cycle
+        for _, key, _, rec_key in PLOTS:
+            if key not in cyc:
+                continue
+            x, y, sd = _xy_sd(cyc, key)
+            self.means[key][i].setData(x, y)
+            if sd is not None:
+                lo, hi = self.bands[key][i].curves
+                lo.blockSignals(True)          # the band's path is made once, on the second curve's change
+                lo.setData(x, y - sd)
+                lo.blockSignals(False)
+                hi.setData(x, y + sd)
+            if rec_key is not None and rec_key in cyc:
+                self.recorded[key][i].setData(x, np.asarray(cyc[rec_key], dtype=float))
+
+    def _draw_one(self, key: str, cyc: dict[str, Any], colour: str, name: str, rec_key: str | None) -> None:
+        plot = self.plot_items[key]
+        x, y, sd = _xy_sd(cyc, key)
+        if sd is not None:
             band = pg.FillBetweenItem(pg.PlotCurveItem(x, y - sd), pg.PlotCurveItem(x, y + sd),
                                       brush=_band_brush(colour))
             band.setZValue(-10)
@@ -122,3 +147,18 @@ class CyclePlots(QtWidgets.QWidget):
         if rec_key is not None and rec_key in cyc:
             self.recorded[key].append(plot.plot(x, np.asarray(cyc[rec_key], dtype=float),
                                                 pen=pg.mkPen(colour, width=1.2, style=QtCore.Qt.PenStyle.DashLine)))
+
+
+def _xy_sd(cyc: dict[str, Any], key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``pct``, the mean of ``key`` and its SD (None when not given or all NaN; NaN read as 0)."""
+    sd = cyc.get(f"{key}_sd")
+    has_sd = sd is not None and bool(np.any(np.isfinite(sd)))
+    return (np.asarray(cyc["pct"], dtype=float), np.asarray(cyc[key], dtype=float),
+            np.nan_to_num(np.asarray(sd, dtype=float)) if has_sd else None)
+
+
+def _shape(r: Any) -> tuple[Any, ...]:
+    """What the items of result ``r`` are: its name, and per plot whether a curve, a band and a recording."""
+    cyc = r.cycle
+    return (str(r.name), *((key in cyc, key in cyc and _xy_sd(cyc, key)[2] is not None,
+                            rec is not None and rec in cyc) for _, key, _, rec in PLOTS))

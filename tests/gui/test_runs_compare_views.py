@@ -115,6 +115,17 @@ def test_compare_draws_sd_bands_and_a_legend_apart_from_the_curves(qtbot) -> Non
     assert "barefoot" in text and "(5 cycles)" in text and "sneakers" in text and "(6 cycles)" in text
     assert "± 1 SD" in text and "dashed: the recording" in text
     assert plots.legend.geometry().bottom() <= plots.view.geometry().top()   # above the plots, not on them
+    # the same conditions again (a new run): new data in the same items
+    items = [id(x) for k in view.plot_items for x in (*plots.bands[k], *plots.means[k])]
+    again = _results(["barefoot", "sneakers"], sd=0.5)
+    view.show_results(again)
+    assert [id(x) for k in view.plot_items for x in (*plots.bands[k], *plots.means[k])] == items
+    lo, hi = plots.bands["knee_l_deg"][1].curves
+    np.testing.assert_allclose(hi.yData - lo.yData, 2 * again[1].cycle["knee_l_deg_sd"])
+    path = plots.bands["knee_l_deg"][1].path().boundingRect()   # the band's path follows its curves
+    assert path.height() == pytest.approx(float(np.ptp(np.r_[lo.yData, hi.yData])), rel=1e-6)
+    view.show_results(_results(["barefoot"]))                    # other conditions: items made anew
+    assert len(plots.means["trunk_deg"]) == 1 and "sneakers" not in plots.legend.text()
 
 
 def test_compare_shows_the_key_columns_and_the_rest_on_request(qtbot) -> None:
