@@ -180,9 +180,10 @@ class GainPanel(QtWidgets.QWidget):
                     self.rows[row.ref] = row
                     r += 1
         for b in self._solved():
-            head = QtWidgets.QLabel(f"<b>Solved gait PD</b> &nbsp;(around the solution's angles, block <i>{b}</i>)")
-            head.setToolTip("how tightly the diagram holds the solved gait: hips and knees on their own "
-                            "angles, the trunk through the stance hips")
+            head = QtWidgets.QLabel(f"<b>Solved gait PD</b> &nbsp;(block <i>{b}</i>)")
+            head.setWordWrap(True)
+            head.setToolTip("the PD around the solution's own angles: how tightly the diagram holds the solved "
+                            "gait (hips and knees on their angles, the trunk through the stance hips)")
             self.grid.addWidget(head, r, 0, 1, 3)
             r += 1
             for g in SOLVED_GAINS:

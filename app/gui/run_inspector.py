@@ -34,7 +34,7 @@ __all__ = ["COLUMNS", "NAME_MIN_CHARS", "RunInspector"]
 
 _KEY = QtCore.Qt.ItemDataRole.UserRole
 COLUMNS = ("run", "dataset", "preset", "span", "status")
-NAME_MIN_CHARS = 12     # the name column shows at least this many characters beside its box and swatch
+NAME_MIN_CHARS = 10     # the name column shows at least this many characters beside its box and swatch
 
 
 class _Live:
@@ -146,7 +146,7 @@ class RunInspector(QtWidgets.QWidget):
     def name_width(self) -> int:
         """Width [px] of the name column: :data:`NAME_MIN_CHARS` characters, the tick box, the swatch."""
         box = self.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_IndicatorWidth)
-        return self.table.fontMetrics().averageCharWidth() * NAME_MIN_CHARS + box + 14 + 24
+        return self.table.fontMetrics().averageCharWidth() * NAME_MIN_CHARS + box + 14 + 16
 
     def _fill(self) -> None:
         self.table.blockSignals(True)
