@@ -72,11 +72,13 @@ class RunInspector(QtWidgets.QWidget):
                                    | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed)
         self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight)
         header = self.table.header()
-        header.setStretchLastSection(True)
+        header.setStretchLastSection(False)    # (stretching the last section keeps it >= 100 px)
         header.setMinimumSectionSize(30)
         header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Interactive)
         for col in range(1, len(COLUMNS) - 1):
             header.setSectionResizeMode(col, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        # the status takes what is left, down to the minimum section: no scroll bar for a long status
+        header.setSectionResizeMode(len(COLUMNS) - 1, QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.table.setColumnWidth(0, self.name_width())
         row = QtWidgets.QHBoxLayout()
         self.keep_button = QtWidgets.QPushButton("Keep current run")

@@ -67,6 +67,7 @@ def test_the_run_list_names_dataset_and_preset_and_the_scopes_name_the_runs(qtbo
     # the name column keeps its characters at 1366 x 768 (it was squeezed to the tick box)
     print(f"run list at 1366 x 768: name column {ins.table.columnWidth(0)} px of {ins.table.viewport().width()} px")
     assert ins.table.columnWidth(0) >= ins.table.fontMetrics().averageCharWidth() * NAME_MIN_CHARS + 30
+    assert ins.table.horizontalScrollBar().maximum() == 0      # the five columns fit: no sideways scrolling
     r1, r2 = ins.store.runs
     ins.set_ticked(r1.key, True)
     ins.set_ticked(r2.key, True)
