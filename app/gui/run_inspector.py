@@ -34,7 +34,7 @@ __all__ = ["COLUMNS", "NAME_MIN_CHARS", "RunInspector"]
 
 _KEY = QtCore.Qt.ItemDataRole.UserRole
 COLUMNS = ("run", "dataset", "preset", "span", "status")
-NAME_MIN_CHARS = 10     # the name column shows at least this many characters beside its box and swatch
+NAME_MIN_CHARS = 12     # the name column shows at least this many characters beside its box and swatch
 
 
 class _Live:
