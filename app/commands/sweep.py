@@ -53,7 +53,8 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
     add_engine_option(parser)
     parser.add_argument("--objective", default="default", metavar="SPEC",
-                        help="default | tracking | weights like track=1,effort=0.1 | metric:COLUMN")
+                        help="default | tracking | solved (how tightly the emergent preset holds the solved gait) | "
+                             "weights like track=1,effort=0.1 | metric:COLUMN")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="K",
                         help="parallel runs (default: the number of cores, here %(default)s)")
     parser.add_argument("--executor", default=None, choices=EXECUTORS,

@@ -88,7 +88,7 @@ class TuningPanel(QtWidgets.QWidget):
         self.budget.setValue(20)
         self.budget.setToolTip("simulations allowed (optimise)")
         self.objective = QtWidgets.QComboBox()
-        self.objective.addItems(["default", "tracking"])
+        self.objective.addItems(["default", "tracking", "solved"])
         self.objective.setToolTip("objective (docs/tuning.md): default = tracking + trunk + effort + slip")
         self.workers = QtWidgets.QSpinBox()
         self.workers.setRange(0, max(1, os.cpu_count() or 1))
