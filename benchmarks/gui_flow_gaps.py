@@ -27,11 +27,11 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gui_compile_gap import longest_gap  # noqa: E402
-from PySide6 import QtCore, QtWidgets  # noqa: E402
+from gui_compile_gap import longest_gap
+from PySide6 import QtCore, QtWidgets
 
-from app.gui.main_window import MainWindow  # noqa: E402
-from app.gui.session import SimSession, available_datasets  # noqa: E402
+from app.gui.main_window import MainWindow
+from app.gui.session import SimSession, available_datasets
 
 TARGET_S = 0.100
 ROWS: list[tuple[str, str, float, float]] = []     # (key, label, longest gap [s], wall time [s])
@@ -40,13 +40,13 @@ ROWS: list[tuple[str, str, float, float]] = []     # (key, label, longest gap [s
 def measure(app: QtWidgets.QApplication, key: str, label: str, start: Callable[[], object],
             done: Callable[[], bool], profile: str | None, timeout_s: float = 300.0) -> float:
     """Measure one flow (``start`` until ``done()``), print and keep its row; returns the gap [s]."""
-    prof = cProfile.Profile() if profile == key else None
+    prof = cProfile.Profile() if key in (profile or "").split(",") else None
     if prof is not None:
         prof.enable()
     g, total = longest_gap(app, start, done, timeout_s)
     if prof is not None:
         prof.disable()
-        pstats.Stats(prof, stream=sys.stdout).sort_stats("cumulative").print_stats(25)
+        pstats.Stats(prof, stream=sys.stdout).sort_stats("cumulative").print_stats(30)
     ROWS.append((key, label, g, total))
     flag = "ok" if g <= TARGET_S else "OVER"
     print(f"{label:44s} {1000 * g:8.0f} ms  {1000 * TARGET_S:5.0f} ms  {flag:4s}  (wall {total:6.2f} s)", flush=True)
@@ -57,7 +57,8 @@ def settle(app: QtWidgets.QApplication, win: MainWindow, s: float = 0.3) -> None
     """Let pending compiles finish and the event loop idle for ``s`` seconds."""
     t0 = time.perf_counter()
     while win.compiler.busy or win.canvas.editor.pending or time.perf_counter() - t0 < s:
-        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 10)
+        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 10)
+        time.sleep(0.005)
 
 
 def idle_compile(win: MainWindow) -> bool:
@@ -79,7 +80,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=10.0, help="simulated seconds of each kept run")
     ap.add_argument("--runs", type=int, default=3, help="kept runs overlaid")
-    ap.add_argument("--profile", default=None, help="a flow key to profile on the GUI thread")
+    ap.add_argument("--profile", default=None, help="flow keys (comma-separated) to profile on the GUI thread")
     ap.add_argument("--skip", default="", help="comma-separated flow keys not to run (compare, tuning, ...)")
     args = ap.parse_args()
     skip = set(args.skip.split(",")) if args.skip else set()

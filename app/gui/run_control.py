@@ -94,6 +94,7 @@ class RunController(QtCore.QObject):
         self._rtf = (time.perf_counter(), 0.0)
         self._status_at = -1.0
         self.frames = 0
+        self.summary: dict[str, Any] | None = None     # of the last run evaluated (:meth:`evaluate`)
         # set by the window: compiles a plan off the GUI thread, ``background(plan, on_done)``
         # (app.gui.background_compile); None: Reset recompiles here
         self.background: Callable[[Plan, Callable[[Any], None]], None] | None = None
@@ -212,7 +213,7 @@ class RunController(QtCore.QObject):
 
     def evaluate(self) -> dict[str, Any]:
         """Summarise the run so far: the validity panel, a fall marker on the scopes, the status bar."""
-        summary = self.session.summary()
+        summary = self.summary = self.session.summary()
         self.views.validity.show_summary(summary)
         self.views.scopes.mark_fall(summary.get("fell_at_s"))
         kin = self.session.spec.kinematics

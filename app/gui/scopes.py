@@ -136,9 +136,10 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             x_unit, x_factor = display_unit(spec.x_unit, self.units, mass)
             bottom = i == len(specs) - 1
             prev = old[i] if i < len(old) else None
-            if prev is not None and prev.spec.shape() == spec.shape() and prev.cycle == self.cycle and \
-                    (prev.unit, prev.factor) == (unit, factor) and \
-                    (not prev.is_xy or (prev.x_unit, prev.x_factor) == (x_unit, x_factor)):   # type: ignore[attr-defined]
+            if prev is not None and prev.spec.shape() == spec.shape() and (not prev.is_xy or (
+                    prev.cycle == self.cycle and (prev.unit, prev.factor) == (unit, factor)
+                    and (prev.x_unit, prev.x_factor) == (x_unit, x_factor))):   # type: ignore[attr-defined]
+                prev.set_display(unit, factor, self.cycle)     # a time scope switches units and x in place
                 prev.reset(spec, s, bottom)
                 self.scopes.append(prev)
                 continue
