@@ -22,6 +22,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore
 
 from app.gui.run_store import KeptRun
+from app.gui.scope_math import SAMPLES_PER_PX
 from app.gui.scope_specs import Trace
 
 __all__ = ["FILLED_LABEL", "MERGE_S", "ChangeMarkers", "RunOverlay", "fall_line", "filled_bands", "merge_changes",
@@ -85,7 +86,7 @@ class RunOverlay:
                 continue
             pen = pg.mkPen(run.colour, width=1.3, style=trace_style(k))
             if curve is None:
-                curve = pg.PlotDataItem(*data, pen=pen)
+                curve = pg.PlotDataItem(*data, pen=pen, autoDownsampleFactor=SAMPLES_PER_PX)
                 curve.setZValue(-5)
                 self.plot.addItem(curve)
                 curve.setClipToView(True)       # once in the plot: clipping asks its view box

@@ -22,7 +22,7 @@ from app.gui.axes import use_opaque_grid
 from app.gui.run_store import KeptRun
 from app.gui.scope_cycle import CYCLE_LABEL, CycleBands, cycle_mean_sd, cycle_xy
 from app.gui.scope_legend import side_legend
-from app.gui.scope_math import peak_decimate, step_corners, trace_stats
+from app.gui.scope_math import SAMPLES_PER_PX, peak_decimate, step_corners, trace_stats
 from app.gui.scope_overlay import FILLED_LABEL, ChangeMarkers, RunOverlay, fall_line, filled_bands, time_xy
 from app.gui.scope_specs import ScopeSpec, Trace
 from app.gui.session import SimSession
@@ -174,7 +174,7 @@ class Scope:
             self.y_fitted = True
 
     def _add_curve(self, tr: Trace) -> None:
-        curve = self.plot.plot(pen=trace_pen(tr), name=tr.label)
+        curve = self.plot.plot(pen=trace_pen(tr), name=tr.label, autoDownsampleFactor=SAMPLES_PER_PX)
         self.curves.append(curve)
 
     def thin_pens(self, on: bool) -> None:

@@ -57,6 +57,16 @@ class TuningPlot(QtWidgets.QWidget):
             self.bar = None
         self.image, self._marks, self._heat_refs = None, [], None
 
+    def blank(self) -> None:
+        """Empty the plot for a new run; a heat map keeps its items (image, colour bar, marks), which
+        the next sweep over the same two parameters fills again instead of building them."""
+        if self.image is not None and self._marks:
+            self.image.clear()
+            for m in self._marks:
+                m.setData([], [])
+        else:
+            self.clear()
+
     def _top(self, values: Sequence[float]) -> float:
         return max(values) * 1.1 if values else 1.0
 
