@@ -15,7 +15,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from app.gui.handover import Mailbox, without_frames
+from app.gui.handover import Mailbox, next_turn, without_frames
 from app.gui.scope_specs import PALETTE
 from app.gui.session import available_datasets, available_presets
 
@@ -217,7 +217,7 @@ class CompareView(QtWidgets.QWidget):
             if next(steps, None) is None:
                 self.done.emit()
             else:
-                QtCore.QTimer.singleShot(0, self, step)
+                next_turn(self, step)
 
         step()
 

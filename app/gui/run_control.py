@@ -33,6 +33,7 @@ from app.gui.canvas import DiagramCanvas
 from app.gui.controls import ControlBar, Timeline
 from app.gui.errors import ErrorReporter, show_error
 from app.gui.gain_panel import GainPanel
+from app.gui.handover import next_turn
 from app.gui.scopes import ScopeStack
 from app.gui.session import Plan, SimSession
 from app.gui.stick_figure import StickFigure, draw_mechanism
@@ -215,7 +216,7 @@ class RunController(QtCore.QObject):
             # the summary, the validity panel and keeping the run in the next event-loop turn: this
             # one redrew every scope over the whole run, and both together froze the window 0.2-0.7 s
             self.ending, self._ending_runner = s, s.runner
-            QtCore.QTimer.singleShot(0, self, self.finish_ending)
+            next_turn(self, self.finish_ending)
 
     def finish_ending(self) -> None:
         """Evaluate the run that just reached its end (:meth:`evaluate`) and say ``"ended"`` (the

@@ -49,6 +49,8 @@ class KeptRun:
     changes: list[dict[str, Any]] = field(default_factory=list)
     stance: str | None = None      # the signal holding the stance flags [l, r], if kept
     detail: str = ""               # dataset, preset, parameter changes (the inspector's tooltip)
+    # derived curves of this run (a kept run never changes): the % cycle view's mean cycles
+    cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def colour(self) -> str:
