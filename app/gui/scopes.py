@@ -307,8 +307,9 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             sc.thin_pens(on)
             if sc.is_xy:
                 continue
-            for c in sc.curves:     # live data come peak-decimated (refresh_live): not twice
-                c.setDownsampling(auto=not on)
+            for c in sc.curves:     # live data come peak-decimated (refresh_live): not twice. Set in
+                c.opts["autoDownsample"] = not on   # place: the next setData applies it (setDownsampling
+                # would recompute every curve now, for data replaced right after)
             if on:
                 sc.plot.enableAutoRange(axis="y", enable=False)
                 sc.refreshed_at = sc.stats_at = -math.inf
