@@ -16,7 +16,7 @@ columns) the ones shown by default: every column but the recordings' and the dif
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -84,17 +84,32 @@ class CyclePlots(QtWidgets.QWidget):
         self._shape: list[tuple[Any, ...]] = []
 
     def draw(self, results: Sequence[Any]) -> None:
-        """Draw each result's mean cycle, its ±SD band and the recording (module doc). Results of
-        the same shape as the last ones (names, curves, bands) get new data in the same items:
-        making the items anew took about 0.2 s."""
+        """Draw each result's mean cycle, its ±SD band and the recording (module doc), at once."""
+        for _ in self.drawing(results):
+            pass
+
+    def drawing(self, results: Sequence[Any]) -> Iterator[str]:
+        """:meth:`draw` in steps: yields each plot's key once it is drawn (the Compare view draws one
+        plot per event-loop turn). Results of the same shape as the last ones (names, curves, bands)
+        get new data in the same items: making the items anew took about 0.2 s."""
         shown = [r for r in results if "pct" in r.cycle]
         shape = [_shape(r) for r in shown]
-        if shape and shape == self._shape:
-            for i, r in enumerate(shown):
-                self._update(i, r)
-        else:
-            self._rebuild(shown)
+        same = bool(shape) and shape == self._shape
+        if not same:
+            keys = list(self.plot_items)
+            self.means, self.bands, self.recorded = ({k: [] for k in keys} for _ in range(3))
             self._shape = shape
+        for _, key, _, rec_key in PLOTS:
+            if not same:
+                self.plot_items[key].clear()
+            for i, r in enumerate(shown):
+                if key not in r.cycle:
+                    continue
+                if same:
+                    self._update(i, r, key, rec_key)
+                else:
+                    self._draw_one(key, r.cycle, PALETTE[i % len(PALETTE)], str(r.name), rec_key)
+            yield key
         names = []
         for i, r in enumerate(shown):
             n = int(np.asarray(r.cycle.get("n_cycles", [0]))[0])
@@ -106,33 +121,19 @@ class CyclePlots(QtWidgets.QWidget):
         self.legend.setText("&nbsp;&nbsp; ".join(names) + ("&nbsp;&nbsp; · &nbsp;" if names else "")
                             + f"<span style='color:#555'>{' · '.join(notes)}</span>")
 
-    def _rebuild(self, shown: Sequence[Any]) -> None:
-        for p in self.plot_items.values():
-            p.clear()
-        keys = list(self.plot_items)
-        self.means, self.bands, self.recorded = ({k: [] for k in keys} for _ in range(3))
-        for i, r in enumerate(shown):
-            colour = PALETTE[i % len(PALETTE)]
-            for _, key, _, rec_key in PLOTS:
-                if key in r.cycle:
-                    self._draw_one(key, r.cycle, colour, str(r.name), rec_key)
-
-    def _update(self, i: int, r: Any) -> None:
-        """New data for condition ``i``'s items (the same shape, :func:`_shape`)."""
+    def _update(self, i: int, r: Any, key: str, rec_key: str | None) -> None:
+        """New data for condition ``i``'s items on plot ``key`` (the same shape, :func:`_shape`)."""
         cyc = r.cycle
-        for _, key, _, rec_key in PLOTS:
-            if key not in cyc:
-                continue
-            x, y, sd = _xy_sd(cyc, key)
-            self.means[key][i].setData(x, y)
-            if sd is not None:
-                lo, hi = self.bands[key][i].curves
-                lo.blockSignals(True)          # the band's path is made once, on the second curve's change
-                lo.setData(x, y - sd)
-                lo.blockSignals(False)
-                hi.setData(x, y + sd)
-            if rec_key is not None and rec_key in cyc:
-                self.recorded[key][i].setData(x, np.asarray(cyc[rec_key], dtype=float))
+        x, y, sd = _xy_sd(cyc, key)
+        self.means[key][i].setData(x, y)
+        if sd is not None:
+            lo, hi = self.bands[key][i].curves
+            lo.blockSignals(True)          # the band's path is made once, on the second curve's change
+            lo.setData(x, y - sd)
+            lo.blockSignals(False)
+            hi.setData(x, y + sd)
+        if rec_key is not None and rec_key in cyc:
+            self.recorded[key][i].setData(x, np.asarray(cyc[rec_key], dtype=float))
 
     def _draw_one(self, key: str, cyc: dict[str, Any], colour: str, name: str, rec_key: str | None) -> None:
         plot = self.plot_items[key]

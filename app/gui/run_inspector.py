@@ -111,18 +111,21 @@ class RunInspector(QtWidgets.QWidget):
             self._live = _Live(s)
         return kept
 
-    def keep(self) -> KeptRun | None:
-        """Keep the watched run now (finished, failed, or on request); not twice at one length."""
-        return None if self._live is None else self._keep_live(self._live)
+    def keep(self, summary: dict[str, Any] | None = None) -> KeptRun | None:
+        """Keep the watched run now (finished, failed, or on request); not twice at one length.
+        ``summary``: the run's summary if the caller has it (the window's end-of-run evaluation),
+        so that it is not computed a second time."""
+        return None if self._live is None else self._keep_live(self._live, summary)
 
-    def _keep_live(self, live: _Live) -> KeptRun | None:
+    def _keep_live(self, live: _Live, summary: dict[str, Any] | None = None) -> KeptRun | None:
         n = live.runner.recorder.length
         if n < 2 or n == live.kept_at:
             return None
         live.kept_at = n
         key = self.store.next_key()
         names = [tr.signal for sc in self.scopes.scopes for tr in sc.spec.all_traces()]
-        run = keep_runner(live.runner, names, key, f"run {key}", self._status(live), live.stance)
+        status = self._status(live) if summary is None else status_text(summary)
+        run = keep_runner(live.runner, names, key, f"run {key}", status, live.stance)
         changes = "".join(f"\n  t = {c['t']:.3f} s: {c['name']} = {c['new']}" for c in run.changes)
         run.detail = live.label + (f"\nchanged while running:{changes}" if changes else "")
         run.dataset, run.preset = live.dataset, live.preset
@@ -134,7 +137,7 @@ class RunInspector(QtWidgets.QWidget):
 
     def _status(self, live: _Live) -> str:
         try:
-            summary: dict[str, Any] = summarise(live.runner.results(), live.built)
+            summary: dict[str, Any] = summarise(live.runner.results(copy=False), live.built)
         except Exception as exc:  # a run that cannot be summarised is still kept
             return f"no summary ({type(exc).__name__})"
         return status_text(summary)

@@ -57,6 +57,8 @@ class KeptRun:
     detail: str = ""               # dataset, preset, parameter changes (the inspector's tooltip)
     dataset: str = ""              # the dataset it ran on (bundled name or file)
     preset: str = ""               # the preset, "" for a diagram run as it is
+    # derived curves of this run (a kept run never changes): the % cycle view's mean cycles
+    cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def colour(self) -> str:

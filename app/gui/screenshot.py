@@ -42,6 +42,7 @@ def take_screenshot(out: str | Path, run_for: float = 3.0, dataset: str = "", pr
     win.run_control.set_running(True)
     while win.run_control.running:
         win.run_control.frame()
+    win.run_control.finish_ending()
     for d in win.errors.dialogs:   # a blow-up message would cover the window: keep it in the status bar
         d.close()
     win.scopes.refresh(full=False, stats=True)

@@ -246,7 +246,7 @@ class TuningPanel(QtWidgets.QWidget):
         self.edge.hide()
         self.progress.setRange(0, total)
         self.progress.setValue(0)
-        self.plot.clear()
+        self.plot.blank()
         self.status.setText(f"running {total} simulation(s) of {self.duration.value():g} s …")
         self._thread = QtCore.QThread(self)
         self._worker = TuningWorker(job, self._mailbox)

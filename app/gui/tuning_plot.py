@@ -60,6 +60,8 @@ class TuningPlot(QtWidgets.QWidget):
             self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.bar: pg.ColorBarItem | None = None
         self.image: pg.ImageItem | None = None
+        self._marks: list[pg.PlotDataItem] = []       # the heat map's failures and best run
+        self._heat_refs: tuple[str, str] | None = None
         self.setMinimumHeight(200)
 
     def clear(self) -> None:
@@ -69,19 +71,34 @@ class TuningPlot(QtWidgets.QWidget):
         if self.bar is not None:
             self.view.removeItem(self.bar)
             self.bar = None
-        self.image = None
+        self.image, self._marks, self._heat_refs = None, [], None
+
+    def blank(self) -> None:
+        """Empty the plot for a new run; a heat map keeps its items (image, colour bar, marks), which
+        the next sweep over the same two parameters fills again instead of building them."""
+        if self.image is not None and self._marks:
+            self.image.clear()
+            for m in self._marks:
+                m.setData([], [])
+        else:
+            self.clear()
 
     def _top(self, values: Sequence[float]) -> float:
         return max(values) * 1.1 if values else 1.0
 
     def show_sweep(self, rows: Sequence[Mapping[str, Any]], refs: Sequence[str],
                    best: Mapping[str, Any] | None = None) -> None:
-        """Heat map (two refs) or line (one ref) of the rows' objective."""
-        self.clear()
-        self.plot.setTitle("objective (smaller is better)", size="9pt")
+        """Heat map (two refs) or line (one ref) of the rows' objective. The heat map's items are
+        built once per pair of parameters and then updated in place as the rows arrive (building
+        a colour bar and an image per row took 0.2-0.4 s of the GUI thread each)."""
         if len(refs) == 2:
+            if self._heat_refs != (refs[0], refs[1]):
+                self.clear()
+                self.plot.setTitle("objective (smaller is better)", size="9pt")
             self._heat(rows, refs[0], refs[1], best)
             return
+        self.clear()
+        self.plot.setTitle("objective (smaller is better)", size="9pt")
         ref = refs[0]
         ok = sorted((float(r[ref]), float(r["objective"])) for r in rows if _ok(r))
         self.plot.setLabel("bottom", ref)
@@ -108,24 +125,28 @@ class TuningPlot(QtWidgets.QWidget):
                 grid[xs.index(float(r[xr])), ys.index(float(r[yr]))] = math.log10(max(float(r["objective"]), 1e-12))
         dx = (xs[-1] - xs[0]) / (len(xs) - 1) if len(xs) > 1 else 1.0
         dy = (ys[-1] - ys[0]) / (len(ys) - 1) if len(ys) > 1 else 1.0
-        self.image = pg.ImageItem(grid)
-        self.image.setRect(QtCore.QRectF(xs[0] - dx / 2, ys[0] - dy / 2, dx * len(xs), dy * len(ys)))
-        self.plot.addItem(self.image)
         finite = grid[np.isfinite(grid)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         if hi - lo < 1e-9:
             lo, hi = lo - 0.05, hi + 0.05
-        self.bar = pg.ColorBarItem(values=(lo, hi), colorMap=pg.colormap.get("viridis"), label="log10 objective",
-                                   interactive=False, width=12)
-        self.bar.setImageItem(self.image)
-        self.view.addItem(self.bar, row=0, col=1)
+        if self.image is None or self.bar is None:
+            self.image = pg.ImageItem(grid)
+            self.plot.addItem(self.image)
+            self.bar = pg.ColorBarItem(values=(lo, hi), colorMap=pg.colormap.get("viridis"), label="log10 objective",
+                                       interactive=False, width=12)
+            self.bar.setImageItem(self.image)
+            self.view.addItem(self.bar, row=0, col=1)
+            self._marks = [self.plot.plot([], [], pen=None, symbol="x", symbolSize=14, symbolPen=FAIL_PEN),
+                           self.plot.plot([], [], pen=None, symbol="star", symbolSize=18, symbolBrush="w",
+                                          symbolPen=pg.mkPen("k"))]
+            self._heat_refs = (xr, yr)
+        else:
+            self.image.setImage(grid, autoLevels=False)
+            self.bar.setLevels((lo, hi))
+        self.image.setRect(QtCore.QRectF(xs[0] - dx / 2, ys[0] - dy / 2, dx * len(xs), dy * len(ys)))
         fails = [(float(r[xr]), float(r[yr])) for r in rows if not _ok(r)]
-        if fails:
-            fx, fy = zip(*fails)
-            self.plot.plot(fx, fy, pen=None, symbol="x", symbolSize=14, symbolPen=FAIL_PEN)
-        if best is not None:
-            self.plot.plot([float(best[xr])], [float(best[yr])], pen=None, symbol="star", symbolSize=18,
-                           symbolBrush="w", symbolPen=pg.mkPen("k"))
+        self._marks[0].setData([x for x, _ in fails], [y for _, y in fails])
+        self._marks[1].setData(*(([float(best[xr])], [float(best[yr])]) if best is not None else ([], [])))
         self.plot.setLabel("bottom", xr)
         self.plot.setLabel("left", yr)
         self.plot.getAxis("bottom").setTicks(swept_ticks(xs))

@@ -11,7 +11,7 @@ from app.gui.main_window import MainWindow
 from app.gui.scope_specs import DEG
 from app.gui.session import SimSession
 from models.biped import FiveLinkBiped
-from tests.gui.conftest import run_until
+from tests.gui.conftest import given, run_until
 
 pytestmark = pytest.mark.gui
 
@@ -37,7 +37,7 @@ def test_run_two_seconds_updates_figure_and_scopes(qtbot, window: MainWindow) ->
     assert expected > 0.2
     # scopes: the hip scope's first curve is beta_l in degrees over the whole run (paused = full data)
     hip = window.scopes.scopes[0]
-    tx, ty = hip.curves[0].getData()
+    tx, ty = given(hip.curves[0])
     assert tx.size == n and tx[-1] == pytest.approx(2.0)
     np.testing.assert_allclose(ty, q[:, 3] * DEG)
     lo, hi, mean, rms = hip.stats[0]
