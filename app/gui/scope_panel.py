@@ -2,23 +2,31 @@
 
 Tool row: **Add signal…** (the searchable :class:`~app.gui.scope_browser.SignalBrowser`),
 **units** (SI, or forces in body weights and torques in N·m/kg, :mod:`app.gui.scope_units`),
-**x axis** (time [s], or % gait cycle with mean ± SD, :mod:`app.gui.scope_cycle`) and
-**Export** (the whole run as PNG at a chosen width, SVG, or CSV with units in the headers,
-:mod:`app.gui.scope_export`). Right-click a plot to remove a signal or the scope. The scopes are in a
-scroll area: each keeps at least :data:`~app.gui.scopes.MIN_SCOPE_PX` of height, and they scroll when the
-window is too short to hold them all (8 scopes at 1366 x 768).
+**x axis** (time [s], or % gait cycle with mean ± SD, :mod:`app.gui.scope_cycle`),
+**Δ cursors** (a second cursor, B, with Δt and Δvalue read-outs), **link y** (time scopes of one
+unit share their y range), both :mod:`app.gui.scope_measure`; **Difference…** (two runs and their
+difference with a tolerance band, :mod:`app.gui.scope_diff`); **Export**: a figure for a journal
+(PDF, SVG or 300-dpi PNG, 85 or 180 mm wide, :mod:`app.gui.scope_figure`), the screen as PNG at a
+chosen width, or CSV with units in the headers (:mod:`app.gui.scope_export`). Right-click a plot
+to remove a signal or the scope. The scopes are in a scroll area: each keeps at least
+:data:`~app.gui.scopes.MIN_SCOPE_PX` of height, and they scroll when the window is too short to
+hold them all (8 scopes at 1366 x 768).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.errors import show_error
+from app.gui.run_store import KeptRun
 from app.gui.scope_browser import SignalBrowser, open_browser
+from app.gui.scope_diff import DiffDialog
 from app.gui.scope_export import DEFAULT_PNG_WIDTH, export_scopes_csv, export_scopes_image
+from app.gui.scope_figure import JOURNAL_WIDTHS_MM, export_figure
 from app.gui.scope_layout import layout_dict, specs_from_state, units_of
 from app.gui.scope_units import UNIT_MODES
 from app.gui.scopes import ScopeStack
@@ -36,6 +44,7 @@ class ScopePanel(QtWidgets.QWidget):
     def __init__(self, scopes: ScopeStack, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.scopes = scopes
+        self.kept_runs: Callable[[], list[KeptRun]] = lambda: list(scopes.runs)   # the window: every kept run
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(0, 2, 0, 0)
         lay.setSpacing(2)
@@ -53,15 +62,28 @@ class ScopePanel(QtWidgets.QWidget):
         self.export_button.setText("Export")
         self.export_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QtWidgets.QMenu(self.export_button)
-        menu.addAction("Whole run as PNG…").triggered.connect(lambda: self.ask_export("png"))
-        menu.addAction("Whole run as SVG…").triggered.connect(lambda: self.ask_export("svg"))
+        for mm in JOURNAL_WIDTHS_MM:
+            menu.addAction(f"Figure {mm:.0f} mm wide (PDF, SVG, PNG 300 dpi)…").triggered.connect(
+                lambda _=False, w=mm: self.ask_figure(w))
+        menu.addAction("Screen as PNG…").triggered.connect(lambda: self.ask_export("png"))
         menu.addAction("Whole run as CSV (units in headers)…").triggered.connect(lambda: self.ask_export("csv"))
         self.export_button.setMenu(menu)
+        self.delta_button = QtWidgets.QToolButton()
+        self.delta_button.setText("Δ cursors")
+        self.delta_button.setCheckable(True)
+        self.delta_button.setToolTip("A second cursor (B, purple): Δt and each trace's change from the red cursor")
+        self.link_box = QtWidgets.QCheckBox("link y")
+        self.link_box.setToolTip("Scopes of the same unit share one y range: zoom one, the others follow")
+        self.diff_button = QtWidgets.QPushButton("Difference…")
+        self.diff_button.setToolTip("Two runs of one signal and their difference, with a tolerance band")
         row.addWidget(self.add_button)
         row.addWidget(QtWidgets.QLabel("units"))
         row.addWidget(self.units)
         row.addWidget(QtWidgets.QLabel("x axis"))
         row.addWidget(self.xaxis)
+        row.addWidget(self.delta_button)
+        row.addWidget(self.link_box)
+        row.addWidget(self.diff_button)
         row.addStretch(1)
         row.addWidget(self.export_button)
         lay.addLayout(row)
@@ -74,6 +96,9 @@ class ScopePanel(QtWidgets.QWidget):
         self.add_button.clicked.connect(self.open_browser)
         self.units.currentIndexChanged.connect(lambda i: scopes.set_units(UNIT_MODES[i]))
         self.xaxis.currentIndexChanged.connect(lambda i: scopes.set_cycle(i == 1))
+        self.delta_button.toggled.connect(lambda on: scopes.set_delta(on))
+        self.link_box.toggled.connect(scopes.set_link_y)
+        self.diff_button.clicked.connect(self.open_difference)
 
     def layout_state(self) -> dict[str, Any]:
         """The scope layout for session files (:mod:`app.gui.scope_layout`)."""
@@ -102,9 +127,22 @@ class ScopePanel(QtWidgets.QWidget):
     def open_browser(self) -> SignalBrowser:
         return open_browser(self.scopes, -1)
 
+    def open_difference(self) -> DiffDialog:
+        dlg = DiffDialog(self.scopes, self, self.kept_runs)
+        dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.show()
+        return dlg
+
+    def ask_figure(self, width_mm: float) -> Path | None:
+        """Ask for the file (its type sets the format), then export the figure ``width_mm`` wide."""
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, f"Export the scopes as a figure {width_mm:.0f} mm wide", f"scopes_{width_mm:.0f}mm.pdf",
+            "PDF (*.pdf);;SVG (*.svg);;PNG, 300 dpi (*.png)")
+        return self.export("figure", path, width_mm=width_mm) if path else None
+
     def ask_export(self, kind: str) -> Path | None:
         """Ask for the file (and, for PNG, the width), then :meth:`export`."""
-        filt = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV table (*.csv)"}[kind]
+        filt = {"png": "PNG image (*.png)", "csv": "CSV table (*.csv)"}[kind]
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, f"Export the scopes as {kind.upper()}",
                                                         f"scopes.{kind}", filt)
         if not path:
@@ -116,11 +154,15 @@ class ScopePanel(QtWidgets.QWidget):
                 return None
         return self.export(kind, path, width)
 
-    def export(self, kind: str, path: str | Path, width: int = DEFAULT_PNG_WIDTH) -> Path | None:
-        """Write the whole run as ``kind`` (``png``, ``svg``, ``csv``); errors show in a dialog."""
+    def export(self, kind: str, path: str | Path, width: int = DEFAULT_PNG_WIDTH,
+               width_mm: float = JOURNAL_WIDTHS_MM[0]) -> Path | None:
+        """Write the whole run as ``kind``: ``figure`` (PDF, SVG or PNG by the suffix, ``width_mm``
+        wide; ``svg`` is a figure too), ``png`` (the screen, ``width`` px) or ``csv``; errors show in a dialog."""
         try:
             if kind == "csv":
                 return export_scopes_csv(self.scopes, path)
+            if kind in ("figure", "svg"):
+                return export_figure(self.scopes, path, width_mm)
             return export_scopes_image(self.scopes, path, width)
         except (UserError, OSError) as exc:
             show_error(self, "Export failed", str(exc))
