@@ -137,7 +137,7 @@ def scope_figure(stack: ScopeStack, width_mm: float = JOURNAL_WIDTHS_MM[0]) -> F
 
     if stack.session is None or not stack.scopes:
         raise UserError("nothing to export: no scopes")
-    if stack.session.recorded_time().size == 0:
+    if stack.session.recorded_time().size < 2:
         raise UserError("nothing to export yet: run the simulation first")
     follow = stack.follow
     stack.follow = False
