@@ -121,7 +121,7 @@ class SignalBrowser(QtWidgets.QDialog):
 
     def set_filter(self, text: str) -> None:
         """Show the columns whose ``signal[column] unit`` text holds every word of ``text``."""
-        words = text.lower().split()
+        words = text.lower().replace("*", "·").split()     # "N*m" finds the N·m shown
         shown = total = 0
         for top, children in self._rows:
             n = 0

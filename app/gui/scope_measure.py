@@ -94,6 +94,8 @@ class HoverReadout:
     def __init__(self) -> None:
         self.text = pg.TextItem("", color="#111111", anchor=(0, 1), fill=(255, 255, 224, 230))
         self.dot = pg.ScatterPlotItem(size=7, pen=pg.mkPen("#111111"), brush=None)
+        self.text.setZValue(100)      # over the cursors' read-outs
+        self.dot.setZValue(100)
         self.scope: Scope | None = None
         self.reading: tuple[str, float, float] | None = None    # (label, t [s], value) shown
 

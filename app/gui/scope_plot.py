@@ -102,8 +102,11 @@ class Scope:
 
     def _make_cursor(self) -> None:
         self.cursor = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#d62728", width=1), label="",
-                                      labelOpts={"position": 0.08, "color": "#d62728",
-                                                 "fill": (255, 255, 255, 210), "anchors": [(0, 0), (0, 0)]})
+                                      labelOpts={"position": 0.04, "color": "#d62728",
+                                                 "fill": (255, 255, 255, 210), "anchors": [(0, 1), (0, 1)]})
+        font = self.cursor.label.textItem.font()
+        font.setPointSizeF(7.5)
+        self.cursor.label.setFont(font)
         self.plot.addItem(self.cursor, ignoreBounds=True)
         self.cursor.setVisible(not self.cycle)
 
