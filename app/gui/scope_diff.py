@@ -106,6 +106,9 @@ class DiffDialog(QtWidgets.QDialog):
         self.top = self.plots.addPlot(row=0, col=0)
         self.bottom = self.plots.addPlot(row=1, col=0)
         self.bottom.setXLink(self.top)
+        for plot in (self.top, self.bottom):
+            for side in ("left", "bottom"):
+                plot.getAxis(side).enableAutoSIPrefix(False)    # seconds, not "(x0.001)"
         self.top.addLegend(offset=(-10, 10))
         self.bottom.setLabel("bottom", "time [s]")
         lay = QtWidgets.QVBoxLayout(self)
