@@ -161,8 +161,12 @@ class ScopePanel(QtWidgets.QWidget):
         try:
             if kind == "csv":
                 return export_scopes_csv(self.scopes, path)
-            if kind in ("figure", "svg"):
-                return export_figure(self.scopes, path, width_mm)
+            if kind in ("figure", "svg"):    # matplotlib takes seconds: say so with the busy cursor
+                QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
+                try:
+                    return export_figure(self.scopes, path, width_mm)
+                finally:
+                    QtWidgets.QApplication.restoreOverrideCursor()
             return export_scopes_image(self.scopes, path, width)
         except (UserError, OSError) as exc:
             show_error(self, "Export failed", str(exc))
