@@ -32,6 +32,7 @@ class MeasureMixin:
     delta_on: bool
     cursor_b_t: float
     link_y: bool
+    cycle: bool
     _cursor_t: float
 
     def tick_of(self, t: float) -> int:
@@ -54,7 +55,7 @@ class MeasureMixin:
         for sc in self.scopes:
             if sc.delta is None:
                 continue
-            if self.delta_on and s is not None:
+            if self.delta_on and s is not None and not self.cycle:     # no time axis in the % cycle view
                 sc.delta.show(s, self._cursor_t, self.cursor_b_t, self.tick_of(self._cursor_t),
                               self.tick_of(self.cursor_b_t))
             else:

@@ -166,6 +166,8 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         self.set_overlays(self.runs)
         if self.link_y:
             link_y_by_unit(self.scopes, True)
+        if self.delta_on:
+            self.show_delta()
 
     def rebind(self) -> None:
         """Rebuild the scopes with their current specs and options, then redraw the whole run."""

@@ -47,8 +47,13 @@ def test_delta_cursor_reads_the_data_difference(qtbot, window: MainWindow) -> No
     grf = _scope(window, "Vertical GRF")
     k6 = stack.tick_of(0.6)
     assert dict(grf.delta.deltas)["R"] == pytest.approx(s.recorded("grf.F")[k6, 3] - s.recorded("grf.F")[ka, 3])
+    window.scope_panel.units.setCurrentIndex(1)              # a rebind (body-weight units) keeps B
+    grf = _scope(window, "Vertical GRF")
+    assert grf.delta.line.isVisible() and grf.delta.line.value() == pytest.approx(0.6)
+    assert dict(grf.delta.deltas)["R"] == pytest.approx((s.recorded("grf.F")[k6, 3] - s.recorded("grf.F")[ka, 3])
+                                                        / s.body_weight_n())
     window.scope_panel.delta_button.setChecked(False)
-    assert not knee.delta.line.isVisible()
+    assert not any(sc.delta.line.isVisible() for sc in stack.scopes if sc.delta is not None)
 
 
 def test_hover_reads_the_curve_value(qtbot, window: MainWindow) -> None:
