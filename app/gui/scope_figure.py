@@ -30,6 +30,7 @@ import numpy as np
 from app.gui.scope_math import peak_decimate
 from app.gui.scope_measure import min_span
 from app.gui.scope_units import pretty
+from app.journal import FONT_PT, JOURNAL_WIDTHS_MM, MM, PNG_DPI, RC, TITLE_PT
 from models.errors import UserError
 
 if TYPE_CHECKING:
@@ -42,18 +43,9 @@ if TYPE_CHECKING:
 __all__ = ["COLUMNS_PER_INCH", "FIGURE_FORMATS", "FONT_PT", "JOURNAL_WIDTHS_MM", "PNG_DPI", "ROW_MM",
            "export_figure", "scope_figure"]
 
-JOURNAL_WIDTHS_MM = (85.0, 180.0)   # one column, two columns
 ROW_MM = 27.0                       # height of one scope's row [mm]
-FONT_PT = 7.0                       # the smallest text [pt]
-TITLE_PT = 8.0
-PNG_DPI = 300
 COLUMNS_PER_INCH = 150              # curve columns per inch of plot width (two samples each)
 FIGURE_FORMATS = (".pdf", ".svg", ".png")
-MM = 1.0 / 25.4                     # inch per mm
-#: matplotlib settings of the figure: every text FONT_PT but titles; text kept as text in SVG and PDF
-RC: Any = {"font.size": FONT_PT, "axes.titlesize": TITLE_PT, "axes.labelsize": FONT_PT, "legend.fontsize": FONT_PT,
-           "xtick.labelsize": FONT_PT, "ytick.labelsize": FONT_PT, "axes.linewidth": 0.5, "svg.fonttype": "none",
-           "pdf.fonttype": 42, "font.family": "DejaVu Sans"}
 _STYLES = {1: "-", 2: "--", 3: ":", 4: "-.", 5: (0, (3, 1, 1, 1, 1, 1))}   # Qt pen styles -> matplotlib
 
 
@@ -148,7 +140,7 @@ def scope_figure(stack: ScopeStack, width_mm: float = JOURNAL_WIDTHS_MM[0]) -> F
     n = len(stack.scopes)
     import matplotlib as mpl
 
-    with mpl.rc_context(RC):
+    with mpl.rc_context({**RC, "axes.linewidth": 0.5}):
         fig = Figure(figsize=(width_mm * MM, (n * ROW_MM + 8.0) * MM),
                      layout=ConstrainedLayoutEngine(h_pad=0.02, w_pad=0.02, hspace=0.02))
         axes = fig.subplots(n, 1, squeeze=False)[:, 0]
@@ -177,5 +169,5 @@ def export_figure(stack: ScopeStack, path: str | Path, width_mm: float = JOURNAL
     import matplotlib as mpl
 
     with mpl.rc_context(RC):
-        fig.savefig(path, dpi=PNG_DPI, metadata=None if path.suffix.lower() == ".png" else {"Creator": "gaitblocks"})
+        fig.savefig(path, dpi=PNG_DPI, metadata={"Date": None} if path.suffix.lower() == ".pdf" else None)
     return path
