@@ -52,8 +52,9 @@ def min_span(unit: str) -> float:
 class DeltaCursor:
     """Cursor B of one time scope and its Δ read-out (module doc)."""
 
-    def __init__(self, scope: Scope) -> None:
-        self.scope = scope
+    def __init__(self, plot: pg.PlotItem) -> None:
+        # holds the plot, not the Scope: a Scope <-> DeltaCursor cycle would leave a replaced scope to
+        # the cyclic garbage collector, whose tear-down order breaks pyqtgraph's LabelItems
         self.line = pg.InfiniteLine(angle=90, movable=True,
                                     pen=pg.mkPen(B_COLOUR, width=1, style=QtCore.Qt.PenStyle.DashLine),
                                     label="", labelOpts={"position": 0.92, "color": B_COLOUR,
@@ -61,11 +62,11 @@ class DeltaCursor:
         font = self.line.label.textItem.font()
         font.setPointSizeF(7.5)
         self.line.label.setFont(font)
-        scope.plot.addItem(self.line, ignoreBounds=True)
+        plot.addItem(self.line, ignoreBounds=True)
         self.line.setVisible(False)
         self.deltas: list[tuple[str, float]] = []     # (trace label, Δy) of every trace, last read-out
 
-    def show(self, s: SimSession, t_a: float, t_b: float, k_a: int, k_b: int) -> None:
+    def show(self, scope: Scope, s: SimSession, t_a: float, t_b: float, k_a: int, k_b: int) -> None:
         """Put B at ``t_b`` [s] and write Δt and each trace's Δy between ticks ``k_a`` and ``k_b``."""
         self.line.blockSignals(True)
         self.line.setValue(t_b)
@@ -74,12 +75,12 @@ class DeltaCursor:
         self.deltas = []
         n = s.runner.recorder.length
         if 0 <= k_a < n and 0 <= k_b < n:
-            for tr in self.scope.spec.traces:
-                y = self.scope.trace_data(s, tr, min(k_a, k_b), max(k_a, k_b) + 1)
+            for tr in scope.spec.traces:
+                y = scope.trace_data(s, tr, min(k_a, k_b), max(k_a, k_b) + 1)
                 dy = float(y[-1] - y[0]) if k_b >= k_a else float(y[0] - y[-1])
                 self.deltas.append((tr.label, dy))
-        unit = pretty(self.scope.unit)
-        solid = {tr.label for tr in self.scope.spec.traces if not tr.dashed}    # references: tooltip only
+        unit = pretty(scope.unit)
+        solid = {tr.label for tr in scope.spec.traces if not tr.dashed}    # references: tooltip only
         parts = [f"Δ{lab} {fmt_value(dy)}" for lab, dy in self.deltas if lab in solid]
         self.line.setToolTip("\n".join(f"Δ{lab} = {fmt_value(dy)} {unit}" for lab, dy in self.deltas))
         self.line.label.setText(f"Δt={t_b - t_a:.3f} s  " + "  ".join(parts) + (f" {unit}" if parts else ""))

@@ -86,7 +86,7 @@ class Scope:
         for tr in spec.traces:
             self._add_curve(tr)
         self._make_cursor()
-        self.delta = None if self.is_xy else DeltaCursor(self)    # cursor B, shown on request
+        self.delta = None if self.is_xy else DeltaCursor(plot)    # cursor B, shown on request
         self.overlay, self.markers, self.bands = RunOverlay(plot), ChangeMarkers(plot), CycleBands(plot)
         self.stats: list[tuple[float, float, float, float]] = []
         self.fall_line: pg.InfiniteLine | None = None

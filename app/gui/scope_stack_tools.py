@@ -56,7 +56,7 @@ class MeasureMixin:
             if sc.delta is None:
                 continue
             if self.delta_on and s is not None and not self.cycle:     # no time axis in the % cycle view
-                sc.delta.show(s, self._cursor_t, self.cursor_b_t, self.tick_of(self._cursor_t),
+                sc.delta.show(sc, s, self._cursor_t, self.cursor_b_t, self.tick_of(self._cursor_t),
                               self.tick_of(self.cursor_b_t))
             else:
                 sc.delta.hide()
