@@ -3,9 +3,10 @@
 Tool row: **Add signal…** (the searchable :class:`~app.gui.scope_browser.SignalBrowser`),
 **units** (SI, or forces in body weights and torques in N·m/kg, :mod:`app.gui.scope_units`),
 **x axis** (time [s], or % gait cycle with mean ± SD, :mod:`app.gui.scope_cycle`),
-**Δ cursors** (a second cursor, B, with Δt and Δvalue read-outs), **link y** (time scopes of one
-unit share their y range), both :mod:`app.gui.scope_measure`; **Difference…** (two runs and their
-difference with a tolerance band, :mod:`app.gui.scope_diff`); **Export**: a figure for a journal
+**Measure** (a menu, so the row stays as narrow as before): *Δ cursors* (a second cursor, B, with
+Δt and Δvalue read-outs), *link y* (time scopes of one unit share their y range), both
+:mod:`app.gui.scope_measure`, and *Difference…* (two runs and their difference with a tolerance
+band, :mod:`app.gui.scope_diff`); **Export**: a figure for a journal
 (PDF, SVG or 300-dpi PNG, 85 or 180 mm wide, :mod:`app.gui.scope_figure`), the screen as PNG at a
 chosen width, or CSV with units in the headers (:mod:`app.gui.scope_export`). Right-click a plot
 to remove a signal or the scope. The scopes are in a scroll area: each keeps at least
@@ -68,22 +69,25 @@ class ScopePanel(QtWidgets.QWidget):
         menu.addAction("Screen as PNG…").triggered.connect(lambda: self.ask_export("png"))
         menu.addAction("Whole run as CSV (units in headers)…").triggered.connect(lambda: self.ask_export("csv"))
         self.export_button.setMenu(menu)
-        self.delta_button = QtWidgets.QToolButton()
-        self.delta_button.setText("Δ cursors")
-        self.delta_button.setCheckable(True)
-        self.delta_button.setToolTip("A second cursor (B, purple): Δt and each trace's change from the red cursor")
-        self.link_box = QtWidgets.QCheckBox("link y")
-        self.link_box.setToolTip("Scopes of the same unit share one y range: zoom one, the others follow")
-        self.diff_button = QtWidgets.QPushButton("Difference…")
-        self.diff_button.setToolTip("Two runs of one signal and their difference, with a tolerance band")
+        self.measure_button = QtWidgets.QToolButton()    # one button: the row fits 1366 x 768 beside the figure
+        self.measure_button.setText("Measure")
+        self.measure_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
+        measure = QtWidgets.QMenu(self.measure_button)
+        self.delta_action = measure.addAction("Δ cursors: a second cursor (B) with Δt and Δvalue")
+        self.delta_action.setCheckable(True)
+        self.link_action = measure.addAction("Link y across scopes of the same unit")
+        self.link_action.setCheckable(True)
+        self.diff_action = measure.addAction("Difference between two runs…")
+        self.measure_button.setMenu(measure)
+        for box in (self.units, self.xaxis):           # long entries elided, the whole text in the list
+            box.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(7)
         row.addWidget(self.add_button)
         row.addWidget(QtWidgets.QLabel("units"))
         row.addWidget(self.units)
         row.addWidget(QtWidgets.QLabel("x axis"))
         row.addWidget(self.xaxis)
-        row.addWidget(self.delta_button)
-        row.addWidget(self.link_box)
-        row.addWidget(self.diff_button)
+        row.addWidget(self.measure_button)
         row.addStretch(1)
         row.addWidget(self.export_button)
         lay.addLayout(row)
@@ -96,9 +100,9 @@ class ScopePanel(QtWidgets.QWidget):
         self.add_button.clicked.connect(self.open_browser)
         self.units.currentIndexChanged.connect(lambda i: scopes.set_units(UNIT_MODES[i]))
         self.xaxis.currentIndexChanged.connect(lambda i: scopes.set_cycle(i == 1))
-        self.delta_button.toggled.connect(lambda on: scopes.set_delta(on))
-        self.link_box.toggled.connect(scopes.set_link_y)
-        self.diff_button.clicked.connect(self.open_difference)
+        self.delta_action.toggled.connect(lambda on: scopes.set_delta(on))
+        self.link_action.toggled.connect(scopes.set_link_y)
+        self.diff_action.triggered.connect(self.open_difference)
 
     def layout_state(self) -> dict[str, Any]:
         """The scope layout for session files (:mod:`app.gui.scope_layout`)."""

@@ -28,7 +28,7 @@ def test_delta_cursor_reads_the_data_difference(qtbot, window: MainWindow) -> No
     run_until(qtbot, window, 1.0)
     stack = window.scopes
     stack.set_cursor(0.31)
-    window.scope_panel.delta_button.setChecked(True)         # B appears 0.2 s after A
+    window.scope_panel.delta_action.setChecked(True)         # B appears 0.2 s after A
     assert stack.delta_on and stack.cursor_b_t == pytest.approx(0.51)
     stack.set_delta(True, 0.874)
     knee = _scope(window, "Knee flexion γ")
@@ -52,7 +52,7 @@ def test_delta_cursor_reads_the_data_difference(qtbot, window: MainWindow) -> No
     assert grf.delta.line.isVisible() and grf.delta.line.value() == pytest.approx(0.6)
     assert dict(grf.delta.deltas)["R"] == pytest.approx((s.recorded("grf.F")[k6, 3] - s.recorded("grf.F")[ka, 3])
                                                         / s.body_weight_n())
-    window.scope_panel.delta_button.setChecked(False)
+    window.scope_panel.delta_action.setChecked(False)
     assert not any(sc.delta.line.isVisible() for sc in stack.scopes if sc.delta is not None)
 
 
@@ -67,7 +67,7 @@ def test_hover_reads_the_curve_value(qtbot, window: MainWindow) -> None:
     k = 612
     t, y = s.recorded_time()[k], s.recorded("switch.tau")[k, 1]          # the right hip's applied torque
     px = vb.mapViewToScene(QtCore.QPointF(t, y))
-    stack.scene().sigMouseMoved.emit(px + QtCore.QPointF(0.3, 3.0))     # 3 px below the curve
+    stack.scene().sigMouseMoved.emit(px + QtCore.QPointF(0.0, 3.0))     # 3 px below the curve
     assert stack.hover.reading is not None
     label, t_read, v = stack.hover.reading
     assert label == "R" and t_read == pytest.approx(t) and v == pytest.approx(y, rel=1e-12)
@@ -85,11 +85,11 @@ def test_y_link_by_unit(qtbot, window: MainWindow) -> None:
     run_until(qtbot, window, 0.6)
     hip, knee = _scope(window, "Hip torque"), _scope(window, "Knee torque")
     grf = _scope(window, "Vertical GRF")
-    window.scope_panel.link_box.setChecked(True)
+    window.scope_panel.link_action.setChecked(True)
     hip.plot.setYRange(-7.0, 9.0, padding=0)
     assert knee.plot.getViewBox().viewRange()[1] == pytest.approx([-7.0, 9.0])
     assert grf.plot.getViewBox().viewRange()[1] != pytest.approx([-7.0, 9.0])        # another unit: not linked
-    window.scope_panel.link_box.setChecked(False)
+    window.scope_panel.link_action.setChecked(False)
     hip.plot.setYRange(-3.0, 3.0, padding=0)
     assert knee.plot.getViewBox().viewRange()[1] != pytest.approx([-3.0, 3.0])
 
