@@ -220,14 +220,28 @@ def load_data(spec: RunSpec, dataset: str) -> GaitDataset:
                         start=spec.start, end=spec.end)
 
 
-def model_for(diagram: Diagram, data: GaitDataset | None) -> BipedParams:
-    """The biped of a run: the diagram's model settings, an auto foot radius fitted to ``data``
-    (:func:`models.footfit.fit_foot_radius`; the point foot without data)."""
+def foot_rule(spec: RunSpec) -> str:
+    """How a run's auto foot radius is chosen: the preset file's ``"foot_radius"`` (``"fixed"``: a
+    preset whose posture is an output must not read the recorded posture through the fit), else
+    ``"fit"``."""
+    if not spec.preset:
+        return "fit"
+    from blocks.presets import load_preset
+
+    return str(load_preset(spec.preset).get("foot_radius", "fit"))
+
+
+def model_for(diagram: Diagram, data: GaitDataset | None, rule: str = "fit") -> BipedParams:
+    """The biped of a run: the diagram's model settings, with an auto foot radius for ``data``:
+    ``rule`` ``"fit"`` fits it to the recording's double supports (:func:`models.footfit.fit_foot_radius`,
+    which reads the recorded trunk and stance angles), ``"fixed"`` takes the roll-over shape's
+    (:func:`models.footfit.fixed_foot_radius`); the point foot without data."""
     radius = None
     if diagram.model.foot_radius_m is None and data is not None:
-        from models.footfit import fit_foot_radius
+        from models.footfit import fit_foot_radius, fixed_foot_radius
 
-        radius = fit_foot_radius(data, diagram.model.biped_params()).radius
+        params = diagram.model.biped_params()
+        radius = fixed_foot_radius(data, params) if rule == "fixed" else fit_foot_radius(data, params).radius
     return diagram.model.biped_params(radius)
 
 
@@ -263,7 +277,7 @@ def build(spec: RunSpec) -> Built:
             # a recording: scale the model to its subject (given, else estimated, else the default height)
             diagram.model = replace(diagram.model, mass_kg=subject["mass_kg"], height_m=subject["height_m"])
         cached = {dataset: data}
-        biped = model_for(diagram, recorded)
+        biped = model_for(diagram, recorded, foot_rule(spec))
         resources = {BIPED: biped, DATASETS: lambda s: cached[s] if s in cached else resolve_dataset(s),
                      **solution_resources(spec, diagram, dataset, recorded, biped)}
         with pywarnings.catch_warnings(record=True) as caught:  # a block's note on its data (e.g. init_vy)
@@ -354,7 +368,9 @@ def _subject(results: Results, built: Built) -> dict[str, Any]:
     sub = run_subject(spec.mass, spec.height, data)
     bp = biped_of(built.model.ctx)
     how = ("given" if spec.foot_radius is not None else "diagram"
-           if built.diagram.model.foot_radius_m is not None else "fitted to the dataset's double supports")
+           if built.diagram.model.foot_radius_m is not None else "fitted to the dataset's double supports"
+           if foot_rule(spec) == "fit" else "fixed: the roll-over shape's radius, 0.3 leg lengths (0 on a synthetic "
+           "set), not fitted to the recorded posture")
     return {"subject": subject_summary(sub, data, bp.total_mass, built.diagram.model.height_m, bp.foot_radius, how,
                                        PAPER_SUBJECT)}
 
@@ -481,7 +497,7 @@ def simulate(built: Built, extra_stop: Callable[[Any, int], float | None] | None
     return built.runner.run(built.t_end, stop=stop)
 
 
-def solve(spec: RunSpec, progress: Callable[[str, int, float, float], None] | None = None,
+def solve(spec: RunSpec, progress: Callable[[str, int, float, float], bool | None] | None = None,
           warm: Any = None) -> SolveResult:
     """The posture-solver mode of a run: ``spec.solve`` (default settings if None) on ``spec.dataset``
     (default ``sneakers``), scaled by ``spec.mass``/``spec.height``. ``progress(stage, iteration,

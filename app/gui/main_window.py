@@ -106,7 +106,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.gains = GainPanel(self.settings)
         self.params = ParamPanel()
         self.side = QtWidgets.QTabWidget()
-        self.side.addTab(self.gains, "PID gains")
+        self.side.addTab(self.gains, "Gains")
         self.side.addTab(self.params, "Block parameters")
         self.validity = ValidityPanel()
         self.side.addTab(self.validity, "Validity")

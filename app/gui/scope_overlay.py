@@ -5,7 +5,9 @@
   run's own colour (stable per run, :func:`~app.gui.run_store.run_style`); the scope's first solid
   trace solid, the second dashed, the third dotted, ... so left and right stay apart. The data
   are the run's recorded samples times the trace scale and the display factor, against time [s]
-  or, in the % gait-cycle view, the run's mean cycle.
+  or, in the % gait-cycle view, the run's mean cycle. The scope's legend names each overlaid run
+  (a solid line in its colour; a long name is cut to :data:`LEGEND_CHARS` characters, whole in the
+  tooltip of its curves).
 * :class:`ChangeMarkers`: a dotted vertical line at the simulated time [s] of each parameter
   change applied while the live run ran (``Runner.registry.log``), labelled ``name = value``,
   like the fall marker.
@@ -23,10 +25,19 @@ from PySide6 import QtCore
 from app.gui.run_store import KeptRun
 from app.gui.scope_specs import Trace
 
-__all__ = ["FILLED_LABEL", "ChangeMarkers", "RunOverlay", "fall_line", "filled_bands", "time_xy", "trace_style"]
+__all__ = ["FILLED_LABEL", "LEGEND_CHARS", "ChangeMarkers", "RunOverlay", "fall_line", "filled_bands", "legend_name",
+           "time_xy", "trace_style"]
 
 _STYLES = (QtCore.Qt.PenStyle.SolidLine, QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.DotLine,
            QtCore.Qt.PenStyle.DashDotLine, QtCore.Qt.PenStyle.DashDotDotLine)
+
+
+LEGEND_CHARS = 14     # a run's name in a scope's side legend (92 px at 6.5 pt)
+
+
+def legend_name(name: str) -> str:
+    """``name`` as the side legend shows it: at most :data:`LEGEND_CHARS` characters."""
+    return name if len(name) <= LEGEND_CHARS else name[:LEGEND_CHARS - 1] + "…"
 
 
 def trace_style(i: int) -> QtCore.Qt.PenStyle:
@@ -39,16 +50,29 @@ def _fmt(v: Any) -> str:
 
 
 class RunOverlay:
-    """Curves of the kept runs on one plot; ``curves[(run key, trace index)]``."""
+    """Curves of the kept runs on one plot; ``curves[(run key, trace index)]``; ``entries[run key]``
+    the legend sample naming the run (with ``legend``)."""
 
-    def __init__(self, plot: pg.PlotItem) -> None:
-        self.plot = plot
+    def __init__(self, plot: pg.PlotItem, legend: pg.LegendItem | None = None) -> None:
+        self.plot, self.legend = plot, legend
         self.curves: dict[tuple[int, int], pg.PlotDataItem] = {}
+        self.entries: dict[int, pg.PlotDataItem] = {}
 
     def clear(self) -> None:
         for c in self.curves.values():
             self.plot.removeItem(c)
         self.curves = {}
+        if self.legend is not None:
+            for sample in self.entries.values():
+                self.legend.removeItem(sample)
+        self.entries = {}
+
+    def legend_names(self) -> list[str]:
+        """The run names the legend shows, in order."""
+        if self.legend is None:
+            return []
+        samples = set(map(id, self.entries.values()))
+        return [label.text for sample, label in self.legend.items if id(getattr(sample, "item", sample)) in samples]
 
     def show(self, runs: Sequence[KeptRun], traces: Sequence[Trace], factor: float,
              xy: Callable[[KeptRun, Trace, float], tuple[np.ndarray, np.ndarray] | None]) -> None:
@@ -70,6 +94,10 @@ class RunOverlay:
                 curve.setClipToView(True)       # once in the plot: clipping asks its view box
                 curve.setDownsampling(auto=True, method="peak")
                 self.curves[(run.key, i)] = curve
+            if self.legend is not None and any(key == run.key for key, _ in self.curves):
+                sample = pg.PlotDataItem(pen=pg.mkPen(run.colour, width=1.6))
+                self.legend.addItem(sample, legend_name(run.name))
+                self.entries[run.key] = sample
 
 
 def time_xy(run: KeptRun, tr: Trace, factor: float) -> tuple[np.ndarray, np.ndarray] | None:

@@ -87,7 +87,7 @@ class Scope:
             self._add_curve(tr)
         self._make_cursor()
         self.delta = None if self.is_xy else DeltaCursor(plot)    # cursor B, shown on request
-        self.overlay, self.markers, self.bands = RunOverlay(plot), ChangeMarkers(plot), CycleBands(plot)
+        self.overlay, self.markers, self.bands = RunOverlay(plot, self.legend), ChangeMarkers(plot), CycleBands(plot)
         self.stats: list[tuple[float, float, float, float]] = []
         self.fall_line: pg.InfiniteLine | None = None
         self.y_fitted = False               # y range held by fit_y_before

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from app.defaults import DEFAULT_PRESET
 from app.gui.session_catalog import (
     GAIN_NAMES,
     apply_preset,
@@ -95,7 +96,7 @@ class SimSession(SessionReading):
     dataset : str
         Bundled name or file; ``""`` = the diagram's dataset or the registry default.
     preset : str
-        ``"tracking"``, ``"emergent"``, ``"setpoint"``
+        ``"tracking"`` (default: :data:`app.defaults.DEFAULT_PRESET`), ``"emergent"``, ``"setpoint"``
         or ``"paper"`` (``blocks.presets``), applied to a copy of the diagram;
         ``""`` runs the diagram as it is.
     t_end : float, optional
@@ -104,7 +105,7 @@ class SimSession(SessionReading):
         Simulated seconds between timeline snapshots.
     """
 
-    def __init__(self, diagram: Diagram | str | Path | None = None, dataset: str = "", preset: str = "tracking",
+    def __init__(self, diagram: Diagram | str | Path | None = None, dataset: str = "", preset: str = DEFAULT_PRESET,
                  t_end: float | None = None, snapshot_every: float = 0.1, apply: bool = True,
                  spec: RunSpec | None = None) -> None:
         if spec is None:

@@ -3,6 +3,8 @@
 * two swept parameters: one cell per grid point coloured by ``log10(objective)`` (viridis, colour
   bar), runs that fell or failed drawn as red crosses over a blank cell, the best run a white star;
 * one swept parameter: objective against the parameter, failures as red crosses on the top edge;
+* a sweep's axes are ticked at the swept values (:func:`swept_ticks`: every value labelled up to
+  :data:`MAX_LABELS`, beyond that every k-th labelled and the others ticked without a label);
 * optimisation: objective of each evaluation (dots; failures red crosses on the top edge) and the
   best so far (line), against the evaluation number.
 
@@ -20,9 +22,21 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-__all__ = ["TuningPlot"]
+__all__ = ["MAX_LABELS", "TuningPlot", "swept_ticks"]
 
 FAIL_PEN = pg.mkPen("#d62728", width=2)
+MAX_LABELS = 8      # labelled ticks on one axis at most
+
+
+def swept_ticks(values: Sequence[float]) -> list[list[tuple[float, str]]]:
+    """pyqtgraph ticks ``[major, minor]`` at the swept ``values`` (module doc): major ticks carry
+    ``%.4g`` labels, the first and last always among them."""
+    vs = sorted(set(float(v) for v in values))
+    k = max(1, math.ceil(len(vs) / MAX_LABELS))
+    major = [i for i in range(len(vs)) if i % k == 0 or i == len(vs) - 1]
+    if len(major) > 1 and major[-1] - major[-2] < k:     # the last label would crowd its neighbour
+        major.pop(-2)
+    return [[(vs[i], f"{vs[i]:.4g}") for i in major], [(v, "") for i, v in enumerate(vs) if i not in major]]
 
 
 def _ok(row: Mapping[str, Any]) -> bool:
@@ -50,6 +64,8 @@ class TuningPlot(QtWidgets.QWidget):
 
     def clear(self) -> None:
         self.plot.clear()
+        for side in ("left", "bottom"):
+            self.plot.getAxis(side).setTicks(None)
         if self.bar is not None:
             self.view.removeItem(self.bar)
             self.bar = None
@@ -81,6 +97,7 @@ class TuningPlot(QtWidgets.QWidget):
         if best is not None:
             self.plot.plot([float(best[ref])], [float(best["objective"])], pen=None, symbol="star", symbolSize=16,
                            symbolBrush="#ff7f0e")
+        self.plot.getAxis("bottom").setTicks(swept_ticks([float(r[ref]) for r in rows]))
 
     def _heat(self, rows: Sequence[Mapping[str, Any]], xr: str, yr: str, best: Mapping[str, Any] | None) -> None:
         xs = sorted({float(r[xr]) for r in rows})
@@ -111,6 +128,8 @@ class TuningPlot(QtWidgets.QWidget):
                            symbolBrush="w", symbolPen=pg.mkPen("k"))
         self.plot.setLabel("bottom", xr)
         self.plot.setLabel("left", yr)
+        self.plot.getAxis("bottom").setTicks(swept_ticks(xs))
+        self.plot.getAxis("left").setTicks(swept_ticks(ys))
         self.plot.setXRange(xs[0] - dx / 2, xs[-1] + dx / 2, padding=0.02)
         self.plot.setYRange(ys[0] - dy / 2, ys[-1] + dy / 2, padding=0.02)
 
