@@ -74,9 +74,9 @@ class PhaseDetector(Block):
                                 description="back to swing only below threshold - hysteresis"),
               "min_dwell_s": P(0.05, min=0.0, max=5.0, unit="s", description="minimum time between switches")}
     inputs = (PortSpec("F", 4, "N", "ground reaction forces"),)
-    outputs = (PortSpec("stance", 2, "", "stance flags", ("l", "r")),
-               PortSpec("swing", 2, "", "swing flags", ("l", "r")),
-               PortSpec("phase", 1, "", "0 double, 1 left single, 2 right single, 3 flight"))
+    outputs = (PortSpec("stance", 2, "1", "stance flags", ("l", "r")),
+               PortSpec("swing", 2, "1", "swing flags", ("l", "r")),
+               PortSpec("phase", 1, "1", "0 double, 1 left single, 2 right single, 3 flight"))
     discrete = True
     n_discrete = 5
     modes = ("left", "right", "phase")

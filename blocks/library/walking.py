@@ -236,8 +236,8 @@ class FeedbackEnable(Block):
 
     params = {"mode": P("always", choices=("always", "swing"),
                         description="always: PID in stance and swing; swing: PID in swing only (paper)")}
-    inputs = (PortSpec("swing", 2, "", "swing flags", ("l", "r")),)
-    outputs = (PortSpec("enable", 2, "", "PID enable flags", ("l", "r")),)
+    inputs = (PortSpec("swing", 2, "1", "swing flags", ("l", "r")),)
+    outputs = (PortSpec("enable", 2, "1", "PID enable flags", ("l", "r")),)
 
     def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
         if p.mode == "always":
