@@ -251,6 +251,9 @@ def generate(model: CompiledModel) -> tuple[str, str]:
     final(4, "if i == 0:")
     final(5, "RTICKS[row] = k")
 
+    import blocks.packing  # the layouts' offsets, which kernels read as constants
+
+    files.add(str(blocks.packing.__file__))
     hasher = hashlib.sha256()
     for path in sorted(files):
         try:

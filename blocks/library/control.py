@@ -29,11 +29,10 @@ So the swing torque starts from the stance torque and moves to tracking within `
 
 from __future__ import annotations
 
-import numpy as np
-
-from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel
+from blocks.packing import seg
 from models.biped import TAU_NAMES
 
 __all__ = ["PID", "TorqueSwitch"]
@@ -78,64 +77,19 @@ class PID(Block):
     feedthrough = frozenset({("ref", "u"), ("meas", "u")})
     discrete = True
 
+    packed = ("n", "tf", "u_max", "_h", "t_blend", "kp", "ki", "kd")
+
     def discrete_size(self) -> int:
         return 6 * int(self.values["n"]) + 1
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        h = p.ts if p.ts > 0 else ctx.dt
-        p.set("_h", h)
-        n = int(p.n)
-        p.set("_n", n)
-        for g in ("kp", "ki", "kd"):  # one float per joint: a number applies to all
-            p.set(f"_{g}", [float(v) for v in np.broadcast_to(getattr(p, g), n)])
-
-    def _law(self, z: list[float], ref: list[float], meas: list[float], enable: list[float],
-             p: Params) -> tuple[list[float], ...]:
-        n = p._n
-        kp, kd, tf, h = p._kp, p._kd, p.tf, p._h
-        started = z[4 * n] > 0.5
-        es, ds, vs = [0.0] * n, [0.0] * n, [0.0] * n
-        for i in range(n):
-            e = _blended(ref[i] - meas[i], enable[i] > 0.5, z[3 * n + i] > 0.5, z[4 * n + 1 + i],
-                         z[5 * n + 1 + i], p.t_blend)
-            d = (tf * z[n + i] + kd[i] * (e - z[2 * n + i])) / (tf + h) if started else 0.0
-            es[i], ds[i], vs[i] = e, d, kp[i] * e + z[i] + d
-        return es, ds, vs
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        _, _, vs = self._law(z.tolist(), u[0].tolist(), u[1].tolist(), u[2].tolist(), p)
-        out, um = y[0], p.u_max
-        for i, v in enumerate(vs):
-            out[i] = um if v > um else (-um if v < -um else v)
-
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        zl = z.tolist()
-        ref, meas, enable, track = u[0].tolist(), u[1].tolist(), u[2].tolist(), u[3].tolist()
-        es, ds, vs = self._law(zl, ref, meas, enable, p)
-        n, um, h, ki, kp = p._n, p.u_max, p._h, p._ki, p._kp
-        new = list(zl)
-        for i in range(n):
-            e, v = es[i], vs[i]
-            on = enable[i] > 0.5
-            if on:
-                new[i] = zl[i] if (v > um and e > 0.0) or (v < -um and e < 0.0) else zl[i] + ki[i] * h * e
-            else:
-                new[i] = min(max(track[i] - kp[i] * e - ds[i], -um), um)
-            new[n + i] = ds[i]
-            new[2 * n + i] = e
-            rising = on and zl[3 * n + i] < 0.5
-            new[4 * n + 1 + i] = ref[i] - meas[i] if rising else zl[4 * n + 1 + i]
-            new[5 * n + 1 + i] = (h if rising else zl[5 * n + 1 + i] + h) if on else 0.0
-            new[3 * n + i] = 1.0 if on else 0.0
-        new[4 * n] = 1.0
-        znext[:] = new
+        p.set("_h", p.ts if p.ts > 0 else ctx.dt)
 
     def kernels(self) -> Kernels:
         return Kernels(output=_pid_output, update=_pid_update)
 
-    def pack(self, p: Params) -> np.ndarray:
-        """``[n, tf, u_max, h, kp (n), ki (n), kd (n), t_blend]``."""
-        return np.array([float(p._n), p.tf, p.u_max, p._h, *p._kp, *p._ki, *p._kd, p.t_blend])
+
+_N, _TF, _U_MAX, _H, _T_BLEND, _KP, _KI, _KD = PID.packed_at("n", "tf", "u_max", "_h", "t_blend", "kp", "ki", "kd")
 
 
 @kernel
@@ -156,36 +110,36 @@ def _blended(e, on, was_on, e0, age, t_blend):
 
 @kernel
 def _pid_law(z, ref, meas, enable, p, i):
-    # (e, D, v) of joint i: the law of PID._law, term for term (same rounding)
-    n = int(p[0])
-    tf, h = p[1], p[3]
-    kp, kd = p[4 + i], p[4 + 2 * n + i]
+    # (e, D, v) of joint i (module docstring)
+    n = int(p[_N])
+    tf, h = p[_TF], p[_H]
+    kp, kd = seg(p, _KP)[i], seg(p, _KD)[i]
     e = _blended(ref[i] - meas[i], enable[i] > 0.5, z[3 * n + i] > 0.5, z[4 * n + 1 + i], z[5 * n + 1 + i],
-                 p[4 + 3 * n])
+                 p[_T_BLEND])
     d = (tf * z[n + i] + kd * (e - z[2 * n + i])) / (tf + h) if z[4 * n] > 0.5 else 0.0
     return e, d, kp * e + z[i] + d
 
 
 @kernel
 def _pid_output(t, x, z, ref, meas, enable, track, p, u):
-    um = p[2]
-    for i in range(int(p[0])):
+    um = p[_U_MAX]
+    for i in range(int(p[_N])):
         v = _pid_law(z, ref, meas, enable, p, i)[2]
         u[i] = um if v > um else (-um if v < -um else v)
 
 
 @kernel
 def _pid_update(t, x, z, ref, meas, enable, track, p, znext):
-    n = int(p[0])
-    um, h = p[2], p[3]
+    n = int(p[_N])
+    um, h = p[_U_MAX], p[_H]
     for i in range(n):
         e, d, v = _pid_law(z, ref, meas, enable, p, i)
         on = enable[i] > 0.5
         if on:
-            ki = p[4 + n + i]
+            ki = seg(p, _KI)[i]
             znext[i] = z[i] if (v > um and e > 0.0) or (v < -um and e < 0.0) else z[i] + ki * h * e
         else:
-            znext[i] = min(max(track[i] - p[4 + i] * e - d, -um), um)
+            znext[i] = min(max(track[i] - seg(p, _KP)[i] * e - d, -um), um)
         znext[n + i] = d
         znext[2 * n + i] = e
         rising = on and z[3 * n + i] < 0.5
@@ -212,17 +166,6 @@ class TorqueSwitch(Block):
               PortSpec("tau_swing", 4, "N*m"))
     outputs = (PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
                PortSpec("hip", 2, "N*m", "", ("l", "r")), PortSpec("knee", 2, "N*m", "", ("l", "r")))
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        sl, sr = u[0].tolist()
-        a, b = u[1], u[2]
-        tau = y[0]
-        tau[0] = a[0] if sl > 0.5 else b[0]
-        tau[2] = a[2] if sl > 0.5 else b[2]
-        tau[1] = a[1] if sr > 0.5 else b[1]
-        tau[3] = a[3] if sr > 0.5 else b[3]
-        y[1][:] = tau[0:2]
-        y[2][:] = tau[2:4]
 
     def kernels(self) -> Kernels:
         return Kernels(output=_switch_output)
