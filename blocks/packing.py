@@ -9,7 +9,7 @@ names what goes in it, in order, with ``packed = (...)``; each entry is
   when written ``"_name[]"``.
 
 :class:`Layout` puts the scalars first, one entry each, then one header entry per array holding
-where it starts, one more holding where the vector ends, then the arrays themselves::
+where it starts and one more holding where the vector ends (none without arrays), then the arrays::
 
     p = [s_0, .., s_{a-1},  o_0, .., o_{b-1}, o_b,  array_0 .., array_{b-1} ..]
     scalar k:   p[k]                         (k = layout.at("name"), a compile-time constant)
@@ -67,11 +67,11 @@ class Layout:
             raise TypeError(f"packed entries repeat a name: {names}")
         self.scalars, self.arrays = tuple(scalars), tuple(arrays)
         self.index = {name: i for i, name in enumerate(names)}
-        self.header = len(scalars) + len(arrays) + 1
+        self.header = len(scalars) + (len(arrays) + 1 if arrays else 0)
 
     def at(self, *names: str) -> Any:
-        """The index of each named entry (one int for one name, else a tuple)."""
-        idx = tuple(self.index[n] for n in names)
+        """The index of each named entry (one int for one name, else a tuple; a trailing ``[]`` is ignored)."""
+        idx = tuple(self.index[n.removesuffix("[]")] for n in names)
         return idx[0] if len(idx) == 1 else idx
 
     def pack(self, p: Params) -> np.ndarray:
@@ -89,7 +89,8 @@ class Layout:
             head[len(self.scalars) + j] = at
             parts.append(a)
             at += a.size
-        head[self.header - 1] = at
+        if self.arrays:
+            head[self.header - 1] = at
         return np.concatenate(parts)
 
     def __repr__(self) -> str:

@@ -102,7 +102,7 @@ class Runner:
                                                  model.z0.copy())
         self.xw = model.x0.copy()
         self.K = np.zeros((4, self.x.size))
-        self._tmp = np.zeros(self.x.size)
+        self._tmp, self._tmp2 = np.zeros(self.x.size), np.zeros(self.x.size)
         self._w = np.array([1.0, 2.0, 2.0, 1.0]) * (self.dt / 6.0)
         self.registry = ParameterRegistry(model, self.params)
         if self._engine is not None:
@@ -225,7 +225,11 @@ class Runner:
                 f(ts, xs, z, u, p, y)
             for f, xs, z, u, p, dx in self._derivs[s]:
                 f(ts, xs, z, u, p, dx)
-        np.dot(self._w, K, out=tmp)
+        w, t2 = self._w, self._tmp2  # x += ((w0 K0 + w1 K1) + w2 K2) + w3 K3, the compiled step's order
+        np.multiply(K[0], w[0], out=tmp)
+        for s in range(1, 4):
+            np.multiply(K[s], w[s], out=t2)
+            tmp += t2
         x += tmp
         self.rhs_calls += 4
 

@@ -82,20 +82,19 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.kernels import kernel
 from blocks.library import sources_kernels as sk
 from blocks.library import walking_kernels as wk
 from blocks.library.context import biped_of, data_of, dataset_of
 from blocks.library.sources import _data_times, _row, _set_table
+from blocks.packing import seg
+from models._eom_numba import foot_state_side
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES
 from models.gaitdata.repeat import fold_of
 from models.reference import reference_state
 
 __all__ = ["FeedbackEnable", "GroundContact", "ReferenceMotion", "TrunkBalance"]
-
-
-def _clip(v: float, lim: float) -> float:
-    return lim if v > lim else -lim if v < -lim else v
 
 
 class GroundContact(Block):
@@ -122,9 +121,11 @@ class GroundContact(Block):
     outputs = (PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES),
                PortSpec("corr", 4, "N", "contact correction", GRF_NAMES))
 
+    packed = ("k_x", "c_x", "k_y", "c_y", "ground_y", "f_max", "unilateral", "mu", "gain", "height", "no_pull",
+              "_bp[]")
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_biped", FiveLinkBiped(biped_of(ctx)))
-        p.set("_feet", np.zeros(8))
+        p.set("_bp", tuple(biped_of(ctx).as_array()))
         p.set("_m_shank", biped_of(ctx).shank.mass)
 
     def max_step(self, p: Params) -> float | None:
@@ -136,42 +137,8 @@ class GroundContact(Block):
         lam = max(c / m, math.sqrt(k / m)) if m > 0 else 0.0
         return 2.78 / lam if lam > 0 else None
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        on_l, on_r = u[2][0] > 0.5, u[2][1] > 0.5
-        if p.gain <= 0.0 or not (on_l or on_r):
-            y[0][:] = u[3]
-            y[1][:] = 0.0
-            return
-        fs = p._biped.feet_state(u[0], u[1], p._feet).tolist()
-        ref = u[4].tolist()
-        corr = [0.0, 0.0, 0.0, 0.0]
-        for s, on in ((0, on_l), (1, on_r)):
-            if on:
-                fx, fy, vx, vy = fs[4 * s: 4 * s + 4]
-                gy = ref[2 * s + 1] if p.height == "reference" else p.ground_y
-                cy = p.gain * _clip(-p.k_y * (fy - gy) - p.c_y * vy, p.f_max)
-                if p.unilateral:
-                    cy = max(cy, 0.0) if fy < gy else 0.0
-                if p.no_pull:
-                    cy = max(cy, -u[3].item(2 * s + 1))
-                corr[2 * s + 1] = cy
-                cx = p.gain * _clip(-p.k_x * (fx - ref[2 * s]) - p.c_x * vx, p.f_max)
-                if p.mu > 0.0:  # regularised Coulomb friction: the stick spring saturates at mu N
-                    f_rec = u[3].item(2 * s)
-                    lim = p.mu * max(u[3].item(2 * s + 1) + corr[2 * s + 1], 0.0)
-                    cx = min(max(f_rec + cx, -lim), lim) - f_rec
-                corr[2 * s] = cx
-        y[1][:] = corr
-        np.add(u[3], y[1], out=y[0])
-
     def kernels(self) -> Kernels:
-        return Kernels(output=wk.contact_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """``walking_kernels.CONTACT_PARAMS`` (height: 0 ground, 1 reference), then the biped's vector."""
-        head = [float(self.params["height"].choices.index(p.height)) if k == "height" else float(getattr(p, k))
-                for k in wk.CONTACT_PARAMS]
-        return np.concatenate([head, p._biped.params.as_array()])
+        return Kernels(output=_contact_output)
 
 
 class TrunkBalance(Block):
@@ -193,36 +160,13 @@ class TrunkBalance(Block):
                PortSpec("mz", 2, "N*m", "ground moment on the stance shanks (route ground), ccw +", ("l", "r")))
     discrete = True
 
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        """No state: the block is sampled only so that its output is held between ticks."""
+    packed = ("kp", "kd", "target", "_alpha_set", "route")
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        y[1][:] = 0.0
-        if p.target == "setpoint":
-            e, ed = float(u[0][2]) - math.radians(p.alpha_set_deg), float(u[1][2])
-        else:
-            e, ed = float(u[0][2] - u[2][0]), float(u[1][2] - u[3][0])
-        sl, sr = u[4][0] > 0.5, u[4][1] > 0.5
-        n = int(sl) + int(sr)
-        tau = y[0]
-        tau[:] = 0.0
-        if n:
-            share = (-p.kp * e - p.kd * ed) / n
-            tau[0] = share if sl else 0.0
-            tau[1] = share if sr else 0.0
-            if p.route == "ground":
-                for s in (0, 1):
-                    tau[2 + s] = -tau[s]
-                    y[1][s] = -tau[s]
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_alpha_set", math.radians(p.alpha_set_deg))
 
     def kernels(self) -> Kernels:
-        return Kernels(output=wk.trunk_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """``[kp, kd, target (0 reference, 1 setpoint), alpha_set [rad], route (0 hip, 1 ground)]``."""
-        target = self.params["target"].choices.index(p.target)
-        route = self.params["route"].choices.index(p.route)
-        return np.array([p.kp, p.kd, float(target), math.radians(p.alpha_set_deg), float(route)])
+        return Kernels(output=_trunk_output)
 
 
 class FeedbackEnable(Block):
@@ -239,18 +183,10 @@ class FeedbackEnable(Block):
     inputs = (PortSpec("swing", 2, "", "swing flags", ("l", "r")),)
     outputs = (PortSpec("enable", 2, "", "PID enable flags", ("l", "r")),)
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        if p.mode == "always":
-            y[0][:] = 1.0
-        else:
-            y[0][:] = u[0]
+    packed = ("mode",)
 
     def kernels(self) -> Kernels:
-        return Kernels(output=wk.feedback_enable_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """``[mode (0 always, 1 swing)]``."""
-        return np.array([float(self.params["mode"].choices.index(p.mode))])
+        return Kernels(output=_feedback_enable_output)
 
 
 class ReferenceMotion(Block):
@@ -317,3 +253,76 @@ class ReferenceMotion(Block):
         np.multiply(row[0:4], p.gain, out=y[0])
         y[1][:] = row[4:8]
         y[2][:] = row[8:12]
+
+
+# ------------------------------------------------------------------- kernels (the laws)
+(_K_X, _C_X, _K_Y, _C_Y, _GROUND_Y, _F_MAX, _UNILATERAL, _MU, _GAIN, _HEIGHT, _NO_PULL,
+ _BP) = GroundContact.packed_at(*GroundContact.packed)
+_KP, _KD, _TARGET, _ALPHA_SET, _ROUTE = TrunkBalance.packed_at(*TrunkBalance.packed)
+_MODE = FeedbackEnable.packed_at("mode")
+
+
+@kernel
+def _clip(v, lim):
+    return lim if v > lim else -lim if v < -lim else v
+
+
+@kernel
+def _contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):
+    """GroundContact: recorded GRF plus the stance-foot spring-damper (``walking`` docstring)."""
+    k_x, c_x, k_y, c_y, ground_y, f_max = p[_K_X], p[_C_X], p[_K_Y], p[_C_Y], p[_GROUND_Y], p[_F_MAX]
+    unilateral, mu, gain = p[_UNILATERAL] != 0.0, p[_MU], p[_GAIN]
+    reference_height, no_pull = p[_HEIGHT] != 0.0, p[_NO_PULL] != 0.0
+    for k in range(4):
+        corr[k] = 0.0
+    if gain > 0.0 and (stance[0] > 0.5 or stance[1] > 0.5):
+        bp = seg(p, _BP)
+        for s in range(2):
+            if not stance[s] > 0.5:
+                continue
+            fx, fy, vx, vy = foot_state_side(bp, q, qd, s)
+            gy = ref[2 * s + 1] if reference_height else ground_y
+            cy = gain * _clip(-k_y * (fy - gy) - c_y * vy, f_max)
+            if unilateral:
+                cy = max(cy, 0.0) if fy < gy else 0.0
+            if no_pull:
+                cy = max(cy, -f_rec[2 * s + 1])
+            corr[2 * s + 1] = cy
+            cx = gain * _clip(-k_x * (fx - ref[2 * s]) - c_x * vx, f_max)
+            if mu > 0.0:  # regularised Coulomb friction: the stick spring saturates at mu N
+                fr = f_rec[2 * s]
+                lim = mu * max(f_rec[2 * s + 1] + cy, 0.0)
+                cx = min(max(fr + cx, -lim), lim) - fr
+            corr[2 * s] = cx
+    for k in range(4):
+        f_out[k] = f_rec[k] + corr[k]
+
+
+@kernel
+def _trunk_output(t, x, z, q, qd, ref, ref_rate, stance, p, tau, mz):
+    """TrunkBalance: the trunk PD shared by the stance hips (route ground: and passed to the ground)."""
+    mz[0] = 0.0
+    mz[1] = 0.0
+    if p[_TARGET] != 0.0:
+        e, ed = q[2] - p[_ALPHA_SET], qd[2]
+    else:
+        e, ed = q[2] - ref[0], qd[2] - ref_rate[0]
+    sl, sr = stance[0] > 0.5, stance[1] > 0.5
+    n = int(sl) + int(sr)
+    for k in range(4):
+        tau[k] = 0.0
+    if n:
+        share = (-p[_KP] * e - p[_KD] * ed) / n
+        tau[0] = share if sl else 0.0
+        tau[1] = share if sr else 0.0
+        if p[_ROUTE] != 0.0:
+            for s in range(2):
+                tau[2 + s] = -tau[s]
+                mz[s] = -tau[s]
+
+
+@kernel
+def _feedback_enable_output(t, x, z, swing, p, enable):
+    """FeedbackEnable: 1 (``always``) or the swing flags (``swing``)."""
+    for k in range(enable.size):
+        enable[k] = swing[k] if p[_MODE] != 0.0 else 1.0
