@@ -80,13 +80,12 @@ import math
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel
 from blocks.library import sources_kernels as sk
-from blocks.library import walking_kernels as wk
 from blocks.library.context import biped_of, data_of, dataset_of
-from blocks.library.sources import _data_times, _row, _set_table
+from blocks.library.sources_kernels import table_row, table_value
 from blocks.packing import seg
 from models._eom_numba import foot_state_side
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
@@ -208,11 +207,10 @@ class ReferenceMotion(Block):
     time_varying = True
     discrete = True
 
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        """No state: the block is sampled only so that its output is held between ticks."""
+    packed = ("gain", "_origin_x", "_origin_y", "_data[]")
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        if p.has("_tab"):
+        if p.has("_data"):  # the recording is read once; a live change re-derives nothing here
             return
         ds = dataset_of(ctx, p.dataset)
         biped = FiveLinkBiped(biped_of(ctx))
@@ -224,35 +222,15 @@ class ReferenceMotion(Block):
         com = biped.points_batch(Q)["com"]
         com_rate = np.gradient(com, ds.t, axis=0)  # central differences, as QD
         recording = np.column_stack([tau, feet, com, com_rate])
-        t_first = _data_times(ds, ctx, np.array([ctx.t0 + 0.0]))  # the grid's first time
-        side = 0 if np.interp(t_first[0], ds.t, ds.grf[:, 1]) >= np.interp(t_first[0], ds.t, ds.grf[:, 3]) else 1
-        origin = np.array([np.interp(t_first, ds.t, recording[:, c])[0] for c in (4 + 2 * side, 5 + 2 * side)])
-
-
-        def table(td: np.ndarray) -> np.ndarray:
-            out = np.column_stack([np.interp(td, ds.t, col) for col in columns])
-            out[:, 4:10] -= np.tile(origin, 3)
-            return out
-
-        _set_table(p, ctx, ds, table, moves={4: None, 6: None, 8: None})  # (the grid header below reads what it sets)
-        data = np.concatenate([origin, sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size,
-                                                      fold_of(ds)),
-                               ds.t, recording.T.ravel()])
-        columns = data[data.size - recording.size:].reshape(recording.shape[1], -1)  # = recording.T, a view
-        p.set("_data", data)
+        t_first = ds.t[0] + data_of(ctx).t_offset_s  # the recording's time at the run's start
+        side = 0 if np.interp(t_first, ds.t, ds.grf[:, 1]) >= np.interp(t_first, ds.t, ds.grf[:, 3]) else 1
+        p.set("_origin_x", float(np.interp(t_first, ds.t, recording[:, 4 + 2 * side])))
+        p.set("_origin_y", float(np.interp(t_first, ds.t, recording[:, 5 + 2 * side])))
+        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
+                                       ds.t, recording.T.ravel()]))
 
     def kernels(self) -> Kernels:
-        return Kernels(output=wk.reference_motion_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """``[gain, origin, recording]`` (:mod:`.walking_kernels`)."""
-        return np.concatenate([[p.gain], p._data])
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        row = _row(p, t)
-        np.multiply(row[0:4], p.gain, out=y[0])
-        y[1][:] = row[4:8]
-        y[2][:] = row[8:12]
+        return Kernels(output=_reference_motion_output)
 
 
 # ------------------------------------------------------------------- kernels (the laws)
@@ -260,6 +238,7 @@ class ReferenceMotion(Block):
  _BP) = GroundContact.packed_at(*GroundContact.packed)
 _KP, _KD, _TARGET, _ALPHA_SET, _ROUTE = TrunkBalance.packed_at(*TrunkBalance.packed)
 _MODE = FeedbackEnable.packed_at("mode")
+_RM_GAIN, _ORIGIN_X, _ORIGIN_Y, _RM_DATA = ReferenceMotion.packed_at(*ReferenceMotion.packed)
 
 
 @kernel
@@ -326,3 +305,20 @@ def _feedback_enable_output(t, x, z, swing, p, enable):
     """FeedbackEnable: 1 (``always``) or the swing flags (``swing``)."""
     for k in range(enable.size):
         enable[k] = swing[k] if p[_MODE] != 0.0 else 1.0
+
+
+@kernel
+def _reference_motion_output(t, x, z, p, tau, feet, com):
+    """ReferenceMotion: the played-back row ``[tau, feet, com]`` of its recording (columns ``tau (4), feet (4),
+    com (2), com rate (2)``), the feet and the CoM shifted by the origin."""
+    data = seg(p, _RM_DATA)
+    row = table_row(data, 0, t)
+    for k in range(12):
+        shift = (p[_ORIGIN_X] if k % 2 == 0 else p[_ORIGIN_Y]) if 4 <= k < 10 else 0.0  # positions, not rates
+        v = table_value(data, row, k, shift, -1 if k == 4 or k == 6 or k == 8 else -2)  # x moves on when folded
+        if k < 4:
+            tau[k] = v * p[_RM_GAIN]
+        elif k < 8:
+            feet[k - 4] = v
+        else:
+            com[k - 8] = v
