@@ -113,7 +113,8 @@ class PythonLaw:
 
     def output(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
                y: tuple[np.ndarray, ...]) -> None:
-        self._out(t, x, z, *u, self.packed, *y)
+        if self._out is not None:  # None: a block without outputs (a scope tap)
+            self._out(t, x, z, *u, self.packed, *y)
 
     def derivative(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
                    dx: np.ndarray) -> None:
