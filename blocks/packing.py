@@ -30,7 +30,7 @@ import numpy as np
 from blocks.kernels import kernel
 from blocks.spec import Params, ParamSpec
 
-__all__ = ["Layout", "seg"]
+__all__ = ["Layout", "seg", "state_offsets"]
 
 
 class Layout:
@@ -101,3 +101,15 @@ class Layout:
 def seg(p, j):
     """Array entry ``j`` of a packed vector ``p``: ``p[p[j] : p[j + 1]]`` (a view)."""
     return p[int(p[j]):int(p[j + 1])]
+
+
+def state_offsets(fields: tuple[tuple[str, int | str], ...], values: Mapping[str, Any]) -> dict[str, int]:
+    """Where each field of a state vector declared as ``((name, size), ...)`` starts, and ``"size"`` the
+    whole length; a size may name an int parameter of ``values`` (one entry per item). A block packs the
+    offsets it reads (derived constants), so its kernels index its state by name, not by hand."""
+    out, at = {}, 0
+    for name, size in fields:
+        out[name] = at
+        at += int(values[size]) if isinstance(size, str) else int(size)
+    out["size"] = at
+    return out

@@ -32,10 +32,14 @@ from __future__ import annotations
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel
-from blocks.packing import seg
+from blocks.packing import seg, state_offsets
 from models.biped import TAU_NAMES
 
 __all__ = ["PID", "TorqueSwitch"]
+
+#: the PID's discrete state: each field and its size (``"n"``: one per joint), in order
+STATE = (("I", "n"), ("D", "n"), ("e_prev", "n"), ("enabled", "n"), ("started", 1), ("e0", "n"), ("age", "n"))
+
 
 class PID(Block):
     """Per-joint discrete PID with output limits, anti-windup, filtered derivative and bumpless transfer.
@@ -53,8 +57,8 @@ class PID(Block):
     -------
     u : (n,) N m
 
-    Discrete state ``[I (n), D (n), e_prev (n), enabled (n), started, e_0 (n), t - t_0 (n)]``
-    (the last two for the reference blend, ``t_blend``).
+    Discrete state :data:`STATE`: ``[I (n), D (n), e_prev (n), enabled (n), started, e_0 (n), t - t_0 (n)]``
+    (the last two for the reference blend, ``t_blend``); the kernels read its offsets from the packed vector.
     Default gains: the authors' Simulink prototype, P = 500, I = 250, D = 25 (N m/rad).
 
     Per-joint gains: ``kp``, ``ki`` and ``kd`` are each one number for every joint (the presets'
@@ -77,19 +81,22 @@ class PID(Block):
     feedthrough = frozenset({("ref", "u"), ("meas", "u")})
     discrete = True
 
-    packed = ("n", "tf", "u_max", "_h", "t_blend", "kp", "ki", "kd")
+    packed = ("n", "tf", "u_max", "_h", "t_blend", "kp", "ki", "kd", *(f"_z_{name}" for name, _ in STATE))
 
     def discrete_size(self) -> int:
-        return 6 * int(self.values["n"]) + 1
+        return state_offsets(STATE, self.values)["size"]
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         p.set("_h", p.ts if p.ts > 0 else ctx.dt)
+        for name, at in state_offsets(STATE, self.values).items():
+            p.set(f"_z_{name}", float(at))
 
     def kernels(self) -> Kernels:
         return Kernels(output=_pid_output, update=_pid_update)
 
 
 _N, _TF, _U_MAX, _H, _T_BLEND, _KP, _KI, _KD = PID.packed_at("n", "tf", "u_max", "_h", "t_blend", "kp", "ki", "kd")
+_ZI, _ZD, _ZE, _ZON, _ZSTART, _ZE0, _ZAGE = PID.packed_at(*(f"_z_{name}" for name, _ in STATE))
 
 
 @kernel
@@ -111,13 +118,12 @@ def _blended(e, on, was_on, e0, age, t_blend):
 @kernel
 def _pid_law(z, ref, meas, enable, p, i):
     # (e, D, v) of joint i (module docstring)
-    n = int(p[_N])
     tf, h = p[_TF], p[_H]
     kp, kd = seg(p, _KP)[i], seg(p, _KD)[i]
-    e = _blended(ref[i] - meas[i], enable[i] > 0.5, z[3 * n + i] > 0.5, z[4 * n + 1 + i], z[5 * n + 1 + i],
-                 p[_T_BLEND])
-    d = (tf * z[n + i] + kd * (e - z[2 * n + i])) / (tf + h) if z[4 * n] > 0.5 else 0.0
-    return e, d, kp * e + z[i] + d
+    e = _blended(ref[i] - meas[i], enable[i] > 0.5, z[int(p[_ZON]) + i] > 0.5, z[int(p[_ZE0]) + i],
+                 z[int(p[_ZAGE]) + i], p[_T_BLEND])
+    d = (tf * z[int(p[_ZD]) + i] + kd * (e - z[int(p[_ZE]) + i])) / (tf + h) if z[int(p[_ZSTART])] > 0.5 else 0.0
+    return e, d, kp * e + z[int(p[_ZI]) + i] + d
 
 
 @kernel
@@ -130,26 +136,26 @@ def _pid_output(t, x, z, ref, meas, enable, track, p, u):
 
 @kernel
 def _pid_update(t, x, z, ref, meas, enable, track, p, znext):
-    n = int(p[_N])
     um, h = p[_U_MAX], p[_H]
-    for i in range(n):
+    zi, zd, ze, zon, ze0, zage = int(p[_ZI]), int(p[_ZD]), int(p[_ZE]), int(p[_ZON]), int(p[_ZE0]), int(p[_ZAGE])
+    for i in range(int(p[_N])):
         e, d, v = _pid_law(z, ref, meas, enable, p, i)
         on = enable[i] > 0.5
         if on:
             ki = seg(p, _KI)[i]
-            znext[i] = z[i] if (v > um and e > 0.0) or (v < -um and e < 0.0) else z[i] + ki * h * e
+            znext[zi + i] = z[zi + i] if (v > um and e > 0.0) or (v < -um and e < 0.0) else z[zi + i] + ki * h * e
         else:
-            znext[i] = min(max(track[i] - seg(p, _KP)[i] * e - d, -um), um)
-        znext[n + i] = d
-        znext[2 * n + i] = e
-        rising = on and z[3 * n + i] < 0.5
-        znext[4 * n + 1 + i] = ref[i] - meas[i] if rising else z[4 * n + 1 + i]
+            znext[zi + i] = min(max(track[i] - seg(p, _KP)[i] * e - d, -um), um)
+        znext[zd + i] = d
+        znext[ze + i] = e
+        rising = on and z[zon + i] < 0.5
+        znext[ze0 + i] = ref[i] - meas[i] if rising else z[ze0 + i]
         if on:
-            znext[5 * n + 1 + i] = h if rising else z[5 * n + 1 + i] + h
+            znext[zage + i] = h if rising else z[zage + i] + h
         else:
-            znext[5 * n + 1 + i] = 0.0
-        znext[3 * n + i] = 1.0 if on else 0.0
-    znext[4 * n] = 1.0
+            znext[zage + i] = 0.0
+        znext[zon + i] = 1.0 if on else 0.0
+    znext[int(p[_ZSTART])] = 1.0
 
 
 class TorqueSwitch(Block):
