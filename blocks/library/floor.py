@@ -67,7 +67,7 @@ from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel
 from blocks.library.context import biped_of
-from blocks.packing import seg
+from blocks.packing import seg, state_offsets
 from models._eom_numba import foot_state_side
 from models.biped import Q_NAMES, TAU_NAMES
 from models.jit import register_jitable
@@ -75,6 +75,9 @@ from models.jit import register_jitable
 __all__ = ["Footprints", "StanceDamping"]
 
 _FEET = ("x_l", "y_l", "x_r", "y_r")
+#: Footprints' discrete state per foot ``[l, r]``: anchor x [m], stance flag, landed eta [m], landing time [s]
+_FP_STATE = state_offsets((("x", 2), ("on", 2), ("eta", 2), ("t", 2)), {})
+_ZX, _ZON, _ZETA, _ZT = (_FP_STATE[k] for k in ("x", "on", "eta", "t"))
 
 
 class Footprints(Block):
@@ -90,7 +93,7 @@ class Footprints(Block):
               PortSpec("stance", 2, "", "stance flags", ("l", "r")),
               PortSpec("feet_ref", 4, "m", "reference footprints", _FEET))
     outputs = (PortSpec("feet", 4, "m", "where each stance foot is held", _FEET),)
-    n_discrete = 8
+    n_discrete = _FP_STATE["size"]
     discrete = True
 
     packed = ("source", "ground_y", "tau_land", "_bp[]")
@@ -144,8 +147,8 @@ _C_HIP, _C_KNEE, _K_KNEE, _REST, _K_STOP, _G_MIN, _K_LEG, _C_LEG, _L1, _L2 = Sta
 def _anchor(t, z, q, stance, p, s):
     """``(x, y_landed, t_landed)`` of foot ``s``: held, or its contact coordinates now (which read no
     rates: ``q`` stands in for them)."""
-    if stance[s] > 0.5 and z[2 + s] > 0.5:
-        return z[s], z[4 + s], z[6 + s]
+    if stance[s] > 0.5 and z[_ZON + s] > 0.5:
+        return z[_ZX + s], z[_ZETA + s], z[_ZT + s]
     fs = foot_state_side(seg(p, _BP), q, q, s)
     return fs[0], fs[1], t
 
@@ -172,8 +175,8 @@ def _footprints_output(t, x, z, q, stance, feet_ref, p, feet):
 def _footprints_update(t, x, z, q, stance, feet_ref, p, znext):
     xl, yl, tl = _anchor(t, z, q, stance, p, 0)
     xr, yr, tr = _anchor(t, z, q, stance, p, 1)
-    znext[0], znext[1], znext[2], znext[3] = xl, xr, stance[0], stance[1]
-    znext[4], znext[5], znext[6], znext[7] = yl, yr, tl, tr
+    znext[_ZX], znext[_ZX + 1], znext[_ZON], znext[_ZON + 1] = xl, xr, stance[0], stance[1]
+    znext[_ZETA], znext[_ZETA + 1], znext[_ZT], znext[_ZT + 1] = yl, yr, tl, tr
 
 
 @register_jitable
