@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["PythonLaw", "kernel", "kernel_mismatch", "live_slices", "probe_kernels", "pure", "pure_kernels"]
+__all__ = ["PythonLaw", "kernel", "kernel_mismatch", "live_slices", "probe_kernels", "pure", "pure_kernels", "seg"]
 
 
 def kernel(fn: F) -> F:
@@ -34,6 +34,13 @@ def kernel(fn: F) -> F:
     from models.jit import njit
 
     return njit(cache=True, nogil=True)(fn)  # type: ignore[return-value]
+
+
+@kernel
+def seg(p, j):
+    """Array entry ``j`` of a packed vector ``p`` (:class:`blocks.packing.Layout`): ``p[p[j] : p[j + 1]]``,
+    a view."""
+    return p[int(p[j]):int(p[j + 1])]
 
 
 _PURE: dict[int, Callable[..., Any]] = {}

@@ -13,7 +13,7 @@ where it starts and one more holding where the vector ends (none without arrays)
 
     p = [s_0, .., s_{a-1},  o_0, .., o_{b-1}, o_b,  array_0 .., array_{b-1} ..]
     scalar k:   p[k]                         (k = layout.at("name"), a compile-time constant)
-    array  j:   p[int(p[j]) : int(p[j + 1])]   (j = layout.at("name"); :func:`seg`)
+    array  j:   p[int(p[j]) : int(p[j + 1])]   (j = layout.at("name"); :func:`blocks.kernels.seg`)
 
 A kernel module names its indices once from the layout (``_TF, _KP = PID.layout.at("tf", "kp")``);
 numba reads module-level integers as constants. A live change of a tunable parameter re-packs the
@@ -27,10 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from blocks.kernels import kernel
 from blocks.spec import Params, ParamSpec
 
-__all__ = ["Layout", "seg", "state_offsets"]
+__all__ = ["Layout", "state_offsets"]
 
 
 class Layout:
@@ -95,12 +94,6 @@ class Layout:
 
     def __repr__(self) -> str:
         return f"Layout(scalars={self.scalars}, arrays={self.arrays})"
-
-
-@kernel
-def seg(p, j):
-    """Array entry ``j`` of a packed vector ``p``: ``p[p[j] : p[j + 1]]`` (a view)."""
-    return p[int(p[j]):int(p[j + 1])]
 
 
 def state_offsets(fields: tuple[tuple[str, int | str], ...], values: Mapping[str, Any]) -> dict[str, int]:

@@ -28,9 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
 from blocks.library.context import biped_of
-from blocks.packing import seg
 from models._eom_numba import decomposition_one, forward_dynamics_into, joint_reactions_one
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
 from models.reactions import REACTION_NAMES

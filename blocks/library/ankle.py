@@ -54,9 +54,8 @@ from __future__ import annotations
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
 from blocks.library.context import biped_of
-from blocks.packing import seg
 from models._eom_numba import com_contact_x
 from models.biped import GRF_NAMES, Q_NAMES
 

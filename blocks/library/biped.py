@@ -27,10 +27,9 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
 from blocks.library.context import biped_of, data_of, dataset_of
 from blocks.library.sources import initial_from_reference
-from blocks.packing import seg
 from models._eom_numba import forward_dynamics_into
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.jit import register_jitable

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
-from blocks.packing import seg, state_offsets
+from blocks.kernels import kernel, seg
+from blocks.packing import state_offsets
 from models.biped import TAU_NAMES
 
 __all__ = ["PID", "TorqueSwitch"]

@@ -65,9 +65,9 @@ import math
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
 from blocks.library.context import biped_of
-from blocks.packing import seg, state_offsets
+from blocks.packing import state_offsets
 from models._eom_numba import foot_state_side
 from models.biped import Q_NAMES, TAU_NAMES
 from models.jit import register_jitable

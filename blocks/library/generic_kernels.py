@@ -15,9 +15,8 @@ the result written into the last argument.
 
 from __future__ import annotations
 
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
 from blocks.library.generic import Constant, Gain, Selector, StateSpace, Step, Sum
-from blocks.packing import seg
 
 __all__ = ["constant_output", "step_output", "gain_output", "sum_output", "mux_output", "selector_output", "copy_z",
            "copy_u_next", "copy_x", "ss_output", "ss_derivative"]

@@ -62,9 +62,8 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
 from blocks.library.context import biped_of
-from blocks.packing import seg
 from models._eom_numba import _assemble, _cholesky_back, _cholesky_factor, _cholesky_solve, foot_state_side
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
 

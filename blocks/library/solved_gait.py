@@ -52,9 +52,8 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel, pure
+from blocks.kernels import kernel, pure, seg
 from blocks.library.context import biped_of, data_of, dataset_of
-from blocks.packing import seg
 from models.biped import Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.params import BipedParams
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
 from blocks.library import sources_kernels as sk
 from blocks.library.context import biped_of, data_of, dataset_of
 from blocks.library.sources_kernels import (
@@ -34,7 +34,6 @@ from blocks.library.sources_kernels import (
     table_row,
     table_value,
 )
-from blocks.packing import seg
 from models.biped import GRF_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES, KINEMATICS_FROM, GaitDataset
 from models.filters import lowpass2
