@@ -24,6 +24,10 @@ construction::
 ``t`` s, ``x``/``z`` state vectors, ``u`` tuple of input arrays, ``p`` a :class:`Params`
 namespace (parameter values plus constants computed by :meth:`Block.derive`). The
 contract is checked when the class is defined; unknown keyword arguments raise.
+
+One law per block: a block that defines :meth:`Block.kernels` (and ``packed``, its packed vector's
+entries) writes no callbacks; the defaults above run its kernels as plain Python
+(:mod:`blocks.kernels`), as the Python engine does, and the compiled engine runs them compiled.
 """
 
 from __future__ import annotations
