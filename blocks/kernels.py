@@ -25,14 +25,30 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["PythonLaw", "kernel", "kernel_mismatch", "live_slices", "probe_kernels", "pure", "pure_kernels", "seg"]
+__all__ = ["IMPORTED", "PythonLaw", "kernel", "kernel_mismatch", "live_slices", "probe_kernels", "pure", "pure_kernels",
+           "seg"]
+
+
+#: ``{source file: (mtime_ns, size)}`` of every module that defined a kernel, as it was when imported
+IMPORTED: dict[str, tuple[int, int]] = {}
 
 
 def kernel(fn: F) -> F:
     """Decorator of a block kernel: numba ``njit``, cached on disk, strict IEEE arithmetic (no
-    fastmath: the Python engine runs the same source uncompiled and must agree to 1e-12)."""
+    fastmath: the Python engine runs the same source uncompiled and must agree to 1e-12). Records
+    its module file's stamp (:data:`IMPORTED`): :mod:`blocks.codegen` will not share a step compiled
+    from a module edited since this process imported it."""
+    import os
+
     from models.jit import njit
 
+    path = fn.__code__.co_filename
+    if path not in IMPORTED:
+        try:
+            st = os.stat(path)
+            IMPORTED[path] = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            pass
     return njit(cache=True, nogil=True)(fn)  # type: ignore[return-value]
 
 

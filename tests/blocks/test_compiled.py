@@ -189,3 +189,17 @@ def test_walking_diagrams_agree_over_a_whole_run(path: Path, preset: str) -> Non
     assert len(a.events) > 6  # heel strikes and toe-offs of both legs: modes really switched
     _same(a.signals, b.signals)
     assert a.events == b.events
+
+
+def test_a_kernel_module_edited_since_import_never_shares_its_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The step's key hashes the kernel modules' files; a process whose imported code is older than those
+    files (edited since) gets a key of its own, so no other process loads the step it compiles."""
+    import blocks.library.control as control
+    from blocks.codegen import generate
+    from blocks.kernels import IMPORTED
+
+    m = compile_diagram(oscillator(t_end=0.1))
+    key = generate(m)[1]
+    assert generate(m)[1] == key and control.__file__ in IMPORTED
+    monkeypatch.setitem(IMPORTED, control.__file__, (0, 0))  # as if the file changed after the import
+    assert generate(m)[1] != key
