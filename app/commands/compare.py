@@ -44,7 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the diagram under --preset (the default without --report)")
     parser.add_argument("--robustness", choices=("quick", "full", "none", "off"), default="quick",
                         help="robustness variants of the factorial (--report): quick = 4 (about 36 solves for three "
-                             "conditions), full = 8 (about 72), none = the base solve only, off = no factorial")
+                             "conditions), full = 9 (about 81; one at 200 nodes), none = the base solve only, "
+                             "off = no factorial")
     parser.add_argument("--cycles", choices=("auto", "first"), default="auto",
                         help="--report: auto = every whole cycle of a recording (synthetic: cycle 0), first = cycle 0")
     parser.add_argument("--synthetic", type=int, default=None, metavar="N",
