@@ -12,7 +12,7 @@ from app.gui.session import SimSession
 from app.gui.session_catalog import SOLVED_GAINS, gain_refs, solved_gait_blocks
 from app.runs import RunSpec, default_diagram_path
 from blocks import Diagram
-from blocks.library.solved_gait import PACK_LAYOUT
+from blocks.library.solved_gait import SolvedGait
 from blocks.presets import apply_preset
 
 
@@ -46,8 +46,15 @@ def test_a_solved_gait_slider_changes_the_running_engine(qtbot, settings: QtCore
         assert row.box.value() == pytest.approx(600.0)                  # the emergent preset's value
         refs = [win.tuning.axes[0].ref.itemText(i) for i in range(win.tuning.axes[0].ref.count())]
         assert "solved.kp_trunk" in refs                                 # the Tuning tab offers them too
-        k = PACK_LAYOUT.index("kp_hip")
-        packed = lambda: float(win.session.runner.params["solved"]._packed[k])  # noqa: E731
+        k = SolvedGait.packed_at("kp_hip")
+
+        def packed(at: int = k) -> float:  # the running engine's own copy of the block's packed vector
+            runner = win.session.runner
+            if runner.engine == "compiled":
+                engine = runner._engine
+                return float(engine.P[engine._index["solved"]][0, at])
+            return float(runner._laws["solved"].packed[at])        # the Python engine (while it compiles)
+
         assert packed() == pytest.approx(600.0)
         win.controls.speed.setCurrentIndex(win.controls.speed.count() - 1)
         win.run_control.set_running(True)
@@ -62,7 +69,7 @@ def test_a_solved_gait_slider_changes_the_running_engine(qtbot, settings: QtCore
         assert packed() == pytest.approx(new, rel=1e-4)
         log = [c for c in win.session.param_log() if c["name"] == "solved.kp_hip"]
         assert log and log[-1]["old"] == pytest.approx(600.0) and 0.0 < log[-1]["t"] < 1.0
-        assert win.session.runner.params["solved"]._packed[PACK_LAYOUT.index("kp_knee")] == pytest.approx(600.0)
+        assert packed(SolvedGait.packed_at("kp_knee")) == pytest.approx(600.0)
     finally:
         win.errors.close_all()
         win.close()
