@@ -140,7 +140,7 @@ class RunSpec:
         if self.foot_radius is not None and not (math.isfinite(self.foot_radius) and 0.0 <= self.foot_radius < 1.0):
             raise UserError(f"--foot-radius must be a number of metres in [0, 1), got {self.foot_radius}")
         if self.dataset:
-            from blocks.datasets import check_dataset
+            from blocks.library.datasets import check_dataset
 
             check_dataset(self.dataset)
         if isinstance(self.record_every, bool) or not isinstance(self.record_every, int) or self.record_every < 1:
@@ -188,7 +188,7 @@ class RunResult:
 def build_diagram(spec: RunSpec) -> Diagram:
     """The spec's diagram with its preset, then its settings, applied (a new object)."""
     from blocks import Diagram
-    from blocks.presets import apply_preset
+    from blocks.library.presets import apply_preset
 
     source = spec.diagram
     if isinstance(source, Diagram):
@@ -208,7 +208,7 @@ def _uses_dataset(diagram: Diagram) -> bool:
 
 def load_data(spec: RunSpec, dataset: str) -> GaitDataset:
     """The dataset of a run: bundled name or file (+ kinematics), with the subject's mass, cropped."""
-    from blocks.datasets import resolve_dataset
+    from blocks.library.datasets import resolve_dataset
 
     if spec.kinematics is None and spec.mass is None and spec.height is None and spec.start is None \
             and spec.end is None:
@@ -223,19 +223,23 @@ def load_data(spec: RunSpec, dataset: str) -> GaitDataset:
 def model_for(diagram: Diagram, data: GaitDataset | None) -> BipedParams:
     """The biped of a run: the diagram's model settings, an auto foot radius fitted to ``data``
     (:func:`models.footfit.fit_foot_radius`; the point foot without data)."""
+    from blocks.library.settings import MODEL
+
+    model = diagram.section(MODEL)
     radius = None
-    if diagram.model.foot_radius_m is None and data is not None:
+    if model.foot_radius_m is None and data is not None:
         from models.footfit import fit_foot_radius
 
-        radius = fit_foot_radius(data, diagram.model.biped_params()).radius
-    return diagram.model.biped_params(radius)
+        radius = fit_foot_radius(data, model.biped_params()).radius
+    return model.biped_params(radius)
 
 
 def build(spec: RunSpec) -> Built:
     """Load, configure and compile ``spec``; the runner is ready to go (module docstring)."""
     from blocks import Runner, compile_diagram
-    from blocks.datasets import default_dataset_name, resolve_dataset
     from blocks.library.context import BIPED, DATASETS
+    from blocks.library.datasets import default_dataset_name, resolve_dataset
+    from blocks.library.settings import MODEL
 
     spec.check()
     warnings: list[str] = []
@@ -244,10 +248,11 @@ def build(spec: RunSpec) -> Built:
     t0 = diagram.solver.t_start
     t_end = t0 + (spec.duration if spec.duration is not None else diagram.solver.t_end - t0)
     if spec.mass is not None or spec.height is not None:
-        diagram.model = replace(diagram.model, mass_kg=spec.mass if spec.mass is not None else PAPER_SUBJECT[0],
-                                height_m=spec.height if spec.height is not None else PAPER_SUBJECT[1])
+        diagram.set_section(MODEL, replace(diagram.section(MODEL),
+                                           mass_kg=spec.mass if spec.mass is not None else PAPER_SUBJECT[0],
+                                           height_m=spec.height if spec.height is not None else PAPER_SUBJECT[1]))
     if spec.foot_radius is not None:
-        diagram.model = replace(diagram.model, foot_radius_m=spec.foot_radius)
+        diagram.set_section(MODEL, replace(diagram.section(MODEL), foot_radius_m=spec.foot_radius))
     from app.solved import prepare_diagram, solution_resources
 
     diagram = prepare_diagram(diagram, spec)
@@ -259,9 +264,11 @@ def build(spec: RunSpec) -> Built:
         if note:
             warnings.append(note)
         subject = run_subject(spec.mass, spec.height, recorded)
-        if subject is not None and (diagram.model.mass_kg is None or spec.mass is not None or spec.height is not None):
+        if subject is not None and (diagram.section(MODEL).mass_kg is None or spec.mass is not None
+                                    or spec.height is not None):
             # a recording: scale the model to its subject (given, else estimated, else the default height)
-            diagram.model = replace(diagram.model, mass_kg=subject["mass_kg"], height_m=subject["height_m"])
+            diagram.set_section(MODEL, replace(diagram.section(MODEL), mass_kg=subject["mass_kg"],
+                                               height_m=subject["height_m"]))
         cached = {dataset: data}
         biped = model_for(diagram, recorded)
         resources = {BIPED: biped, DATASETS: lambda s: cached[s] if s in cached else resolve_dataset(s),
@@ -345,6 +352,7 @@ register_metric(_walking, _walking_signals)
 def _subject(results: Results, built: Built) -> dict[str, Any]:
     """``subject``: mass, height, model scale, foot radius and window, and where each came from."""
     from blocks.library.context import biped_of, dataset_of
+    from blocks.library.settings import MODEL
     from models.gaitdata.subject import run_subject, subject_summary
 
     if not _uses_dataset(built.diagram):
@@ -353,9 +361,10 @@ def _subject(results: Results, built: Built) -> dict[str, Any]:
     data = dataset_of(built.model.ctx, built.dataset)
     sub = run_subject(spec.mass, spec.height, data)
     bp = biped_of(built.model.ctx)
+    model = built.diagram.section(MODEL)
     how = ("given" if spec.foot_radius is not None else "diagram"
-           if built.diagram.model.foot_radius_m is not None else "fitted to the dataset's double supports")
-    return {"subject": subject_summary(sub, data, bp.total_mass, built.diagram.model.height_m, bp.foot_radius, how,
+           if model.foot_radius_m is not None else "fitted to the dataset's double supports")
+    return {"subject": subject_summary(sub, data, bp.total_mass, model.height_m, bp.foot_radius, how,
                                        PAPER_SUBJECT)}
 
 
@@ -391,7 +400,7 @@ def applied_preset(spec: RunSpec) -> str | None:
     first preset whose every value the spec's diagram already has (the default diagram holds
     ``tracking``'s), else None. Settings made after the preset do not change it."""
     from blocks import Diagram
-    from blocks.presets import ALIASES
+    from blocks.library.presets import ALIASES
 
     if spec.preset:
         return ALIASES.get(spec.preset, spec.preset)
@@ -413,7 +422,7 @@ def _file_preset(path: str | None) -> str | None:
 
 
 def _held_preset(diagram: Diagram) -> str | None:
-    from blocks.presets import PRESETS, load_preset
+    from blocks.library.presets import PRESETS, load_preset
 
     def holds(ref: str, value: Any) -> bool:
         try:
@@ -445,7 +454,7 @@ def summarise(results: Results, built: Built) -> dict[str, Any]:
         "params": {k: list(v) if isinstance(v, tuple) else v for k, v in results.params.items() if not callable(v)},
         "solver": results.solver,
         "diagram": built.diagram.name,
-        "data_settings": asdict(built.diagram.data),
+        "data_settings": asdict(built.diagram.section("data")),
         "dataset": _dataset_info(built) if _uses_dataset(built.diagram) else None,  # None: the run read no data
         "model": biped_of(built.model.ctx).to_dict(),
         "warnings": list(built.warnings),

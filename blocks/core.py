@@ -28,6 +28,7 @@ contract is checked when the class is defined; unknown keyword arguments raise.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -53,9 +54,9 @@ Vec = np.ndarray
 Ports = tuple[np.ndarray, ...]
 
 __all__ = [
-    "AlgebraicLoopError", "Block", "BlockError", "BLOCK_TYPES", "CompileContext", "DiagramError", "Kernels",
-    "ParamSpec", "ParameterValueError", "Params", "Ports", "PortSpec", "Probe", "Vec", "SimulationError",
-    "UnknownParameterError",
+    "AlgebraicLoopError", "Block", "BlockError", "BLOCK_TYPES", "LIBRARIES", "CompileContext", "DiagramError",
+    "Kernels", "ParamSpec", "ParameterValueError", "Params", "Ports", "PortSpec", "Probe", "Vec", "SimulationError",
+    "UnknownParameterError", "block_type", "load_libraries",
 ]
 
 @dataclass
@@ -70,11 +71,11 @@ class CompileContext:
         The run's dataset (name or path); blocks whose ``dataset`` parameter is empty use it.
     resources : mapping
         Objects the run's builder hands to the blocks by name; the engine never reads them.
-        :func:`blocks.compile.compile_diagram` fills it from the diagram's model and data
-        sections (:meth:`blocks.diagram.Diagram.resources`: the biped under ``"biped"``, the
-        shared data settings under ``"data"``) and the caller's ``resources=`` (the run service passes the
-        biped scaled to the subject with its fitted foot, and the dataset resolver). Library
-        blocks read it through helpers of their own (:mod:`blocks.library.context`).
+        :func:`blocks.compile.compile_diagram` fills it from the diagram's named sections
+        (:meth:`blocks.diagram.Diagram.resources`; each section's library says what it hands
+        over, :mod:`blocks.sections`) and the caller's ``resources=`` (a run's build hooks add
+        theirs, :mod:`app.runs`). Library blocks read it through helpers of their own
+        (e.g. :mod:`blocks.library.context`).
     cache : dict
         Scratch space for those helpers, one per compile (e.g. a dataset loaded once).
     """
@@ -117,6 +118,29 @@ class Kernels(NamedTuple):
 
 
 BLOCK_TYPES: dict[str, type[Block]] = {}
+"""Every block type by name: a :class:`Block` subclass registers itself when it is defined."""
+
+LIBRARIES: list[str] = ["blocks.library.catalog"]
+"""The modules that register block types and diagram sections (:mod:`blocks.sections`) when
+imported, by module name: :func:`load_libraries` imports them at the first look-up, so the
+engine names its libraries without importing them. An application appends its own."""
+
+
+def load_libraries() -> None:
+    """Import every module of :data:`LIBRARIES` not yet imported (each registers what it defines)."""
+    for name in LIBRARIES:
+        importlib.import_module(name)
+
+
+def block_type(type_name: str, name: str = "") -> type[Block]:
+    """The registered class of ``type_name`` (block ``name`` in the message), or a :class:`DiagramError`."""
+    if type_name not in BLOCK_TYPES:
+        load_libraries()
+    if type_name not in BLOCK_TYPES:
+        raise DiagramError(f"block '{name}': unknown block type '{type_name}'; known types: "
+                           f"{', '.join(sorted(BLOCK_TYPES))}")
+    return BLOCK_TYPES[type_name]
+
 _CALLBACK_ARGS = {"output": 6, "derivative": 6, "update": 6}
 _TS_SPEC = ParamSpec(0.0, min=0.0, max=3600.0, unit="s", tunable=False,
                      description="sample period, a whole number of solver ticks; 0 = every tick")

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from blocks.presets import PRESET_CHOICES
+from blocks.library.presets import PRESET_CHOICES
 from models.errors import UserError
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
 
     from app.runs import RunSpec, default_diagram_path
     from blocks import Diagram
-    from blocks.presets import apply_preset
+    from blocks.library.presets import apply_preset
 
     diagram_file = getattr(args, "diagram", None)
     preset = getattr(args, "preset", None)

@@ -96,7 +96,7 @@ class SimSession(SessionReading):
         Bundled name or file; ``""`` = the diagram's dataset or the registry default.
     preset : str
         ``"tracking"``, ``"emergent"``, ``"setpoint"``
-        or ``"paper"`` (``blocks.presets``), applied to a copy of the diagram;
+        or ``"paper"`` (``blocks.library.presets``), applied to a copy of the diagram;
         ``""`` runs the diagram as it is.
     t_end : float, optional
         Simulated end time [s]; default the diagram's solver ``t_end``.

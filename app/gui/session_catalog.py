@@ -35,13 +35,13 @@ def default_dataset() -> str:
 
 
 def available_presets() -> tuple[str, ...]:
-    from blocks.presets import PRESETS
+    from blocks.library.presets import PRESETS
 
     return PRESETS
 
 
 def apply_preset(diagram: Diagram, name: str) -> Diagram:
     """A copy of ``diagram`` with preset ``name`` applied (``""``: the diagram as it is)."""
-    from blocks.presets import apply_preset as _apply
+    from blocks.library.presets import apply_preset as _apply
 
     return _apply(diagram, name) if name else diagram.copy()

@@ -37,7 +37,7 @@ BLOCKS = {"hip": "pid_hip", "knee": "pid_knee"}
 def mid_swing_pose(dataset: str) -> np.ndarray:
     """``q`` (7,) of the reference at mid-swing of the left leg (the middle of the first interval
     where its vertical GRF is below 1 % of body weight); base position at the origin."""
-    from blocks.datasets import resolve_dataset
+    from blocks.library.datasets import resolve_dataset
 
     data = resolve_dataset(dataset)
     ang = data.reference_angles()

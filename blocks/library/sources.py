@@ -4,7 +4,7 @@ Both blocks resample their dataset once, at compile time, onto a table with spac
 ``dt/2`` (every RK4 stage time lands on a row), so a lookup at run time is an index.
 Simulation time ``t`` [s] reads dataset time ``t - t_start + t_data[0] + t_offset_s``, and the
 reference angles are low-passed at ``ref_filter_hz``: both are the diagram's, shared by every
-block that reads the recording (:class:`blocks.settings.DataSettings`). Beyond the end of the
+block that reads the recording (:class:`blocks.library.settings.DataSettings`). Beyond the end of the
 data the last sample holds. Off-grid times (``solve_ivp``) interpolate linearly.
 """
 

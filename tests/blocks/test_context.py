@@ -9,8 +9,9 @@ import pytest
 
 from blocks import compile_diagram
 from blocks.core import CompileContext
-from blocks.default_diagram import build_grf_walk
 from blocks.library.context import BIPED, DATASETS, biped_of, dataset_of
+from blocks.library.default_diagram import build_grf_walk
+from blocks.library.settings import MODEL, ModelSettings
 from models.params import BipedParams
 from tests.blocks.demo_data import demo_dataset
 
@@ -36,7 +37,7 @@ def test_biped_of_reads_the_resource_else_the_paper_model() -> None:
 def test_compile_hands_the_diagram_model_unless_the_caller_gives_one() -> None:
     ds = demo_dataset(1.0)
     d = build_grf_walk()
-    d.model = type(d.model)(mass_kg=80.0, height_m=1.8, foot_radius_m=0.0)
+    d.set_section(MODEL, ModelSettings(mass_kg=80.0, height_m=1.8, foot_radius_m=0.0))
     own = compile_diagram(d, resources={DATASETS: lambda s: ds}, t_end=0.5)
     assert biped_of(own.ctx).total_mass == pytest.approx(80.0)
     given = BipedParams.scaled(mass=60.0, height=1.6)

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from blocks import Diagram, ModelSettings
+from blocks import Diagram
 from blocks.core import DiagramError
+from blocks.library.settings import MODEL, ModelSettings
 from grf_data.registry import load_dataset
 from models.footfit import fit_foot_radius
 from models.params import BipedParams
@@ -50,10 +51,10 @@ def test_model_settings_resolve_auto_and_keep_an_explicit_radius(shared_data: Pa
 
     auto = ModelSettings(mass_kg=72.6, height_m=1.8)
     assert auto.biped_params().foot_radius == 0.0                     # no dataset: the point foot
-    d = Diagram("x", model=auto)
+    d = Diagram("x", sections={MODEL: auto})
     assert model_for(d, None).foot_radius == 0.0
     assert model_for(d, ds).foot_radius == pytest.approx(fit_foot_radius(ds, auto.biped_params()).radius)
-    assert model_for(Diagram("y", model=ModelSettings(foot_radius_m=0.2)), ds).foot_radius == 0.2
+    assert model_for(Diagram("y", sections={MODEL: ModelSettings(foot_radius_m=0.2)}), ds).foot_radius == 0.2
     with pytest.raises(DiagramError, match="foot_radius_m"):
         ModelSettings(foot_radius_m=-1.0)
     with pytest.raises(DiagramError, match="foot_radius"):
@@ -61,10 +62,11 @@ def test_model_settings_resolve_auto_and_keep_an_explicit_radius(shared_data: Pa
 
 
 def test_diagram_file_round_trips_the_foot_radius(tmp_path: Path) -> None:
-    d = Diagram("x", model=ModelSettings(foot_radius_m=0.25))
+    d = Diagram("x", sections={MODEL: ModelSettings(foot_radius_m=0.25)})
+    d.add("body", "FiveLinkDynamics")                                  # a block that reads the model
     d.save(tmp_path / "d.json")
-    assert json.loads((tmp_path / "d.json").read_text())["model"]["foot_radius_m"] == 0.25
-    assert Diagram.load(tmp_path / "d.json").model.foot_radius_m == 0.25
+    assert json.loads((tmp_path / "d.json").read_text())["sections"][MODEL]["foot_radius_m"] == 0.25
+    assert Diagram.load(tmp_path / "d.json").section(MODEL).foot_radius_m == 0.25
 
 
 def test_run_reports_the_radius_and_takes_an_override(shared_data: Path, tmp_path: Path) -> None:
