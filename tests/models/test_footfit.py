@@ -47,7 +47,7 @@ def test_bundled_sets_fit_the_point_foot_they_were_generated_for(name: str) -> N
 
 def test_model_settings_resolve_auto_and_keep_an_explicit_radius(shared_data: Path) -> None:
     ds = load_dataset(str(shared_data / SUBJECT01[0]), kinematics=str(shared_data / SUBJECT01[1]))
-    from app.runs import model_for
+    from app.walking_run import model_for
 
     auto = ModelSettings(mass_kg=72.6, height_m=1.8)
     assert auto.biped_params().foot_radius == 0.0                     # no dataset: the point foot
