@@ -48,6 +48,8 @@ from blocks.spec import (
     PortSpec,
     SimulationError,
     UnknownParameterError,
+    split_param,
+    with_item,
 )
 
 Vec = np.ndarray
@@ -56,7 +58,7 @@ Ports = tuple[np.ndarray, ...]
 __all__ = [
     "AlgebraicLoopError", "Block", "BlockError", "BLOCK_TYPES", "LIBRARIES", "CompileContext", "DiagramError",
     "Kernels", "ParamSpec", "ParameterValueError", "Params", "Ports", "PortSpec", "Probe", "Vec", "SimulationError",
-    "UnknownParameterError", "block_type", "load_libraries",
+    "UnknownParameterError", "block_type", "load_libraries", "resolve_setting",
 ]
 
 @dataclass
@@ -299,6 +301,34 @@ class Block:
         if self.discrete and zn.size:  # blocks with n_discrete = 0 are sampled, stateless
             self.update(t, xa, za, ua, p, zn)
         return Probe({s.name: arr for s, arr in zip(outs, y)}, dx, zn)
+
+
+_SAME = object()
+
+
+def resolve_setting(block: Block, ref: str, value: Any, current: Any = _SAME) -> tuple[str, Any]:
+    """``(param, whole value)`` of setting ``ref`` (``"block.param"`` or ``"block.param[i]"``) of
+    ``block`` to ``value``: the one place a setting is checked, for a diagram
+    (:meth:`blocks.diagram.Diagram.set_param`), a live change
+    (:meth:`blocks.registry.ParameterRegistry.set`) and a batch copy (:mod:`blocks.batch`).
+
+    ``value`` is checked against the parameter's :class:`ParamSpec` (one item's for ``[i]``: range,
+    unit, kind); for ``[i]``, item ``i`` of ``current`` (default the block's own value; a number =
+    every item) is replaced (:func:`blocks.spec.with_item`)."""
+    _, param, index = split_param(ref)
+    if param not in block.params:
+        raise BlockError(f"block '{block.name}' ({block.type_name}) has no parameter '{param}'; "
+                         f"known: {', '.join(block.params)}")
+    spec = block.params[param]
+    if index is None:
+        return param, spec.validate(value, f"block '{block.name}' parameter '{param}'")
+    if not spec.size:
+        raise BlockError(f"'{ref}': parameter '{param}' of block '{block.name}' has no items; "
+                         f"write '{block.name}.{param}'")
+    item = spec.item().validate(value, f"'{ref}'")
+    whole = with_item(block.values[param] if current is _SAME else current, index, item,
+                      int(block.values[spec.size]), f"'{ref}'")
+    return param, spec.validate(whole, f"'{ref}'")
 
 
 def _contract_problems(cls: type[Block]) -> list[str]:

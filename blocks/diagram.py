@@ -49,10 +49,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from blocks.core import Block, BlockError, DiagramError, ParamSpec, block_type
+from blocks.core import Block, BlockError, DiagramError, ParamSpec, block_type, resolve_setting
 from blocks.sections import is_section, section_type, sections_read_by
 from blocks.settings import SolverSettings
-from blocks.spec import split_param, with_item
+from blocks.spec import split_param
 from blocks.subsystems import check as check_subsystems
 from blocks.subsystems import subsystems
 from models.errors import DataFormatError
@@ -181,7 +181,7 @@ class Diagram:
     def set_param(self, ref: str, value: Any) -> None:
         """Set ``"block.param"`` (or ``"SECTION.FIELD"``) before compiling (structural or tunable);
         ``"block.param[i]"`` sets one item of a per-item parameter (a number for all items becomes a list)."""
-        block, param, index = split_param(ref)
+        block, param, _ = split_param(ref)
         spec = self.param_spec(ref)
         if block not in self.blocks:  # a section's field
             value = spec.validate(value, f"{block}.{param}")
@@ -190,12 +190,8 @@ class Diagram:
             except ValueError as exc:
                 raise DiagramError(f"{ref}: {exc}") from None
             return
-        value = spec.validate(value, f"block '{block}' parameter '{param}'")
         entry = self._entry(block)
-        if index is not None:
-            current = self.instantiate(block)
-            n = int(current.values[_block_class(entry.type, block).params[param].size])
-            value = with_item(current.values[param], index, value, n, f"'{ref}'")
+        param, value = resolve_setting(self.instantiate(block), ref, value)
         trial = {**entry.params, param: value}
         _block_class(entry.type, block)(block, **trial)
         entry.params[param] = value
