@@ -30,9 +30,9 @@ from typing import Any
 
 from app.gui.session_catalog import (
     GAIN_NAMES,
-    apply_preset,
     available_datasets,
     available_presets,
+    check_preset,
     default_dataset,
     diagram_value,
 )
@@ -212,7 +212,7 @@ class SimSession(SessionReading):
         """Preset ``name`` applied to ``source`` (default: the diagram as loaded); the parameter
         changes made since are dropped. An unknown preset raises here."""
         src = (source if source is not None else self.source).copy()
-        apply_preset(src, name)
+        check_preset(name)  # an unknown or broken preset raises here; the run's build applies it
         return self._plan(_spec=replace(self._spec, diagram=src, preset=name or None, settings=()),
                           preset=name, source=src.copy())
 

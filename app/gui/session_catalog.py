@@ -9,7 +9,7 @@ from typing import Any
 
 from blocks import Diagram
 
-__all__ = ["GAIN_NAMES", "apply_preset", "available_datasets", "available_presets", "default_dataset",
+__all__ = ["GAIN_NAMES", "check_preset", "available_datasets", "available_presets", "default_dataset",
            "diagram_value"]
 
 GAIN_NAMES = ("kp", "ki", "kd")
@@ -40,8 +40,10 @@ def available_presets() -> tuple[str, ...]:
     return PRESETS
 
 
-def apply_preset(diagram: Diagram, name: str) -> Diagram:
-    """A copy of ``diagram`` with preset ``name`` applied (``""``: the diagram as it is)."""
-    from blocks.library.presets import apply_preset as _apply
+def check_preset(name: str) -> None:
+    """Raise the :class:`~models.errors.UserError` of an unknown or unreadable preset (``""``: none);
+    the run's build applies it (:func:`app.runs.build_diagram`)."""
+    from blocks.library.presets import load_preset
 
-    return _apply(diagram, name) if name else diagram.copy()
+    if name:
+        load_preset(name)
