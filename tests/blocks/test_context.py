@@ -26,6 +26,19 @@ def test_engine_core_imports_nothing_from_models(name: str) -> None:
     assert [m for m in imported if m == "models" or m.startswith("models.")] == []
 
 
+CORE_FILES = sorted(p.name for p in (Path(__file__).resolve().parents[2] / "blocks").glob("*.py"))
+
+
+@pytest.mark.parametrize("name", CORE_FILES)
+def test_engine_core_imports_no_library_and_no_biped(name: str) -> None:
+    """The engine finds its library by name (``blocks.core.LIBRARIES``) and the library registers
+    its sections (``blocks.sections``): no file of the core imports the library or the biped."""
+    tree = ast.parse((Path(__file__).resolve().parents[2] / "blocks" / name).read_text(encoding="utf-8"))
+    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert [m for m in imported if m.startswith(("blocks.library", "models.params", "models.biped"))] == []
+
+
 def test_biped_of_reads_the_resource_else_the_paper_model() -> None:
     scaled = BipedParams.scaled(mass=90.0, height=1.9)
     assert biped_of(CompileContext(resources={BIPED: scaled})) is scaled
