@@ -69,3 +69,37 @@ def test_dataset_of_loads_each_dataset_once_per_compile() -> None:
     ctx = CompileContext(dataset="walk", resources={DATASETS: resolve})
     assert dataset_of(ctx) is ds and dataset_of(ctx, "walk") is ds and dataset_of(ctx, "other") is ds
     assert calls == ["walk", "other"]
+
+
+class _Watched(dict[str, object]):
+    """Compile resources that note which keys a block asked for."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.asked: set[str] = set()
+
+    def get(self, key: str, default: object = None) -> object:
+        self.asked.add(key)
+        return super().get(key, default)
+
+
+def test_each_walking_section_names_every_block_type_that_reads_it() -> None:
+    """A diagram carries the sections its blocks read, from the readers each section registered
+    (``blocks/library/settings.py``): every block type whose ``derive`` asks for the biped or the
+    data settings must be among them, or its diagram would lose the section on save."""
+    from blocks.core import BLOCK_TYPES, load_libraries
+    from blocks.library.settings import DATA, DATA_READERS, MODEL_READERS
+
+    load_libraries()
+    ds = demo_dataset(2.0)
+    asked: dict[str, set[str]] = {}
+    for name, cls in BLOCK_TYPES.items():
+        resources = _Watched({DATASETS: lambda s: ds})
+        try:
+            cls("b").make_params(CompileContext(t_end=1.0, resources=resources))
+        except Exception:  # a block that needs more than its defaults (a function, a solution file)
+            pass
+        asked[name] = resources.asked
+    assert {n for n, keys in asked.items() if BIPED in keys} <= MODEL_READERS
+    assert {n for n, keys in asked.items() if DATA in keys} <= DATA_READERS
+    assert {"FiveLinkDynamics", "GrfSource", "NetTorqueEstimator"} <= {n for n, k in asked.items() if BIPED in k}
