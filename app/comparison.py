@@ -58,9 +58,15 @@ def run_condition(spec: RunSpec) -> ConditionResult:
     """Run ``spec`` (:func:`app.runs.run`) and cut its curves into gait cycles; a run that blows up
     is a result with its status, not an exception."""
     from app.runs import run
+    from app.solved import NoSolution
     from blocks.library.context import biped_of
 
-    res = run(spec)
+    try:
+        res = run(spec)
+    except NoSolution as exc:  # the solved gait has no solution to walk on: a result, with no numbers
+        return ConditionResult(condition_name(str(spec.dataset or exc.dataset)),
+                               {"status": "no_solution", "solve_status": exc.status, "message": str(exc),
+                                "preset": spec.preset, "dataset": exc.dataset})
     summary = dict(res.summary)
     summary.pop("events", None)
     summary.pop("param_changes", None)

@@ -86,6 +86,14 @@ class SolveSpec:
             raise UserError(f"--speed must be 'free', 'trial' or a number of m/s, got {self.speed!r}")
 
 
+class SolveInterrupted(Exception):
+    """The caller's ``progress`` asked the solve to stop (Ctrl+C, Cancel): no answer, nothing written."""
+
+    def __init__(self, cycle: int, stage: str, iterations: int) -> None:
+        self.cycle, self.stage, self.iterations = cycle, stage, iterations
+        super().__init__(f"interrupted in cycle {cycle}, stage {stage!r}, after {iterations} IPOPT iterations")
+
+
 @dataclass
 class SolveResult:
     """A finished solve: the spec, one :class:`PostureSolution` per cycle solved, and the summary."""
@@ -143,16 +151,22 @@ def solve_inputs(grf_ds: GaitDataset, kin_ds: GaitDataset | None, spec: SolveSpe
 
 def trial_speed(ds: GaitDataset) -> float:
     """The recording's mean walking speed [m/s]: as stated in its metadata, else the mean forward
-    velocity of its kinematics' trunk (``(x0(end) - x0(start)) / duration``). An input of the
-    ``--speed trial`` mode only."""
+    velocity of its kinematics' trunk (``(x0(end) - x0(start)) / duration``), else the progression of
+    its force plates' CoP (:func:`models.posture.inputs.cop_speed`). An input of the ``--speed trial``
+    mode only; a treadmill recording without a stated belt speed needs ``--speed``."""
+    from models.posture.inputs import cop_speed
+
     if ds.meta.speed_m_s is not None:
         return float(ds.meta.speed_m_s)
     if ds.q is not None and np.isfinite(ds.q[[0, -1], 0]).all() and ds.t[-1] > ds.t[0]:
         v = float((ds.q[-1, 0] - ds.q[0, 0]) / (ds.t[-1] - ds.t[0]))
         if v > 0.1:
             return v
-    raise UserError(f"{ds.name}: the recording states no mean speed and its kinematics do not progress; "
-                    f"give --speed in m/s")
+    v_cop = cop_speed(ds)
+    if v_cop is not None and v_cop > 0.1:
+        return v_cop
+    raise UserError(f"{ds.name}: the recording states no mean speed, and neither its kinematics nor its centre "
+                    f"of pressure progress (a treadmill?); give --speed in m/s")
 
 
 def solver_options(spec: SolveSpec, grf_ds: GaitDataset, period: float) -> SolverOptions:
@@ -193,7 +207,8 @@ def _mean_sd(values: list[float]) -> dict[str, float | int]:
 
 def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height: float | None = None,
               progress: Any = None, warm: PostureSolution | None = None) -> SolveResult:
-    """Solve ``spec`` on the recording ``grf_name`` (module doc)."""
+    """Solve ``spec`` on the recording ``grf_name`` (module doc). ``progress(stage, iteration, objective,
+    violation)``: per IPOPT iteration; returning True stops the solve (:class:`SolveInterrupted`)."""
     from models.posture.inputs import whole_cycles
     from models.posture.metrics import answer_status, posture_metrics
     from models.posture.solver import solve_posture
@@ -215,6 +230,8 @@ def solve_one(grf_name: str, spec: SolveSpec, mass: float | None = None, height:
     for k in cycles:
         ci = solve_inputs(grf_ds, kin_ds, spec, params, k)
         sol = solve_posture(ci, params, solver_options(spec, grf_ds, ci.period), warm=warm, progress=progress)
+        if sol.status == "interrupted":
+            raise SolveInterrupted(k, sol.stage_log[-1]["stage"], sol.iterations)
         metrics = posture_metrics(sol)
         status, why = answer_status(sol, metrics)
         solutions.append(sol)

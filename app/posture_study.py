@@ -89,14 +89,13 @@ def factorial(a: str, b: str, spec: SolveSpec | None = None) -> dict[tuple[str, 
     return {(g, k): cell(g, k, spec) for g in (a, b) for k in (a, b)}
 
 
-# 200 nodes is not a variant: on sneakers it stops unconverged after 993 iterations (780 s on the loaded
-# machine; the sensitivity table shows it), which would make every factorial cell's run ten times longer
 VARIANTS: tuple[tuple[str, SolveSpec], ...] = (
     ("joint, sigma 0.5 deg, 100 nodes", SolveSpec()),
     ("segment reference", SolveSpec(swing_reference="segment")),
     ("foot-path reference", SolveSpec(swing_reference="foot")),
     ("sigma 2 deg", SolveSpec(sigma_deg=2.0)),
     ("50 nodes", SolveSpec(nodes=50)),
+    ("200 nodes", SolveSpec(nodes=200)),
     ("trunk CoM -1 cm", SolveSpec(trunk_com_shift_m=-0.01)),
     ("trunk CoM +1 cm", SolveSpec(trunk_com_shift_m=0.01)),
 )
@@ -323,36 +322,48 @@ Trials = dict[str, tuple[str, str, float | None, float | None]]
 
 
 def real_trials_section(data_dir: Path | None, trials: Trials) -> list[str]:
+    from app.posture import trial_speed
     from app.runs import RunSpec, solve
+    from grf_data.registry import load_dataset
 
     lines = ["### Real trials", "", "Every whole cycle solved (GRF, CoP and the trial's own swing hip and knee); "
-             "mean +/- SD over cycles.", "",
-             "| trial | cycles (status) | trunk mean [deg] | trunk range [deg] | stride [m] | speed [m/s] | "
+             "mean +/- SD over cycles; each trial with its speed free, and given (`--speed trial`: the trial's mean "
+             "speed as its files state it or as its force plates' CoP progresses, `app.posture.trial_speed`).", "",
+             "| trial | speed | cycles (status) | trunk mean [deg] | trunk range [deg] | stride [m] | speed [m/s] | "
              "stance-knee peak [deg] | worst residual force / moment | recorded trunk mean |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|"]
     if data_dir is None or not data_dir.is_dir():
-        return lines + [f"| not run: the data folder ({data_dir}) was not found | | | | | | | | |", ""]
+        return lines + [f"| not run: the data folder ({data_dir}) was not found | | | | | | | | | |", ""]
     for label, (grf, kin, mass, height) in trials.items():
-        _progress(f"posture study: real trial {label}")
         try:
-            r = solve(RunSpec(dataset=str(data_dir / grf), mass=mass, height=height,
-                              solve=SolveSpec(kinematics=str(data_dir / kin), cycle=None)))
-        except Exception as exc:  # the table names what failed
-            lines.append(f"| {label} | failed: {exc} | | | | | | | |")
-            continue
-        s = r.summary
-        states = ", ".join(sorted({c["status"] for c in s["cycles"]}))
+            given = f"given, {trial_speed(load_dataset(str(data_dir / grf), kinematics=str(data_dir / kin))):.3f} m/s"
+        except Exception as exc:  # no speed in the files: the row says why
+            given = f"given: not available ({exc})"
+        for mode, speed in (("free", None), (given, "trial")):
+            _progress(f"posture study: real trial {label}, speed {mode}")
+            if speed is not None and given.startswith("given:"):
+                lines.append(f"| {label} | {given} | | | | | | | | |")
+                continue
+            try:
+                r = solve(RunSpec(dataset=str(data_dir / grf), mass=mass, height=height,
+                                  solve=SolveSpec(kinematics=str(data_dir / kin), cycle=None, speed=speed)))
+            except Exception as exc:  # the table names what failed
+                lines.append(f"| {label} | {mode} | failed: {exc} | | | | | | | |")
+                continue
+            s = r.summary
+            states = ", ".join(sorted({c["status"] for c in s["cycles"]}))
 
-        def ms(key: str, digits: int = 2, s: dict[str, Any] = s) -> str:
-            v = s[key]
-            return f"{v['mean']:.{digits}f} +/- {v['sd']:.{digits}f}"
+            def ms(key: str, digits: int = 2, s: dict[str, Any] = s) -> str:
+                v = s[key]
+                return f"{v['mean']:.{digits}f} +/- {v['sd']:.{digits}f}"
 
-        res = s["residual"]
-        rec = s["recording"].get("trunk_deg", {}).get("mean")
-        lines.append(f"| {label} | {len(s['cycles'])} ({states}) | {ms('trunk_mean_deg')} | {ms('trunk_range_deg')} | "
-                     f"{ms('stride_m', 3)} | {ms('speed_m_s', 3)} | {ms('stance_knee_peak_deg', 1)} | "
-                     f"{100 * res['force_ratio']:.1f} % {res['force_verdict']} / {100 * res['moment_ratio']:.2f} % "
-                     f"{res['moment_verdict']} | {'n/a' if rec is None else f'{rec:.2f}'} |")
+            res = s["residual"]
+            rec = s["recording"].get("trunk_deg", {}).get("mean")
+            lines.append(f"| {label} | {mode} | {len(s['cycles'])} ({states}) | {ms('trunk_mean_deg')} | "
+                         f"{ms('trunk_range_deg')} | {ms('stride_m', 3)} | {ms('speed_m_s', 3)} | "
+                         f"{ms('stance_knee_peak_deg', 1)} | {100 * res['force_ratio']:.1f} % {res['force_verdict']} / "
+                         f"{100 * res['moment_ratio']:.2f} % {res['moment_verdict']} | "
+                         f"{'n/a' if rec is None else f'{rec:.2f}'} |")
     lines.append("")
     return lines
 

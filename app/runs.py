@@ -329,7 +329,7 @@ def simulate(built: Built, extra_stop: StopCheck | None = None) -> Results:
     return built.runner.run(built.t_end, stop=stop)
 
 
-def solve(spec: RunSpec, progress: Callable[[str, int, float, float], None] | None = None,
+def solve(spec: RunSpec, progress: Callable[[str, int, float, float], bool | None] | None = None,
           warm: Any = None) -> SolveResult:
     """The posture-solver mode of a run: ``spec.solve`` (default settings if None) on ``spec.dataset``
     (default ``sneakers``), scaled by ``spec.mass``/``spec.height``. ``progress(stage, iteration,

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from models.errors import UserError
+
 if TYPE_CHECKING:
     from app.runs import Built, RunSpec
     from blocks import Diagram, Results
@@ -41,6 +43,17 @@ if TYPE_CHECKING:
 
 __all__ = ["uses_solution", "prepare_diagram", "solution_path", "solution_resources", "solved_summary",
            "solved_signals"]
+
+
+class NoSolution(UserError):
+    """The posture solver found no acceptable gait for a dataset, so a diagram that walks the solved
+    gait cannot run on it. ``status``: the solve's answer status (``failed``, ``no_periodic_gait``,
+    ``implausible``; :func:`models.posture.metrics.answer_status`); ``why``: its reason."""
+
+    def __init__(self, dataset: str, status: str, why: str) -> None:
+        self.dataset, self.status, self.why = dataset, status, why
+        super().__init__(f"{dataset}: the posture solve did not converge ({status}: {why}); "
+                         f"give a solution with --solution DIR")
 
 
 def uses_solution(diagram: Diagram) -> bool:
@@ -78,7 +91,6 @@ def _content_hash(ds: GaitDataset) -> str:
 
 def solution_path(spec: RunSpec, dataset: str, data: GaitDataset) -> tuple[Path, str]:
     """``(path, how)``: the solution file the run reads, and ``given``, ``cached`` or ``solved``."""
-    from models.errors import UserError
     from models.userdirs import user_dir
 
     if spec.solution is not None:
@@ -98,8 +110,7 @@ def solution_path(spec: RunSpec, dataset: str, data: GaitDataset) -> tuple[Path,
     how = SolveSpec(kinematics=spec.kinematics)  # a GRF file's own kinematics file, or another recording's swing
     result = solve(RunSpec(dataset=dataset, mass=spec.mass, height=spec.height, solve=how))
     if not result.ok:
-        raise UserError(f"{dataset}: the posture solve did not converge ({result.summary.get('status')}: "
-                        f"{result.summary.get('message')}); give a solution with --solution DIR")
+        raise NoSolution(dataset, str(result.summary.get("status")), str(result.summary.get("message")))
     # written aside, then moved into place whole: a parallel run of the same dataset never reads half a file
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:

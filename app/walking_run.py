@@ -38,18 +38,32 @@ if TYPE_CHECKING:
     from models.dataset import GaitDataset
     from models.params import BipedParams
 
-__all__ = ["fit_to_data", "model_for", "walking_build"]
+__all__ = ["fit_to_data", "foot_rule", "model_for", "walking_build"]
 
 
-def model_for(diagram: Diagram, data: GaitDataset | None) -> BipedParams:
-    """The biped of a run: the diagram's ``model`` section, an auto foot radius fitted to ``data``
-    (:func:`models.footfit.fit_foot_radius`; the point foot without data)."""
+def foot_rule(spec: RunSpec) -> str:
+    """How a run's auto foot radius is chosen: the preset file's ``"foot_radius"`` (``"fixed"``: a
+    preset whose posture is an output must not read the recorded posture through the fit), else
+    ``"fit"``."""
+    if not spec.preset:
+        return "fit"
+    from blocks.library.presets import load_preset
+
+    return str(load_preset(spec.preset).get("foot_radius", "fit"))
+
+
+def model_for(diagram: Diagram, data: GaitDataset | None, rule: str = "fit") -> BipedParams:
+    """The biped of a run: the diagram's ``model`` section, with an auto foot radius for ``data``:
+    ``rule`` ``"fit"`` fits it to the recording's double supports (:func:`models.footfit.fit_foot_radius`,
+    which reads the recorded trunk and stance angles), ``"fixed"`` takes the roll-over shape's
+    (:func:`models.footfit.fixed_foot_radius`); the point foot without data."""
     model = diagram.section(MODEL)
     radius = None
     if model.foot_radius_m is None and data is not None:
-        from models.footfit import fit_foot_radius
+        from models.footfit import fit_foot_radius, fixed_foot_radius
 
-        radius = fit_foot_radius(data, model.biped_params()).radius
+        params = model.biped_params()
+        radius = fixed_foot_radius(data, params) if rule == "fixed" else fit_foot_radius(data, params).radius
     return model.biped_params(radius)
 
 
@@ -103,7 +117,7 @@ def walking_build(job: Assembly) -> None:
         # a recording: scale the model to its subject (given, else estimated, else the default height)
         _scale(diagram, mass_kg=subject["mass_kg"], height_m=subject["height_m"])
     cached = {job.dataset: data}
-    biped = model_for(diagram, recorded)
+    biped = model_for(diagram, recorded, foot_rule(spec))
     job.resources.update({BIPED: biped, DATASETS: lambda s: cached[s] if s in cached else resolve_dataset(s),
                           **solution_resources(spec, diagram, job.dataset, recorded, biped)})
 
@@ -155,7 +169,9 @@ def _subject(results: Results, built: Built) -> dict[str, Any]:
     bp = biped_of(built.model.ctx)
     model = built.diagram.section(MODEL)
     how = ("given" if spec.foot_radius is not None else "diagram"
-           if model.foot_radius_m is not None else "fitted to the dataset's double supports")
+           if model.foot_radius_m is not None else "fitted to the dataset's double supports"
+           if foot_rule(spec) == "fit" else "fixed: the roll-over shape's radius, 0.3 leg lengths (0 on a synthetic "
+           "set), not fitted to the recorded posture")
     return {"subject": subject_summary(sub, data, bp.total_mass, model.height_m, bp.foot_radius, how,
                                        PAPER_SUBJECT)}
 

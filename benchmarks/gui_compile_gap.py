@@ -46,7 +46,9 @@ def longest_gap(app: QtWidgets.QApplication, start: Callable[[], object], done: 
     t0 = time.perf_counter()
     start()
     while not done() and time.perf_counter() - t0 < timeout_s:
-        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 10)
+        # blocks until an event (the 10 ms timer's at the latest); with a time limit Qt ignores
+        # WaitForMoreEvents and this loop span, taking a core from the workers it waits for
+        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
     t1 = time.perf_counter()
     app.processEvents()
     timer.stop()

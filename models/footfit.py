@@ -36,11 +36,14 @@ from models.biped import FiveLinkBiped
 from models.dataset import GaitDataset
 from models.params import G_EARTH, BipedParams
 
-__all__ = ["FootFit", "fit_foot_radius", "CONTACT_FRACTION", "MAX_FRACTION"]
+__all__ = ["FootFit", "fit_foot_radius", "fixed_foot_radius", "CONTACT_FRACTION", "MAX_FRACTION", "ROLLOVER_FRACTION"]
 
 CONTACT_FRACTION = 0.05  # a foot carrying more than 5 % of body weight is on the ground
 MAX_FRACTION = 0.6  # largest radius accepted, in leg lengths
 MIN_WINDOW = 4  # samples of a double-support window used in the fit
+#: the fixed rolling-foot radius, in leg lengths: the ankle-foot roll-over shape's radius of walking adults
+#: (about 0.3 leg lengths; Hansen, Childress & Knox 2004, Clin Biomech 19:407, doi:10.1016/j.clinbiomech.2003.12.001)
+ROLLOVER_FRACTION = 0.3
 
 
 @dataclass(frozen=True)
@@ -83,3 +86,11 @@ def fit_foot_radius(ds: GaitDataset, params: BipedParams) -> FootFit:
     radius = -float(a @ b) / bb if bb > 0 else 0.0
     radius = float(np.clip(radius, 0.0, min(MAX_FRACTION * params.leg_length, params.shank.length)))
     return FootFit(radius, float(np.sqrt(np.mean(a**2))), float(np.sqrt(np.mean((a + radius * b) ** 2))), len(windows))
+
+
+def fixed_foot_radius(ds: GaitDataset, params: BipedParams) -> float:
+    """The rolling-foot radius [m] that reads nothing of the recorded posture: ``ROLLOVER_FRACTION``
+    leg lengths; 0 (point feet) for a synthetic set (``ds.meta.synthetic``: :mod:`models.gaitgen`
+    makes them for the point-foot model). :func:`fit_foot_radius` reads the recorded trunk and
+    stance angles, so a preset whose posture is an output uses this one instead."""
+    return 0.0 if ds.meta.synthetic else ROLLOVER_FRACTION * params.leg_length

@@ -5,7 +5,8 @@ Direct collocation over one gait cycle (:mod:`models.posture.solver`): the GRF a
 only things read; trunk, stance leg, CoM, footprints, stride and speed are solved. Writes
 ``DIR/results.csv``, ``DIR/results.npz`` and ``DIR/summary.json`` (:mod:`app.posture`), and prints
 a progress line per block of IPOPT iterations. Exit code 0 converged, 3 no periodic gait within
-the residual limits or an implausible optimum, 1 solver failure, 2 bad input.
+the residual limits or an implausible optimum, 1 solver failure, 2 bad input, 130 Ctrl+C (SIGINT:
+IPOPT stops at its next iteration and nothing is written; a second Ctrl+C raises at once).
 """
 
 from __future__ import annotations
@@ -100,21 +101,27 @@ def status_line(summary: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.interrupt import SigintFlag
+    from app.posture import SolveInterrupted, write_outputs
     from app.runs import RunSpec, solve
 
     spec = spec_from_args(args)
     spec.check()
     check_out_dir(args.out, args.force, ("results.csv", "results.npz", "summary.json"))
     last = [-1]
+    with SigintFlag() as sigint:
+        def progress(stage: str, it: int, f: float, viol: float) -> bool:
+            if not args.quiet and it // 10 != last[0]:
+                last[0] = it // 10
+                print(f"  {stage}: iteration {it}, objective {f:.4g}, constraint violation {viol:.1e}",
+                      file=sys.stderr, flush=True)
+            return sigint.raised
 
-    def progress(stage: str, it: int, f: float, _viol: float) -> None:
-        if it // 10 != last[0]:
-            last[0] = it // 10
-            print(f"  {stage}: iteration {it}, objective {f:.4g}", file=sys.stderr, flush=True)
-
-    result = solve(RunSpec(dataset=args.grf, mass=args.mass, height=args.height, solve=spec),
-                   progress=None if args.quiet else progress)
-    from app.posture import write_outputs
+        try:
+            result = solve(RunSpec(dataset=args.grf, mass=args.mass, height=args.height, solve=spec), progress=progress)
+        except SolveInterrupted as exc:
+            print(f"gaitblocks solve: {exc} (SIGINT); nothing written", file=sys.stderr)
+            return 130
 
     write_outputs(result, Path(args.out))
     print(status_line(result.summary))

@@ -1,9 +1,11 @@
 """``gaitblocks sweep``: run a parameter grid (or random / Latin-hypercube samples) of a diagram.
 
 Writes ``DIR/sweep.csv`` (one row per run, failed runs included, appended as each run or batch
-finishes: :class:`app.tuning.sweep.SweepCsv`), ``DIR/sweep.json`` (axes, objective, best run) and,
-for two swept parameters, ``DIR/heatmap_objective.png``. A progress line on stderr shows
-done/total, the elapsed time and the time left from the start.
+finishes: :class:`app.tuning.sweep.SweepCsv`), ``DIR/sweep.json`` (axes, objective, best run and
+``best.on_edge``, the parameters whose best value is the grid's first or last:
+:func:`app.tuning.service.best_on_edge`, also a warning on stderr) and, for two swept parameters,
+``DIR/heatmap_objective.png``. A progress line on stderr shows done/total, the elapsed time and
+the time left from the start.
 
 Ctrl+C starts no further run; the runs in flight (a batch of copies, or one run per worker) finish
 and are written, then ``sweep.json`` with ``"interrupted": true``, and the command exits 130 (a
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from app.commands.run import add_engine_option, add_output_options, check_out_dir, spec_from_args
 from app.tuning.grid import Axis, lhs_points, parse_axis, random_points
 from app.tuning.objective import parse_objective
-from app.tuning.service import best_row, sweep_points, sweep_specs
+from app.tuning.service import best_on_edge, best_row, edge_text, sweep_points, sweep_specs
 from app.tuning.sweep import Progress, SweepCsv, run_sweep
 from app.tuning.worker import run_one
 from blocks.executors import EXECUTORS, make_executor
@@ -51,7 +53,8 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dt", type=float, default=None, metavar="S", help="solver tick in seconds")
     add_engine_option(parser)
     parser.add_argument("--objective", default="default", metavar="SPEC",
-                        help="default | tracking | weights like track=1,effort=0.1 | metric:COLUMN")
+                        help="default | tracking | solved (how tightly the emergent preset holds the solved gait) | "
+                             "weights like track=1,effort=0.1 | metric:COLUMN")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="K",
                         help="parallel runs (default: the number of cores, here %(default)s)")
     parser.add_argument("--executor", default=None, choices=EXECUTORS,
@@ -191,13 +194,15 @@ def run(args: argparse.Namespace) -> int:
     rows = sorted(kept + outcome.rows, key=lambda r: int(r["run"]))
     ok = [r for r in rows if r.get("status") == "ok"]
     best = best_row(rows)
+    # a grid's edges are its first and last values; random samples' the axes' ranges
+    edges = best_on_edge(rows, refs, best, None if args.samples is None else {a.ref: (a.lo, a.hi) for a in axes})
     meta = {"params": [{"ref": a.ref, "lo": a.lo, "hi": a.hi, "values": list(a.values)} for a in axes],
             "sampler": "grid" if args.samples is None else args.sampler, "seed": args.seed,
             "objective": objective.describe(), "dataset": args.grf, "preset": args.preset,
             "duration": args.duration, "runs_planned": len(specs), "runs_done": len(rows),
             "runs_resumed": len(kept), "runs_failed": len(rows) - len(ok), "interrupted": outcome.interrupted,
             "best": None if best is None else {"run": best["run"], "objective": best["objective"],
-                                               "set": {r: best[r] for r in refs}}}
+                                               "set": {r: best[r] for r in refs}, "on_edge": edges}}
     (out / "sweep.json").write_text(dumps(meta) + "\n", encoding="utf-8")
     if len(axes) == 2 and rows:
         from app.tuning.plots import heatmap
@@ -206,6 +211,8 @@ def run(args: argparse.Namespace) -> int:
                 grid=args.samples is None, title=f"objective ({objective.describe()})")
     print(f"{len(rows)}/{len(specs)} runs, {meta['runs_failed']} failed"
           + (f", best objective {best['objective']:.4g} at run {best['run']}" if best else "") + f" -> {out}")
+    if best is not None and edges:
+        print(f"gaitblocks sweep: warning: {edge_text(edges, best)}", file=sys.stderr)
     if outcome.interrupted:
         print(f"gaitblocks sweep: interrupted; kept {len(rows)} finished rows of {len(specs)} "
               "(--resume runs the others)", file=sys.stderr)

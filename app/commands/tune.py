@@ -38,7 +38,7 @@ HELP = "tune PID gains (Ziegler-Nichols or optimisation); write best.json, a con
 
 TABLE = ("objective", "status", "rms_deg.hip_l", "rms_deg.hip_r", "rms_deg.knee_l", "rms_deg.knee_r", "rms_deg.trunk",
          "peak_torque_nm_per_kg.hip", "peak_torque_nm_per_kg.knee", "stance_slip_m_max", "stance_height_m_max",
-         "cycles_completed")
+         "solved_gait.trunk_rms_deg", "solved_gait.pd_stance_share", "cycles_completed")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,30 +1,35 @@
 """Compare view: run several datasets with the same diagram and gains, overlay in % gait cycle.
 
 The work is done by :func:`app.comparison.compare` (the same code as ``gaitblocks compare``)
-in a worker thread, with a progress bar and a Cancel button. The results are overlaid:
-trunk angle, knee angles and vertical GRF (in body weights) against % of the gait cycle,
-and the metrics table (:func:`app.comparison.metrics_table`) sits underneath.
+in a worker thread, with a progress bar and a Cancel button. What runs: a preset of the default
+diagram, :data:`app.defaults.COMPARE_PRESET` (``emergent``, the solved gait) unless another is
+chosen, as ``gaitblocks compare --preset NAME`` runs it; or, with the main window, "simulation
+tab": its diagram, preset and parameter changes (:attr:`~app.gui.session.SimSession.spec`).
+The results are overlaid (:class:`~app.gui.compare_plots.CyclePlots`: mean ± SD over cycles,
+the recording dashed, the legend above the plots): trunk angle, knee angles and vertical GRF
+(in body weights) against % of the gait cycle. The metrics table
+(:func:`app.comparison.metrics_table`) sits underneath, its recording and difference columns
+behind a toggle (:func:`~app.gui.compare_plots.key_columns`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from app.gui.handover import Mailbox, without_frames
-from app.gui.scope_specs import PALETTE
+from app.defaults import COMPARE_PRESET
+from app.gui.compare_plots import CyclePlots, key_columns, wrapped_header
+from app.gui.handover import Mailbox, next_turn, without_frames
 from app.gui.session import available_datasets, available_presets
 
-__all__ = ["CompareView", "CompareWorker", "load_compare"]
+__all__ = ["SIM_TAB", "CompareView", "CompareWorker", "load_compare"]
 
 CompareFn = Callable[..., list[Any]]
 TableFn = Callable[[list[Any]], list[list[str]]]
-PLOTS = (("Trunk angle α", "trunk_deg", "deg"), ("Knee flexion γ (left)", "knee_l_deg", "deg"),
-         ("Knee flexion γ (right)", "knee_r_deg", "deg"), ("Vertical GRF (left)", "grf_ly_bw", "BW"))
+SIM_TAB = "simulation tab"     # the preset choice that runs the main window's session as set up there
 
 
 def load_compare() -> tuple[CompareFn, TableFn]:
@@ -67,9 +72,10 @@ class CompareWorker(QtCore.QObject):
 class CompareView(QtWidgets.QWidget):
     """Choose datasets, run, and look at the overlays and the metrics table.
 
-    With ``spec_source`` (the main window passes its session's :attr:`~app.gui.session.SimSession.spec`)
-    every condition runs the GUI's current diagram, preset and parameter changes on its dataset;
-    without it, a preset chosen here on the default diagram.
+    The preset chosen here (default :data:`~app.defaults.COMPARE_PRESET`) runs on the default
+    diagram. With ``spec_source`` (the main window passes its session's
+    :attr:`~app.gui.session.SimSession.spec`) the choice :data:`SIM_TAB` runs the GUI's current
+    diagram, preset and parameter changes on every dataset instead.
     """
 
     done = QtCore.Signal()
@@ -86,6 +92,7 @@ class CompareView(QtWidgets.QWidget):
         self._thread: QtCore.QThread | None = None
         self._worker: CompareWorker | None = None
         self._mailbox = Mailbox(self._deliver, self)
+        self._generation = 0          # results drawn so far: a drawing in steps stops when newer ones start
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         top = QtWidgets.QHBoxLayout()
@@ -100,13 +107,14 @@ class CompareView(QtWidgets.QWidget):
         lay.addLayout(top)
         top = QtWidgets.QHBoxLayout()
         self.preset = QtWidgets.QComboBox()
-        self.preset.addItems(list(available_presets()))
-        if spec_source is None:
-            top.addWidget(QtWidgets.QLabel("preset"))
-            top.addWidget(self.preset)
-        else:
-            self.preset.hide()
-            top.addWidget(QtWidgets.QLabel("runs the diagram, preset and parameters of the simulation tab"))
+        self.preset.addItems(list(available_presets()) + ([SIM_TAB] if spec_source is not None else []))
+        self.preset.setCurrentText(COMPARE_PRESET)
+        self.preset.setToolTip(f"a preset of the default diagram, as gaitblocks compare --preset runs it "
+                               f"(default {COMPARE_PRESET}: the solved gait)"
+                               + (f"; {SIM_TAB}: the diagram, preset and parameter changes set up there"
+                                  if spec_source is not None else ""))
+        top.addWidget(QtWidgets.QLabel("preset"))
+        top.addWidget(self.preset)
         top.addWidget(QtWidgets.QLabel("duration"))
         self.duration = QtWidgets.QDoubleSpinBox()
         self.duration.setRange(1.0, 120.0)
@@ -132,23 +140,24 @@ class CompareView(QtWidgets.QWidget):
         bar.addWidget(self.cancel_btn)
         lay.addLayout(bar)
         lay.addWidget(self.status)
-        self.plots = pg.GraphicsLayoutWidget()
-        self.plots.setBackground("w")
-        self.plot_items: dict[str, pg.PlotItem] = {}
-        self._curves: dict[str, list[pg.PlotDataItem]] = {}
-        for i, (title, key, unit) in enumerate(PLOTS):
-            p = self.plots.addPlot(row=i // 2, col=i % 2)
-            p.setTitle(f"<b>{title}</b> [{unit}]", size="9pt")
-            p.setLabel("bottom", "gait cycle [%]")
-            p.setLabel("left", unit)
-            p.showGrid(x=True, y=True, alpha=0.2)
-            p.addLegend(offset=(4, 2), labelTextSize="7pt")
-            self.plot_items[key] = p
+        self.plots = CyclePlots()
+        self.plot_items: dict[str, pg.PlotItem] = self.plots.plot_items
         lay.addWidget(self.plots, 3)
+        self.all_columns = QtWidgets.QCheckBox("recording and difference columns")
+        self.all_columns.setToolTip("show each metric's recorded value and simulation - recording too")
+        self.all_columns.toggled.connect(self._show_columns)
+        lay.addWidget(self.all_columns)
         self.table = QtWidgets.QTableWidget()
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setDefaultAlignment(QtCore.Qt.AlignmentFlag.AlignLeft
+                                                          | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        fm = self.table.fontMetrics()     # compact rows; the two-line header and four rows stay in view
+        self.table.verticalHeader().setDefaultSectionSize(fm.height() + 6)
+        self.table.setMinimumHeight(2 * fm.height() + 12 + 4 * self.table.verticalHeader().defaultSectionSize()
+                                    + self.table.horizontalScrollBar().sizeHint().height())
         lay.addWidget(self.table, 2)
+        self._key: list[bool] = []
 
     def selected(self) -> list[str]:
         return [n for n, cb in self.checks.items() if cb.isChecked()]
@@ -163,9 +172,10 @@ class CompareView(QtWidgets.QWidget):
         self.run_btn.setEnabled(False)
         self.cancel_btn.setEnabled(True)
         self._thread = QtCore.QThread(self)
-        base = self.spec_source() if self.spec_source is not None else None
-        self._worker = CompareWorker(self.compare_fn, specs, self.preset.currentText(), self.duration.value(),
-                                     self._mailbox, base)
+        preset = self.preset.currentText()
+        base = self.spec_source() if self.spec_source is not None and preset == SIM_TAB else None
+        self._worker = CompareWorker(self.compare_fn, specs, "" if base is not None else preset,
+                                     self.duration.value(), self._mailbox, base)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
         self._thread.start()
@@ -203,45 +213,72 @@ class CompareView(QtWidgets.QWidget):
         self.error.emit(exc)
 
     def _on_finished(self, results: list[Any]) -> None:
+        """The results arrived: drawn one plot per event-loop turn, then the table
+        (:meth:`_drawing`), and ``done`` emitted; all at once, the four plots' curves and legends
+        and the table froze the window 0.2-0.7 s."""
         self._stop_thread()
-        self.show_results(results)
-        self.done.emit()
+        self._generation += 1
+        generation, steps = self._generation, self._drawing(results)
+
+        def step() -> None:
+            if generation != self._generation:      # newer results are being drawn
+                return
+            if next(steps, None) is None:
+                self.done.emit()
+            else:
+                next_turn(self, step)
+
+        step()
 
     def show_results(self, results: list[Any]) -> None:
-        """Overlay each condition's mean cycle and fill the metrics table."""
+        """Overlay each condition's mean cycle with its ±SD band and fill the metrics table (at once)."""
+        self._generation += 1
+        for _ in self._drawing(results):
+            pass
+
+    def _drawing(self, results: list[Any]) -> Iterator[str]:
+        """Draw ``results``: yields after each plot and before the table (one step per event-loop
+        turn in :meth:`_on_finished`)."""
         self.results = list(results)
-        for key, plot in self.plot_items.items():
-            data = [(str(r.name), np.asarray(r.cycle["pct"], dtype=float), np.asarray(r.cycle[key], dtype=float))
-                    for r in self.results if key in r.cycle and "pct" in r.cycle]
-            old = self._curves.get(key, [])
-            if [c.name() for c in old] == [name for name, _, _ in data]:
-                for c, (_, x, y) in zip(old, data):      # the same conditions: new data, same items
-                    c.setData(x, y)
-                continue
-            plot.clear()
-            if plot.legend is not None:
-                plot.legend.clear()
-            self._curves[key] = [plot.plot(x, y, pen=pg.mkPen(PALETTE[i % len(PALETTE)], width=2), name=name)
-                                 for i, (name, x, y) in enumerate(data)]
+        yield from self.plots.drawing(self.results)
         rows = self.table_fn(self.results) if self.table_fn is not None else [["condition"]] + [
             [str(r.name)] for r in self.results]
         header, body = rows[0], rows[1:]
         self.table.setColumnCount(len(header))
         self.table.setRowCount(len(body))
-        self.table.setHorizontalHeaderLabels([str(h) for h in header])
+        for j, h in enumerate(header):
+            item = QtWidgets.QTableWidgetItem(wrapped_header(str(h)))
+            item.setData(QtCore.Qt.ItemDataRole.UserRole, str(h))
+            self.table.setHorizontalHeaderItem(j, item)
         for i, row in enumerate(body):
             for j, cell in enumerate(row):
                 self.table.setItem(i, j, QtWidgets.QTableWidgetItem(str(cell)))
-        self.table.resizeColumnsToContents()
+        self._key = key_columns(header)
+        self._show_columns(self.all_columns.isChecked())
         self.status.setText(f"{len(self.results)} condition(s) compared")
         self.progress.setValue(self.progress.maximum())
+        yield "table"
+
+    def _show_columns(self, everything: bool) -> None:
+        """The key columns (:func:`~app.gui.compare_plots.key_columns`), or all of them."""
+        for j, key in enumerate(self._key):
+            self.table.setColumnHidden(j, not (key or everything))
+        self.table.resizeColumnsToContents()
+
+    def visible_columns(self) -> list[str]:
+        """The headers of the columns shown (one line each)."""
+        return [self._header(j) for j in range(self.table.columnCount()) if not self.table.isColumnHidden(j)]
+
+    def _header(self, j: int) -> str:
+        item = self.table.horizontalHeaderItem(j)
+        return "" if item is None else str(item.data(QtCore.Qt.ItemDataRole.UserRole) or item.text())
 
     def table_rows(self) -> list[list[str]]:
         def text(item: QtWidgets.QTableWidgetItem | None) -> str:
             return item.text() if item is not None else ""
 
         cols = range(self.table.columnCount())
-        out = [[text(self.table.horizontalHeaderItem(j)) for j in cols]]
+        out = [[self._header(j) for j in cols]]
         for i in range(self.table.rowCount()):
             out.append([text(self.table.item(i, j)) for j in cols])
         return out

@@ -1,4 +1,5 @@
-"""Gain panel: Kp, Ki, Kd sliders with spin boxes for the hip and knee PIDs, per leg or linked.
+"""Gain panel: Kp, Ki, Kd sliders with spin boxes for the hip and knee PIDs, per leg or linked, and
+the PD of the solved gait.
 
 The PID blocks are found by type (``PID``) and grouped by joint from their names (``hip``,
 ``knee``). The default ``grf_walk`` has one two-channel PID per joint (``[left, right]``) whose
@@ -10,6 +11,11 @@ gains are per-joint parameters (:class:`blocks.library.PID`):
 
 A diagram with one PID block per leg (a ``_l``/``_r`` name suffix) gets a row group per block;
 there, "link left/right" copies a change to the other leg's block.
+A ``SolvedGait`` block that reads a solution (``source`` not ``off``: the ``emergent`` preset) gets a
+group of its own: the stiffness and damping of its PD around the solution's angles
+(:mod:`blocks.library.solved_gait`: ``kp_hip, kd_hip, kp_knee, kd_knee`` on the joints,
+``kp_trunk, kd_trunk`` on the trunk through the stance hips), so the sliders set how tightly the
+diagram holds the solved gait. Those gains are one number for both legs (no link).
 Each change is a registry change (``block.param``), applied at the next solver step.
 Presets of all gains are stored in and recalled from ``QSettings`` (``gains/<name>``).
 """
@@ -25,11 +31,14 @@ from PySide6 import QtCore, QtWidgets
 from app.gui.fine_slider import FineSlider
 from app.gui.param_panel import SliderMap
 from app.gui.session import GAIN_NAMES, SimSession
+from app.gui.session_catalog import SOLVED_GAINS, solved_gait_blocks
 
 __all__ = ["GainPanel", "GainRow"]
 
 GAIN_LABELS = {"kp": ("Kp", "N·m/rad"), "ki": ("Ki", "N·m/(rad·s)"), "kd": ("Kd", "N·m·s/rad")}
 GAIN_RANGE = {"kp": (0.1, 1e4), "ki": (0.1, 1e4), "kd": (0.01, 1e3)}
+#: the slider ranges of the SolvedGait PD's gains (the trunk's ``emergent`` value is 8000 N·m/rad)
+SOLVED_RANGE = {"kp": (1.0, 1e5), "kd": (0.1, 1e4)}
 LEG_NAMES = ("L", "R")   # item 0 = left, 1 = right, as on the walking blocks' ports
 
 
@@ -52,6 +61,11 @@ class GainRow:
 def _leg(name: str) -> str:
     low = name.lower()
     return "l" if low.endswith("_l") else ("r" if low.endswith("_r") else "")
+
+
+def _kind(gain: str) -> str:
+    """``kp``, ``ki`` or ``kd`` of a PID gain or a SolvedGait gain (``kp_hip`` -> ``kp``)."""
+    return gain.split("_")[0]
 
 
 def _joint(name: str) -> str:
@@ -104,6 +118,11 @@ class GainPanel(QtWidgets.QWidget):
     def _blocks(self) -> list[str]:
         assert self.session is not None
         return sorted(self.session.blocks_of_type("PID"), key=lambda n: (_joint(n), _leg(n)))
+
+    def _solved(self) -> list[str]:
+        """The SolvedGait blocks that read a solution (their PD acts; ``source = off`` outputs zero)."""
+        assert self.session is not None
+        return solved_gait_blocks(self.session.diagram)
 
     def _legs(self, block: str) -> int:
         """Number of joints (channels) of PID ``block``: 2 for the biped's [left, right] PIDs."""
@@ -160,6 +179,21 @@ class GainPanel(QtWidgets.QWidget):
                     self.grid.addWidget(row.box, r, 2)
                     self.rows[row.ref] = row
                     r += 1
+        for b in self._solved():
+            head = QtWidgets.QLabel(f"<b>Solved gait PD</b> &nbsp;(block <i>{b}</i>)")
+            head.setWordWrap(True)
+            head.setToolTip("the PD around the solution's own angles: how tightly the diagram holds the solved "
+                            "gait (hips and knees on their angles, the trunk through the stance hips)")
+            self.grid.addWidget(head, r, 0, 1, 3)
+            r += 1
+            for g in SOLVED_GAINS:
+                row = self._row(b, g, None)
+                kind, joint = g.split("_")
+                self.grid.addWidget(QtWidgets.QLabel(f"{GAIN_LABELS[kind][0]} {joint}"), r, 0)
+                self.grid.addWidget(row.slider, r, 1)
+                self.grid.addWidget(row.box, r, 2)
+                self.rows[row.ref] = row
+                r += 1
         self.grid.setColumnStretch(1, 1)
         self.grid.setRowStretch(r, 1)
         self.note.setText("Changes apply at the next solver step. " + (
@@ -168,7 +202,8 @@ class GainPanel(QtWidgets.QWidget):
     def _row(self, block: str, gain: str, leg: int | None) -> GainRow:
         assert self.session is not None
         spec = self.session.diagram.param_spec(f"{block}.{gain}")
-        lo, hi = GAIN_RANGE[gain]
+        kind = _kind(gain)
+        lo, hi = (GAIN_RANGE if gain in GAIN_NAMES else SOLVED_RANGE)[kind]
         smap = SliderMap(0.0, min(hi, spec.max or hi), True, log_lo=lo)
         slider = FineSlider()
         slider.setRange(0, 1000)
@@ -177,10 +212,10 @@ class GainPanel(QtWidgets.QWidget):
         box.setRange(spec.min or 0.0, spec.max or 1e6)
         box.setDecimals(3)
         box.setKeyboardTracking(False)
-        box.setSuffix(" " + GAIN_LABELS[gain][1])
+        box.setSuffix(" " + GAIN_LABELS[kind][1])
         box.setMinimumWidth(130)
         row = GainRow(block, gain, slider, box, smap, leg)
-        slider.setToolTip(f"{row.ref}: logarithmic {lo:g} … {smap.hi:g} {GAIN_LABELS[gain][1]}; "
+        slider.setToolTip(f"{row.ref}: logarithmic {lo:g} … {smap.hi:g} {GAIN_LABELS[kind][1]}; "
                           "hold Shift to drag finely")
         value = self._value(row.ref)
         slider.setValue(smap.pos(value))

@@ -17,6 +17,12 @@ emit without arguments copies nothing, so the worker never needs the GIL while Q
 An exception posted by a worker goes through :func:`without_frames` first: its traceback's frames
 (and every local they hold, the worker's own Qt objects among them) would otherwise be freed
 later by the GUI thread.
+
+:func:`next_turn` hands work from the GUI thread to itself, later: the second half of a long
+step (evaluating a run that ended, the next plot of Compare's results) runs
+:data:`NEXT_TURN_MS` later, so that the event loop paints and takes input in between. A
+zero-delay timer did not do that: Qt ran it in the same pass as the paint it was meant to let
+through, and the two halves made one freeze.
 """
 
 from __future__ import annotations
@@ -29,7 +35,15 @@ from typing import Any
 
 from PySide6 import QtCore
 
-__all__ = ["Mailbox", "without_frames"]
+__all__ = ["NEXT_TURN_MS", "Mailbox", "next_turn", "without_frames"]
+
+NEXT_TURN_MS = 15   # delay of a deferred GUI step [ms]: longer than one pass of the event loop's timers
+
+
+def next_turn(context: QtCore.QObject, fn: Callable[[], None]) -> None:
+    """Call ``fn`` on ``context``'s thread :data:`NEXT_TURN_MS` from now (not at all if ``context``
+    is deleted first)."""
+    QtCore.QTimer.singleShot(NEXT_TURN_MS, context, fn)
 
 
 class Mailbox(QtCore.QObject):

@@ -105,7 +105,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.gains = GainPanel(self.settings)
         self.params = ParamPanel()
         self.side = QtWidgets.QTabWidget()
-        self.side.addTab(self.gains, "PID gains")
+        self.side.addTab(self.gains, "Gains")
         self.side.addTab(self.params, "Block parameters")
         self.validity = ValidityPanel()
         self.side.addTab(self.validity, "Validity")
@@ -340,7 +340,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _run_changed(self, why: str) -> None:
         """A run ended (keep it) or Reset replaced it (keep the old one, watch the new one)."""
         if why == "ended":
-            self.inspector.keep()
+            self.inspector.keep(self.run_control.summary)     # evaluated just before: not summarised again
         else:
             self.inspector.track(self.session)
 

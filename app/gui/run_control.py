@@ -5,7 +5,9 @@ session and the widgets it drives (:class:`RunViews`) explicitly and knows nothi
 window. Its ``QTimer`` (``FRAME_MS`` = 16 ms) calls :meth:`RunController.frame`,
 which steps the session within a frame budget at the chosen speed and then updates the
 figure, the scopes (``setData``) and the status bar; the run is paused on a blow-up (the
-message names block, port, time, value) and the recorded results are kept.
+message names block, port, time, value) and the recorded results are kept. A run that reaches
+its end (or its fall) is paused in one event-loop turn and evaluated in the next
+(:meth:`RunController.finish_ending`), so that neither freezes the window for long.
 
 **Playback**: Run on a finished (or failed) run, with the timeline at its end, plays the recorded
 run back from the start at the toolbar's speed (0.1x-10x) without simulating (:meth:`RunController.play`);
@@ -31,6 +33,7 @@ from app.gui.canvas import DiagramCanvas
 from app.gui.controls import ControlBar, Timeline
 from app.gui.errors import ErrorReporter, show_error
 from app.gui.gain_panel import GainPanel
+from app.gui.handover import next_turn
 from app.gui.scopes import ScopeStack
 from app.gui.session import Plan, SimSession
 from app.gui.stick_figure import StickFigure, draw_mechanism
@@ -94,6 +97,9 @@ class RunController(QtCore.QObject):
         self._rtf = (time.perf_counter(), 0.0)
         self._status_at = -1.0
         self.frames = 0
+        self.summary: dict[str, Any] | None = None     # of the last run evaluated (:meth:`evaluate`)
+        self.ending: SimSession | None = None           # a run ended, not evaluated yet (:meth:`finish_ending`)
+        self._ending_runner: Any = None
         # set by the window: compiles a plan off the GUI thread, ``background(plan, on_done)``
         # (app.gui.background_compile); None: Reset recompiles here
         self.background: Callable[[Plan, Callable[[Any], None]], None] | None = None
@@ -207,12 +213,24 @@ class RunController(QtCore.QObject):
             if s.falls.fall is not None:   # stopped at a fall: the whole run up to it (drawn in full by the pause)
                 self.views.scopes.follow = False
                 self.views.scopes.fit_x()
+            # the summary, the validity panel and keeping the run in the next event-loop turn: this
+            # one redrew every scope over the whole run, and both together froze the window 0.2-0.7 s
+            self.ending, self._ending_runner = s, s.runner
+            next_turn(self, self.finish_ending)
+
+    def finish_ending(self) -> None:
+        """Evaluate the run that just reached its end (:meth:`evaluate`) and say ``"ended"`` (the
+        run inspector keeps it): the second half of the end of a run, in the event-loop turn after
+        the one that stopped it. Nothing if none is pending, or if the session was replaced
+        meanwhile (the inspector keeps a replaced run itself)."""
+        s, self.ending = self.ending, None
+        if s is not None and s is self.session and s.runner is self._ending_runner:
             self.evaluate()
             self.run_changed.emit("ended")
 
     def evaluate(self) -> dict[str, Any]:
         """Summarise the run so far: the validity panel, a fall marker on the scopes, the status bar."""
-        summary = self.session.summary()
+        summary = self.summary = self.session.summary()
         self.views.validity.show_summary(summary)
         self.views.scopes.mark_fall(summary.get("fell_at_s"))
         kin = self.session.spec.kinematics

@@ -9,8 +9,13 @@ editable in place), its status (:func:`~app.walking.status_text` and the recorde
 span [s]) and a full-resolution copy of the signals the scopes showed. A run is kept once
 (not again when it is reset after finishing).
 
+The list's columns: the name (with its tick box and colour swatch; never narrower than
+:data:`NAME_MIN_CHARS` characters), the dataset, the preset, the span and the status (the last
+column takes what is left and elides; its tooltip has it whole).
+
 Tick two or more runs to overlay them on every scope, each in its own colour (the swatch in the
-list); the live run stays drawn as before. Delete removes the selected runs.
+list; a qualitative palette, :data:`~app.gui.run_store.RUN_COLOURS`) and named in each scope's
+legend; the live run stays drawn as before. Delete removes the selected runs.
 """
 
 from __future__ import annotations
@@ -25,9 +30,11 @@ from app.gui.session import SimSession
 from app.runs import summarise
 from app.walking import status_text
 
-__all__ = ["RunInspector"]
+__all__ = ["COLUMNS", "NAME_MIN_CHARS", "RunInspector"]
 
 _KEY = QtCore.Qt.ItemDataRole.UserRole
+COLUMNS = ("run", "dataset", "preset", "span", "status")
+NAME_MIN_CHARS = 12     # the name column shows at least this many characters beside its box and swatch
 
 
 class _Live:
@@ -37,6 +44,7 @@ class _Live:
     def __init__(self, s: SimSession) -> None:
         self.runner, self.built = s.runner, s.built
         self.stance = s.find("PhaseDetector", "stance")
+        self.dataset, self.preset = s.dataset, s.preset or ""
         self.label = f"dataset {s.dataset} · preset {s.preset or '(diagram)'}"
         self.kept_at = -1           # recorder length when last kept (-1: never)
 
@@ -57,15 +65,21 @@ class RunInspector(QtWidgets.QWidget):
         hint = QtWidgets.QLabel("Tick runs to overlay them on every scope; double-click a name to rename it.")
         hint.setWordWrap(True)
         self.table = QtWidgets.QTreeWidget()
-        self.table.setHeaderLabels(["run", "status", "span"])
+        self.table.setHeaderLabels(list(COLUMNS))
         self.table.setRootIsDecorated(False)
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
                                    | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed)
-        self.table.header().setStretchLastSection(False)
-        self.table.header().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
-        self.table.header().setSectionResizeMode(1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
-        self.table.header().setSectionResizeMode(2, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight)
+        header = self.table.header()
+        header.setStretchLastSection(False)    # (stretching the last section keeps it >= 100 px)
+        header.setMinimumSectionSize(30)
+        header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Interactive)
+        for col in range(1, len(COLUMNS) - 1):
+            header.setSectionResizeMode(col, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        # the status takes what is left, down to the minimum section: no scroll bar for a long status
+        header.setSectionResizeMode(len(COLUMNS) - 1, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.table.setColumnWidth(0, self.name_width())
         row = QtWidgets.QHBoxLayout()
         self.keep_button = QtWidgets.QPushButton("Keep current run")
         self.delete_button = QtWidgets.QPushButton("Delete")
@@ -97,20 +111,24 @@ class RunInspector(QtWidgets.QWidget):
             self._live = _Live(s)
         return kept
 
-    def keep(self) -> KeptRun | None:
-        """Keep the watched run now (finished, failed, or on request); not twice at one length."""
-        return None if self._live is None else self._keep_live(self._live)
+    def keep(self, summary: dict[str, Any] | None = None) -> KeptRun | None:
+        """Keep the watched run now (finished, failed, or on request); not twice at one length.
+        ``summary``: the run's summary if the caller has it (the window's end-of-run evaluation),
+        so that it is not computed a second time."""
+        return None if self._live is None else self._keep_live(self._live, summary)
 
-    def _keep_live(self, live: _Live) -> KeptRun | None:
+    def _keep_live(self, live: _Live, summary: dict[str, Any] | None = None) -> KeptRun | None:
         n = live.runner.recorder.length
         if n < 2 or n == live.kept_at:
             return None
         live.kept_at = n
         key = self.store.next_key()
         names = [tr.signal for sc in self.scopes.scopes for tr in sc.spec.all_traces()]
-        run = keep_runner(live.runner, names, key, f"run {key}", self._status(live), live.stance)
+        status = self._status(live) if summary is None else status_text(summary)
+        run = keep_runner(live.runner, names, key, f"run {key}", status, live.stance)
         changes = "".join(f"\n  t = {c['t']:.3f} s: {c['name']} = {c['new']}" for c in run.changes)
         run.detail = live.label + (f"\nchanged while running:{changes}" if changes else "")
+        run.dataset, run.preset = live.dataset, live.preset
         self.store.add(run)
         self.note.setText(self._memory_note())
         self._ticked &= {r.key for r in self.store.runs}
@@ -119,7 +137,7 @@ class RunInspector(QtWidgets.QWidget):
 
     def _status(self, live: _Live) -> str:
         try:
-            summary: dict[str, Any] = summarise(live.runner.results(), live.built)
+            summary: dict[str, Any] = summarise(live.runner.results(copy=False), live.built)
         except Exception as exc:  # a run that cannot be summarised is still kept
             return f"no summary ({type(exc).__name__})"
         return status_text(summary)
@@ -130,11 +148,17 @@ class RunInspector(QtWidgets.QWidget):
         return f"{note}; {self.store.note}" if self.store.note else note
 
     # ----------------------------------------------------------------- list
+    def name_width(self) -> int:
+        """Width [px] of the name column: :data:`NAME_MIN_CHARS` characters, the tick box, the swatch."""
+        box = self.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_IndicatorWidth)
+        return self.table.fontMetrics().averageCharWidth() * NAME_MIN_CHARS + box + 14 + 16
+
     def _fill(self) -> None:
         self.table.blockSignals(True)
         self.table.clear()
         for r in self.store.runs:
-            it = QtWidgets.QTreeWidgetItem([r.name, r.status, f"{r.duration():.2f} s"])
+            it = QtWidgets.QTreeWidgetItem([r.name, _short(r.dataset), r.preset or "(diagram)",
+                                            f"{r.duration():.2f} s", r.status])
             it.setData(0, _KEY, r.key)
             it.setFlags(it.flags() | QtCore.Qt.ItemFlag.ItemIsUserCheckable | QtCore.Qt.ItemFlag.ItemIsEditable)
             it.setCheckState(0, QtCore.Qt.CheckState.Checked if r.key in self._ticked
@@ -143,9 +167,11 @@ class RunInspector(QtWidgets.QWidget):
             pix.fill(QtGui.QColor(r.colour))
             it.setIcon(0, QtGui.QIcon(pix))
             it.setToolTip(0, r.detail)
-            it.setToolTip(1, r.status)
+            it.setToolTip(1, r.dataset)
+            it.setToolTip(4, r.status)
             self.table.addTopLevelItem(it)
         self.table.blockSignals(False)
+        self.table.setColumnWidth(0, max(self.table.columnWidth(0), self.name_width()))
         self._apply()
 
     def _item(self, key: int) -> QtWidgets.QTreeWidgetItem:
@@ -164,6 +190,8 @@ class RunInspector(QtWidgets.QWidget):
                     self.table.blockSignals(True)
                     it.setText(0, self.store.get(key).name)
                     self.table.blockSignals(False)
+                if key in self._ticked:                          # the scope legends name it anew
+                    self._apply()
             on = it.checkState(0) == QtCore.Qt.CheckState.Checked
             if on != (key in self._ticked):
                 self._ticked ^= {key}
@@ -199,3 +227,9 @@ class RunInspector(QtWidgets.QWidget):
 
     def delete_selected(self) -> None:
         self.delete([int(it.data(0, _KEY)) for it in self.table.selectedItems()])
+
+
+def _short(dataset: str) -> str:
+    """A dataset as the list shows it: a bundled name as it is, a file by its name."""
+    first = dataset.split("|")[0].strip()
+    return first.replace("\\", "/").rsplit("/", 1)[-1] or dataset

@@ -11,6 +11,12 @@ scopes 28 of the 135 logged columns, 2.3 MB for a 10 s run at dt = 1 ms
 :class:`RunStore` keeps at most ``MAX_RUNS`` runs; adding one more drops the oldest and says so
 in :attr:`RunStore.note`. Each run gets a serial ``key`` when kept; its overlay colour and line
 style follow from that key (:func:`run_style`), so they stay the same while other runs come and go.
+
+The overlay colours (:data:`RUN_COLOURS`) are a qualitative palette picked, farthest point first,
+from the common qualitative sets (Tableau, ColorBrewer, Paul Tol) for distance in CIELAB:
+every pair differs by ``Delta E*ab >= 38`` and each differs from the live run's leg colours (blue
+``#1f77b4``, orange ``#e8710a``) by ``>= 40``, with lightness ``L* <= 61`` so that a thin line shows
+on the white plots (``tests/gui/test_runs_view.py`` measures it). Runs 1, 2, 3 ... take them in order.
 """
 
 from __future__ import annotations
@@ -24,14 +30,14 @@ import numpy as np
 __all__ = ["MAX_RUNS", "RUN_COLOURS", "KeptRun", "RunStore", "keep_runner", "run_style"]
 
 MAX_RUNS = 10
-# overlay colours, none of them the live run's left (blue) or right (orange) leg colour
-RUN_COLOURS = ("#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#d62728",
-               "#393b79", "#637939")
+# overlay colours (module doc): green, magenta, indigo, black, teal, brown, lilac, olive, dark red, violet
+RUN_COLOURS = ("#2ca02c", "#e7298a", "#490092", "#000000", "#009988", "#8c564b", "#bc80bd", "#999933", "#920000",
+               "#b66dff")
 
 
 def run_style(key: int) -> str:
-    """The overlay colour of the run with serial ``key`` (stable for the run's lifetime)."""
-    return RUN_COLOURS[key % len(RUN_COLOURS)]
+    """The overlay colour of the run with serial ``key`` (1, 2, ...; stable for the run's lifetime)."""
+    return RUN_COLOURS[(key - 1) % len(RUN_COLOURS)]
 
 
 @dataclass
@@ -49,6 +55,10 @@ class KeptRun:
     changes: list[dict[str, Any]] = field(default_factory=list)
     stance: str | None = None      # the signal holding the stance flags [l, r], if kept
     detail: str = ""               # dataset, preset, parameter changes (the inspector's tooltip)
+    dataset: str = ""              # the dataset it ran on (bundled name or file)
+    preset: str = ""               # the preset, "" for a diagram run as it is
+    # derived curves of this run (a kept run never changes): the % cycle view's mean cycles
+    cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def colour(self) -> str:

@@ -31,13 +31,19 @@ def cycle_mean_sd(t: np.ndarray, stance_l: np.ndarray, y: np.ndarray) -> tuple[n
 
 
 def cycle_xy(run: KeptRun, tr: Trace, factor: float) -> tuple[np.ndarray, np.ndarray] | None:
-    """The mean cycle of a kept run's trace (None without the signal, the stance flags or a cycle)."""
+    """The mean cycle of a kept run's trace (None without the signal, the stance flags or a cycle),
+    computed once per trace and display factor (``run.cache``: switching the x axis or the units
+    back and forth recomputes nothing)."""
     data = run.signals.get(tr.signal)
     if data is None or run.stance is None:
         return None
-    y = data if tr.col is None or data.ndim == 1 else data[:, tr.col]
-    mean, _, n = cycle_mean_sd(run.t, run.signals[run.stance][:, 0], y * (tr.scale * factor))
-    return (PCT, mean) if n else None
+    key = ("cycle", tr.signal, tr.col, tr.scale * factor)
+    if key not in run.cache:
+        y = data if tr.col is None or data.ndim == 1 else data[:, tr.col]
+        mean, _, n = cycle_mean_sd(run.t, run.signals[run.stance][:, 0], y * (tr.scale * factor))
+        run.cache[key] = (PCT, mean) if n else None
+    out: tuple[np.ndarray, np.ndarray] | None = run.cache[key]
+    return out
 
 
 class CycleBands:

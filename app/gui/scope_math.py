@@ -1,4 +1,5 @@
-"""Numerics of the scope curves: peak decimation for live display and trace statistics."""
+"""Numerics of the scope curves: peak decimation for live display, the corners of step signals
+(stance shading) and trace statistics."""
 
 from __future__ import annotations
 
@@ -6,7 +7,13 @@ import math
 
 import numpy as np
 
-__all__ = ["peak_decimate", "trace_stats"]
+__all__ = ["SAMPLES_PER_PX", "peak_decimate", "step_corners", "trace_stats"]
+
+# pyqtgraph's ``autoDownsampleFactor`` of the time scopes' curves (the live run's and the kept
+# runs'): samples kept per pixel column, of which peak mode then draws each column's min and max.
+# pyqtgraph's default, 5, drew every sample of a 10 s run at 1 ms in a 1300 px wide scope: 10 000
+# segments of a 2 px pen per curve at every repaint of a paused run.
+SAMPLES_PER_PX = 1.0
 
 
 def trace_stats(y: np.ndarray) -> tuple[float, float, float, float]:
@@ -47,3 +54,16 @@ def peak_decimate(t: np.ndarray, y: np.ndarray, bins: int, origin: int = 0) -> t
     idx[0::2] = base + np.minimum(i_min, i_max)
     idx[1::2] = base + np.maximum(i_min, i_max)
     return np.concatenate((t[:a], t[idx], t[m:])), np.concatenate((y[:a], y[idx], y[m:]))
+
+
+def step_corners(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The samples of a piecewise-constant signal ``y(t)`` (stance flags) that its polyline needs:
+    the first and the last sample and, around every change between samples ``k - 1`` and ``k``,
+    both of them. Joined by straight lines they draw exactly the polyline of all samples (in
+    between, ``y`` is constant), with ``4 * changes + 2`` points instead of ``len(y)``: 10 s of
+    walking at 1 ms, about 20 steps, is about 80 points instead of 10 000 to fill per paint."""
+    if y.size <= 2:
+        return t, y
+    k = np.flatnonzero(y[1:] != y[:-1]) + 1
+    idx = np.unique(np.concatenate(([0], k - 1, k, [y.size - 1])))
+    return t[idx], y[idx]

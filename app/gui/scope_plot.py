@@ -22,7 +22,7 @@ from app.gui.axes import use_opaque_grid
 from app.gui.run_store import KeptRun
 from app.gui.scope_cycle import CYCLE_LABEL, CycleBands, cycle_mean_sd, cycle_xy
 from app.gui.scope_legend import side_legend
-from app.gui.scope_math import peak_decimate, trace_stats
+from app.gui.scope_math import SAMPLES_PER_PX, peak_decimate, step_corners, trace_stats
 from app.gui.scope_overlay import FILLED_LABEL, ChangeMarkers, RunOverlay, fall_line, filled_bands, time_xy
 from app.gui.scope_specs import ScopeSpec, Trace
 from app.gui.session import SimSession
@@ -69,8 +69,8 @@ class Scope:
         self._label_bottom()
         plot.setClipToView(not self.is_xy)
         plot.setDownsampling(auto=not self.is_xy, mode="peak")
-        self.shades: list[pg.PlotDataItem] = []
-        if spec.shade_stance and not cycle:
+        self.shades: list[pg.PlotDataItem] = []      # empty in the % cycle view (:meth:`set_display`)
+        if spec.shade_stance:
             for col in (LEFT, RIGHT):
                 c = QtGui.QColor(col)
                 c.setAlpha(28)
@@ -84,7 +84,7 @@ class Scope:
         for tr in spec.traces:
             self._add_curve(tr)
         self._make_cursor()
-        self.overlay, self.markers, self.bands = RunOverlay(plot), ChangeMarkers(plot), CycleBands(plot)
+        self.overlay, self.markers, self.bands = RunOverlay(plot, self.legend), ChangeMarkers(plot), CycleBands(plot)
         self.stats: list[tuple[float, float, float, float]] = []
         self.fall_line: pg.InfiniteLine | None = None
         self.y_fitted = False               # y range held by fit_y_before
@@ -113,8 +113,7 @@ class Scope:
             c.setData([], [])
         self.mark_fall(None)
         self.markers.show([])
-        self.bands.clear()
-        self.overlay.clear()
+        self.bands.clear()     # the overlays stay: the stack's set_overlays updates them in place
         for band in self.filled:
             self.plot.removeItem(band)
         if self.filled:
@@ -127,6 +126,27 @@ class Scope:
             self._label_bottom()
         self.refreshed_at = self.stats_at = -math.inf
         self.stats = []
+        self.set_title()
+
+    def set_display(self, unit: str, factor: float, cycle: bool) -> None:
+        """Show the traces in ``unit`` (values times ``factor``) against time or, with ``cycle``,
+        % gait cycle, keeping the plot and its items (a units or x-axis switch rebuilds no plot
+        item; the stack's next refresh and :meth:`show_runs` put in the data)."""
+        if cycle != self.cycle:
+            self.cycle = cycle
+            self._label_bottom()
+            self.cursor.setVisible(not cycle)
+            for c in (*self.curves, *self.shades):
+                c.setData([], [])
+            self.bands.clear()
+            self.markers.show([])
+            if cycle:      # 0-100 % at once: the curves clip to the view, which still shows the time range
+                self.plot.setXRange(0.0, 100.0, padding=0.02)
+            else:
+                self.plot.enableAutoRange(axis="x")
+        if (unit, factor) != (self.unit, self.factor):
+            self.unit, self.factor = unit, factor
+            self.plot.setLabel("left", unit.replace("*", "·"), **{"font-size": "8pt"})
         self.set_title()
 
     def mark_filled(self, spans: list[tuple[float, float, str]]) -> None:
@@ -154,7 +174,7 @@ class Scope:
             self.y_fitted = True
 
     def _add_curve(self, tr: Trace) -> None:
-        curve = self.plot.plot(pen=trace_pen(tr), name=tr.label)
+        curve = self.plot.plot(pen=trace_pen(tr), name=tr.label, autoDownsampleFactor=SAMPLES_PER_PX)
         self.curves.append(curve)
 
     def thin_pens(self, on: bool) -> None:
@@ -214,8 +234,8 @@ class Scope:
             top = max((float(np.nanmax(np.abs(c.yData))) for c in self.curves if c.yData is not None and
                        c.yData.size and np.isfinite(c.yData).any()), default=1.0) * 1.05
             for i, item in enumerate(self.shades):
-                y = stance[:, i] * top
-                item.setData(*(peak_decimate(t, y, bins, lo) if bins else (t, y)))
+                x, y = step_corners(t, stance[:, i])
+                item.setData(x, y * top)
 
     def update_cycle(self, s: SimSession, t: np.ndarray, lo: int, hi: int, stance: np.ndarray | None) -> None:
         """Mean ± SD over the complete cycles of samples ``lo:hi`` (nothing without stance flags)."""

@@ -5,17 +5,21 @@ Each scope is a :class:`~app.gui.scope_plot.Scope` (traces against time) or an
 x axis (``setXLink`` to the first of them) and one cursor time.
 
 **Binding** (:meth:`ScopeStack.bind`, after every compile, never per frame) is incremental: a
-scope whose :meth:`~app.gui.scope_specs.ScopeSpec.shape` (title, pens, options) and display
-units are unchanged keeps its plot, axes, legend and curves (:meth:`Scope.reset` empties them);
-only the others are built again. A recompile with the same scopes (another dataset or preset)
-rebuilds no plot item. The scopes the user chose (signals added or removed, XY plots, a
-restored session layout) are kept across recompiles while the new diagram logs every signal
-they show; otherwise the default set comes back.
+scope whose :meth:`~app.gui.scope_specs.ScopeSpec.shape` (title, pens, options) is unchanged
+keeps its plot, axes, legend and curves (:meth:`Scope.reset` empties them; a time scope takes
+a new units mode or x axis in place, :meth:`Scope.set_display`, and the kept runs' overlays are
+updated in place, :class:`~app.gui.scope_overlay.RunOverlay`); only the others are built
+again. A recompile with the same scopes (another dataset or preset), a units switch or an
+x-axis switch rebuilds no time scope (an XY scope is built again for new units). The scopes
+the user chose (signals added or removed, XY plots, a restored session layout) are kept
+across recompiles while the new diagram logs every signal they show; otherwise the default
+set comes back.
 
 Two refresh modes keep the display cheap (measured with ``benchmarks/gui_fps.py``):
 
 * **paused** (:meth:`ScopeStack.refresh`): every scope gets the whole history (or the window),
-  the time axes are linked, y auto-ranges, pyqtgraph clips and peak-downsamples to the view;
+  the time axes are linked, y auto-ranges, pyqtgraph clips and peak-downsamples to the view
+  (:data:`~app.gui.scope_math.SAMPLES_PER_PX`: about two points per pixel column);
 * **live** (:meth:`ScopeStack.set_live`, :meth:`ScopeStack.refresh_live`): while running,
   the x links are cut and the *visible* scopes are refreshed round-robin, at most ``per_frame``
   per GUI frame and at about ``live_hz`` each, so one frame repaints one plot rather than seven.
@@ -136,9 +140,10 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             x_unit, x_factor = display_unit(spec.x_unit, self.units, mass)
             bottom = i == len(specs) - 1
             prev = old[i] if i < len(old) else None
-            if prev is not None and prev.spec.shape() == spec.shape() and prev.cycle == self.cycle and \
-                    (prev.unit, prev.factor) == (unit, factor) and \
-                    (not prev.is_xy or (prev.x_unit, prev.x_factor) == (x_unit, x_factor)):   # type: ignore[attr-defined]
+            if prev is not None and prev.spec.shape() == spec.shape() and (not prev.is_xy or (
+                    prev.cycle == self.cycle and (prev.unit, prev.factor) == (unit, factor)
+                    and (prev.x_unit, prev.x_factor) == (x_unit, x_factor))):   # type: ignore[attr-defined]
+                prev.set_display(unit, factor, self.cycle)     # a time scope switches units and x in place
                 prev.reset(spec, s, bottom)
                 self.scopes.append(prev)
                 continue
@@ -289,7 +294,8 @@ class ScopeStack(pg.GraphicsLayoutWidget):
         """Enter (``on``, the run starts) or leave (the run stops) live refreshing.
 
         Live: the time axes are unlinked so that refreshing one scope repaints only that plot,
-        the curves are drawn 1 px wide (:meth:`Scope.thin_pens`) and y auto-ranging is off
+        the curves are drawn 1 px wide (:meth:`Scope.thin_pens`), pyqtgraph's downsampling of
+        the live curves is off (their data come peak-decimated) and y auto-ranging is off
         (:meth:`Scope.sticky_y_range`). Leaving relinks the time axes
         to the first time scope, turns y auto-ranging back on and refreshes every scope in full.
         """
@@ -301,6 +307,9 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             sc.thin_pens(on)
             if sc.is_xy:
                 continue
+            for c in sc.curves:     # live data come peak-decimated (refresh_live): not twice. Set in
+                c.opts["autoDownsample"] = not on   # place: the next setData applies it (setDownsampling
+                # would recompute every curve now, for data replaced right after)
             if on:
                 sc.plot.enableAutoRange(axis="y", enable=False)
                 sc.refreshed_at = sc.stats_at = -math.inf

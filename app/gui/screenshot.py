@@ -11,12 +11,14 @@ import os
 import sys
 from pathlib import Path
 
+from app.defaults import DEFAULT_PRESET
+
 __all__ = ["DEFAULT_OUT", "take_screenshot"]
 
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "assets" / "screenshot.png"
 
 
-def take_screenshot(out: str | Path, run_for: float = 3.0, dataset: str = "", preset: str = "tracking",
+def take_screenshot(out: str | Path, run_for: float = 3.0, dataset: str = "", preset: str = DEFAULT_PRESET,
                     diagram: str | None = None, compare: list[str] | None = None,
                     size: tuple[int, int] = (1600, 1000)) -> Path:
     """Simulate ``run_for`` seconds and save the window as ``out`` (PNG), ``size`` (width, height)
@@ -40,6 +42,7 @@ def take_screenshot(out: str | Path, run_for: float = 3.0, dataset: str = "", pr
     win.run_control.set_running(True)
     while win.run_control.running:
         win.run_control.frame()
+    win.run_control.finish_ending()
     for d in win.errors.dialogs:   # a blow-up message would cover the window: keep it in the status bar
         d.close()
     win.scopes.refresh(full=False, stats=True)

@@ -1,11 +1,14 @@
-"""The one adapter between the GUI and the block-diagram engine (no Qt in this module).
+"""The GUI's adapter for *running* a block diagram (no Qt in this module).
 
-Every call the GUI makes into ``blocks`` goes through :class:`SimSession`, so only this
-module and its three helpers follow engine changes: :mod:`app.gui.session_catalog` (bundled
+Compiling, stepping, rewinding, reading the recorded signals and setting parameters of the run
+go through :class:`SimSession` and its three helpers: :mod:`app.gui.session_catalog` (bundled
 datasets, presets, diagram parameter values), :mod:`app.gui.session_reading` (recorded signals,
 units, block lookup: the read-only half, a mixin) and :mod:`app.gui.session_files` (session files,
-``*.gbsession.json``, behind :meth:`SimSession.save` and :meth:`SimSession.load`). A session
-holds:
+``*.gbsession.json``, behind :meth:`SimSession.save` and :meth:`SimSession.load`). Other GUI
+modules use ``blocks`` directly where they edit or list what is not a run: the diagram editor
+and views (``Diagram``, ``blocks.subsystems``), the palette (``BLOCK_TYPES``), the parameter panel
+(``ParamSpec``), the stick figure (mechanisms), Compare and Tuning (``blocks.executors``), the
+start-up and background compiles (``blocks.compiled``). A session holds:
 
 * the diagram as displayed and run (the loaded file with the preset applied; the UI fields
   carry the block positions of the canvas);
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from app.defaults import DEFAULT_PRESET
 from app.gui.session_catalog import (
     GAIN_NAMES,
     available_datasets,
@@ -95,7 +99,7 @@ class SimSession(SessionReading):
     dataset : str
         Bundled name or file; ``""`` = the diagram's dataset or the registry default.
     preset : str
-        ``"tracking"``, ``"emergent"``, ``"setpoint"``
+        ``"tracking"`` (default: :data:`app.defaults.DEFAULT_PRESET`), ``"emergent"``, ``"setpoint"``
         or ``"paper"`` (``blocks.library.presets``), applied to a copy of the diagram;
         ``""`` runs the diagram as it is.
     t_end : float, optional
@@ -104,7 +108,7 @@ class SimSession(SessionReading):
         Simulated seconds between timeline snapshots.
     """
 
-    def __init__(self, diagram: Diagram | str | Path | None = None, dataset: str = "", preset: str = "tracking",
+    def __init__(self, diagram: Diagram | str | Path | None = None, dataset: str = "", preset: str = DEFAULT_PRESET,
                  t_end: float | None = None, snapshot_every: float = 0.1, apply: bool = True,
                  spec: RunSpec | None = None) -> None:
         if spec is None:

@@ -9,10 +9,13 @@ from typing import Any
 
 from blocks import Diagram
 
-__all__ = ["GAIN_NAMES", "check_preset", "available_datasets", "available_presets", "default_dataset",
-           "diagram_value"]
+__all__ = ["GAIN_NAMES", "SOLVED_GAINS", "available_datasets", "available_presets", "check_preset",
+           "default_dataset", "diagram_value", "gain_refs", "solved_gait_blocks"]
 
 GAIN_NAMES = ("kp", "ki", "kd")
+#: the gains of a ``SolvedGait`` block's PD around the solution (:mod:`blocks.library.solved_gait`):
+#: stiffness [N m/rad] and damping [N m s/rad] of the hips, the knees and the trunk
+SOLVED_GAINS = ("kp_hip", "kd_hip", "kp_knee", "kd_knee", "kp_trunk", "kd_trunk")
 
 
 def diagram_value(diagram: Diagram, ref: str) -> Any:
@@ -47,3 +50,23 @@ def check_preset(name: str) -> None:
 
     if name:
         load_preset(name)
+
+
+def solved_gait_blocks(diagram: Diagram) -> list[str]:
+    """The ``SolvedGait`` blocks that read a solution (``source`` not ``off``, as under the ``emergent``
+    preset): their PD acts. A block with ``source = off`` outputs zero, so its gains do nothing."""
+    return [n for n, e in diagram.blocks.items() if e.type == "SolvedGait" and diagram.value(f"{n}.source") != "off"]
+
+
+def gain_refs(diagram: Diagram) -> list[str]:
+    """The gains a user tunes (the gain sliders, the Tuning tab): each PID's ``kp, ki, kd`` (and each
+    leg's ``[i]`` of a multi-channel PID), then the PD gains of each acting ``SolvedGait`` block."""
+    refs: list[str] = []
+    for b, e in diagram.blocks.items():
+        if e.type == "PID":
+            n = int(diagram.value(f"{b}.n"))
+            for g in GAIN_NAMES:
+                refs.append(f"{b}.{g}")
+                refs.extend(f"{b}.{g}[{i}]" for i in range(n) if n > 1)
+    refs += [f"{b}.{g}" for b in solved_gait_blocks(diagram) for g in SOLVED_GAINS]
+    return refs

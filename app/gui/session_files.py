@@ -19,6 +19,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.defaults import DEFAULT_PRESET
 from app.gui.session_catalog import GAIN_NAMES, diagram_value
 from blocks import Diagram
 from blocks.core import BlockError, DiagramError
@@ -65,7 +66,7 @@ def load_session(path: str | Path, cls: type[SimSession]) -> tuple[SimSession, d
             if diagram_value(diagram, ref) != value:
                 diagram.set_param(ref, value)
         t_end = data.get("t_end")
-        s = cls(diagram, str(data.get("dataset", "")), str(data.get("preset", "tracking")),
+        s = cls(diagram, str(data.get("dataset", "")), str(data.get("preset", DEFAULT_PRESET)),
                 t_end=float(t_end) if isinstance(t_end, (int, float)) and math.isfinite(t_end) else None,
                 apply=False)
     except KeyError as exc:

@@ -60,8 +60,9 @@ class SessionReading:
         return find_signal(self.diagram, type_name, port, self.runner.recorder.columns)
 
     def summary(self) -> dict[str, Any]:
-        """The ``summary.json`` dict of the run so far (:func:`app.runs.summarise`)."""
-        return summarise(self.runner.results(), self.built)
+        """The ``summary.json`` dict of the run so far (:func:`app.runs.summarise`), computed on
+        read-only views of the recorder (``results(copy=False)``): no copy of the whole log."""
+        return summarise(self.runner.results(copy=False), self.built)
 
     def blocks_of_type(self, type_name: str) -> list[str]:
         return [n for n, e in self.diagram.blocks.items() if e.type == type_name]

@@ -19,6 +19,7 @@ from typing import Any
 
 from PySide6 import QtCore
 
+from app.defaults import DEFAULT_PRESET
 from app.gui.main_window import MainWindow
 from app.gui.session import DEFAULT_DIAGRAM, SimSession
 from app.runs import RunSpec
@@ -39,7 +40,7 @@ def needs_first_compile(model: CompiledModel) -> bool:
     return not (cache_dir() / f"step_{key}.serial.ok").exists()
 
 
-def first_session(diagram: str | Path | None = None, dataset: str = "", preset: str = "tracking",
+def first_session(diagram: str | Path | None = None, dataset: str = "", preset: str = DEFAULT_PRESET,
                   t_end: float | None = None) -> tuple[SimSession, bool]:
     """The window's first session and whether its compiled engine is still to be compiled: built
     with the Python engine when the compiled step is not cached (module doc), else compiled."""
@@ -71,7 +72,7 @@ def compile_in_background(win: MainWindow) -> None:
     win.compiler.submit(plan, "preparing the compiled engine…", done, failed)
 
 
-def open_window(diagram: str | Path | None = None, dataset: str = "", preset: str = "tracking",
+def open_window(diagram: str | Path | None = None, dataset: str = "", preset: str = DEFAULT_PRESET,
                 settings: QtCore.QSettings | None = None) -> MainWindow:
     """Build the first session, show the window, then compile in the background if needed (module doc)."""
     session, pending = first_session(diagram, dataset, preset)

@@ -31,11 +31,12 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.handover import Mailbox
-from app.gui.session import GAIN_NAMES, SimSession
+from app.gui.session import SimSession
+from app.gui.session_catalog import gain_refs
 from app.gui.tuning_parts import AxisEditor, Job, TuningWorker
 from app.gui.tuning_plot import TuningPlot
 from app.tuning.objective import parse_objective
-from app.tuning.service import best_row, read_best, write_best
+from app.tuning.service import best_on_edge, best_row, edge_text, read_best, write_best
 
 __all__ = ["TuningPanel"]
 
@@ -53,6 +54,7 @@ class TuningPanel(QtWidgets.QWidget):
         self.session_source = session_source
         self.rows: list[dict[str, Any]] = []
         self.refs: list[str] = []
+        self._ranges: dict[str, tuple[float, float]] | None = None
         self.best: dict[str, Any] | None = None
         self.interrupted = False
         self._thread: QtCore.QThread | None = None
@@ -86,7 +88,7 @@ class TuningPanel(QtWidgets.QWidget):
         self.budget.setValue(20)
         self.budget.setToolTip("simulations allowed (optimise)")
         self.objective = QtWidgets.QComboBox()
-        self.objective.addItems(["default", "tracking"])
+        self.objective.addItems(["default", "tracking", "solved"])
         self.objective.setToolTip("objective (docs/tuning.md): default = tracking + trunk + effort + slip")
         self.workers = QtWidgets.QSpinBox()
         self.workers.setRange(0, max(1, os.cpu_count() or 1))
@@ -122,6 +124,11 @@ class TuningPanel(QtWidgets.QWidget):
         self.status.setWordWrap(True)
         self.status.setObjectName("panelStatus")
         lay.addWidget(self.status)
+        self.edge = QtWidgets.QLabel("")      # the best run on the edge of the range tried (a warning)
+        self.edge.setWordWrap(True)
+        self.edge.setStyleSheet("color:#b35c00; font-weight:bold")
+        self.edge.hide()
+        lay.addWidget(self.edge)
         self.plot = TuningPlot()
         lay.addWidget(self.plot, 3)
         self.table = QtWidgets.QTableWidget()
@@ -133,15 +140,10 @@ class TuningPanel(QtWidgets.QWidget):
 
     # ----------------------------------------------------------------- setup
     def bind(self) -> None:
-        """Offer the session's PID gains (both legs and each leg) as parameters, with ranges around
-        their current values (half to twice)."""
-        s = self.session_source()
-        refs = []
-        for b in s.blocks_of_type("PID"):
-            n = int(s.param_value(f"{b}.n"))
-            for g in GAIN_NAMES:
-                refs.append(f"{b}.{g}")
-                refs.extend(f"{b}.{g}[{i}]" for i in range(n) if n > 1)
+        """Offer the session's gains (:func:`~app.gui.session_catalog.gain_refs`: the PIDs', both legs
+        and each leg, and the solved gait's PD) as parameters, with ranges around their current
+        values (half to twice)."""
+        refs = gain_refs(self.session_source().diagram)
         for i, ed in enumerate(self.axes):
             ed.ref.blockSignals(True)
             ed.ref.clear()
@@ -237,10 +239,14 @@ class TuningPanel(QtWidgets.QWidget):
             self.status.setText(f"<span style='color:#c00'>{exc}</span>")
             return
         self.rows, self.best, self.interrupted = [], None, False
-        self.refs = [ed.axis().ref for ed in self.axes[:2 if self.use2.isChecked() else 1]]
+        axes = [ed.axis() for ed in self.axes[:2 if self.use2.isChecked() else 1]]
+        self.refs = [a.ref for a in axes]
+        # a sweep's edges are its grid's; an optimisation's its ranges
+        self._ranges = None if self.mode.currentIndex() == 0 else {a.ref: (a.lo, a.hi) for a in axes}
+        self.edge.hide()
         self.progress.setRange(0, total)
         self.progress.setValue(0)
-        self.plot.clear()
+        self.plot.blank()
         self.status.setText(f"running {total} simulation(s) of {self.duration.value():g} s …")
         self._thread = QtCore.QThread(self)
         self._worker = TuningWorker(job, self._mailbox)
@@ -301,6 +307,8 @@ class TuningPanel(QtWidgets.QWidget):
             + (f"optimiser: {out['message']}; " if out.get("message") and not self.interrupted else "")
             + (f"best objective {float(b['objective']):.4g} at run {b['run']}: " + self._describe(self.best)
                if b is not None else "no run walked to the end: nothing to apply"))
+        self.edge.setText(edge_text(best_on_edge(self.rows, self.refs, b, self._ranges), b or {}))
+        self.edge.setVisible(bool(self.edge.text()))
         self.done.emit()
 
     # ----------------------------------------------------------------- showing

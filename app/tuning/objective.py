@@ -4,12 +4,17 @@ r"""The tuning objective: one number per run, smaller is better.
 
     J = w_{track}\,\overline{RMS}_{joint} + w_{trunk}\,RMS_{trunk}
         + w_{effort}\,(\hat\tau_{hip} + \hat\tau_{knee})
+        + w_{solved}\,RMS^{sol}_{trunk} + w_{pd}\,100\,S_{pd}
         + w_{slip}\,\big[\max(0, s/s_{max} - 1) + \max(0, h/h_{max} - 1)\big]
         + P_{fail}
 
 * :math:`\overline{RMS}_{joint}` -- mean of the hip and knee RMS tracking errors of both legs [deg]
   (``rms_deg.hip_l .. knee_r`` of ``summary.json``); :math:`RMS_{trunk}` -- ``rms_deg.trunk`` [deg];
 * :math:`\hat\tau` -- peak hip / knee torque [N m/kg] (``peak_torque_nm_per_kg``), the effort term;
+* :math:`RMS^{sol}_{trunk}` -- the trunk's RMS distance from the posture solver's solution [deg]
+  (``solved_gait.trunk_rms_deg``) and :math:`S_{pd}` -- the solved gait's PD share of the stance
+  joint impulse (``solved_gait.pd_stance_share``, as a fraction; the term is per percent): how
+  tightly and how cheaply the diagram holds the solved gait (preset ``emergent``);
 * :math:`s` -- ``stance_slip_m_max`` [m], :math:`h` -- ``stance_height_m_max`` [m]; beyond the limits
   ``s_max = h_max = 1 cm`` (the walking targets of the bundled sets) the penalty grows by
   ``w_slip`` per limit exceeded, so it is continuous and an optimiser can follow it;
@@ -17,8 +22,10 @@ r"""The tuning objective: one number per run, smaller is better.
   (``fell_at_s`` set: :math:`t_{reached}` is then the time of the fall) or a metric is missing or not
   finite: always above any walking run, and smaller the longer the run lasted.
 
-Defaults: ``track = 1``, ``trunk = 1`` (deg), ``effort = 0.1`` deg per N m/kg, ``slip = 100`` deg,
-``fail = 1000`` deg. ``--objective`` takes ``default``, ``tracking`` (effort weight 0),
+Defaults: ``track = 1``, ``trunk = 1`` (deg), ``effort = 0.1`` deg per N m/kg, ``solved = pd = 0``,
+``slip = 100`` deg, ``fail = 1000`` deg. ``--objective`` takes ``default``, ``tracking`` (effort weight 0),
+``solved`` (the solved gait held: ``solved = 1``, ``pd = 0.01`` deg per percent, ``effort = 0.1``, and no
+term that compares with the recording, whose posture under ``emergent`` is a result, not a target),
 overrides such as ``track=1,effort=0.5``, or ``metric:COLUMN`` to minimise one flattened metric
 column of ``sweep.csv`` (e.g. ``metric:rms_deg.knee_l``).
 """
@@ -44,6 +51,8 @@ class Objective:
     track: float = 1.0
     trunk: float = 1.0
     effort: float = 0.1
+    solved: float = 0.0
+    pd: float = 0.0
     slip: float = 100.0
     fail: float = 1000.0
     slip_max_m: float = 0.01
@@ -73,12 +82,15 @@ class Objective:
         trunk = _num(row.get("rms_deg.trunk"))
         effort = _num(row.get("peak_torque_nm_per_kg.hip")) + _num(row.get("peak_torque_nm_per_kg.knee"))
         slip, height = _num(row.get("stance_slip_m_max")), _num(row.get("stance_height_m_max"))
-        terms = [*vals, trunk, effort, slip, height]
-        if row.get("status") != "ok" or fell or not all(math.isfinite(v) for v in terms):
+        held = _num(row.get("solved_gait.trunk_rms_deg")) if self.solved else 0.0
+        share = _num(row.get("solved_gait.pd_stance_share")) if self.pd else 0.0
+        used = [v for v, w in ((sum(vals), self.track), (trunk, self.trunk)) if w] + [effort, slip, height, held, share]
+        if row.get("status") != "ok" or fell or not all(math.isfinite(v) for v in used):
             return self.failure(row)
         excess = max(0.0, slip / self.slip_max_m - 1.0) + max(0.0, height / self.height_max_m - 1.0)
-        return (self.track * sum(vals) / len(vals) + self.trunk * trunk + self.effort * effort
-                + self.slip * excess)
+        joints = self.track * sum(vals) / len(vals) if self.track else 0.0
+        return (joints + (self.trunk * trunk if self.trunk else 0.0) + self.effort * effort + self.solved * held
+                + self.pd * 100.0 * share + self.slip * excess)
 
 
 def _num(v: Any) -> float:
@@ -88,12 +100,14 @@ def _num(v: Any) -> float:
 
 
 def parse_objective(text: str | None) -> Objective:
-    """``default`` | ``tracking`` | ``name=value,...`` | ``metric:COLUMN`` (see module docstring)."""
+    """``default`` | ``tracking`` | ``solved`` | ``name=value,...`` | ``metric:COLUMN`` (module docstring)."""
     text = (text or "default").strip()
     if text == "default":
         return Objective()
     if text == "tracking":
         return Objective(effort=0.0)
+    if text == "solved":
+        return Objective(track=0.0, trunk=0.0, solved=1.0, pd=0.01)
     if text.startswith("metric:"):
         col = text[len("metric:"):].strip()
         if not col:
@@ -103,7 +117,7 @@ def parse_objective(text: str | None) -> Objective:
     out = Objective()
     for item in text.split(","):
         if "=" not in item:
-            raise UserError(f"--objective {text!r}: expected default, tracking, metric:COLUMN or "
+            raise UserError(f"--objective {text!r}: expected default, tracking, solved, metric:COLUMN or "
                             f"weights like track=1,effort=0.1 (weights: {', '.join(sorted(names))})")
         key, val = (s.strip() for s in item.split("=", 1))
         if key not in names:

@@ -7,6 +7,9 @@
   :func:`app.tuning.worker.run_one`), with the ``cancel`` event and ``on_row`` callback;
 * :func:`best_row` -- the row of smallest objective among the runs whose status is ``ok``: a run
   that fell, failed or could not start is never the best, whatever its objective;
+* :func:`best_on_edge` -- the parameters whose best value lies on the edge of what was tried (the
+  grid's first or last value, or within 2 % of an optimisation's range from either end): the
+  optimum may lie outside, so the range wants widening;
 * :func:`write_best` / :func:`read_best` -- ``best.json``, ``{"set": {"block.param": value}}``,
   the file ``gaitblocks tune`` writes and ``gaitblocks run --set-file`` and the GUI read.
   Values are numbers, or lists of numbers for per-joint parameters; keys may name one item
@@ -33,7 +36,8 @@ from models.errors import UserError
 if TYPE_CHECKING:
     from app.runs import RunSpec
 
-__all__ = ["best_row", "grid_sweep", "read_best", "sweep_points", "sweep_specs", "write_best"]
+__all__ = ["EDGE_FRACTION", "best_on_edge", "best_row", "edge_text", "grid_sweep", "read_best", "sweep_points",
+           "sweep_specs", "write_best"]
 
 
 def sweep_points(base: RunSpec, axes: Sequence[Axis],
@@ -71,6 +75,43 @@ def best_row(rows: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     ok = [r for r in rows if r.get("status") == "ok" and isinstance(r.get("objective"), (int, float))
           and math.isfinite(float(r["objective"]))]
     return min(ok, key=lambda r: float(r["objective"])) if ok else None
+
+
+EDGE_FRACTION = 0.02   # an optimisation's best within this fraction of its range from an end is on the edge
+
+
+def best_on_edge(rows: Sequence[Mapping[str, Any]], refs: Sequence[str], best: Mapping[str, Any] | None,
+                 ranges: Mapping[str, tuple[float, float]] | None = None) -> dict[str, str]:
+    """``{ref: "lower" | "upper"}`` for each of ``refs`` whose ``best`` value is at an edge: of the
+    values the rows swept (a grid; a parameter swept at one value has no edge), or, with
+    ``ranges`` (an optimisation's ``(lo, hi)``), within :data:`EDGE_FRACTION` of the range from an end."""
+    out: dict[str, str] = {}
+    if best is None:
+        return out
+    for ref in refs:
+        v = float(best[ref])
+        if ranges is not None and ref in ranges:
+            lo, hi = (float(x) for x in ranges[ref])
+            tol = EDGE_FRACTION * (hi - lo)
+        else:
+            values = sorted({float(r[ref]) for r in rows if isinstance(r.get(ref), (int, float))})
+            if len(values) < 2:
+                continue
+            lo, hi, tol = values[0], values[-1], 0.0
+        if v <= lo + tol:
+            out[ref] = "lower"
+        elif v >= hi - tol:
+            out[ref] = "upper"
+    return out
+
+
+def edge_text(edges: Mapping[str, str], best: Mapping[str, Any]) -> str:
+    """A warning naming each parameter of ``edges`` (:func:`best_on_edge`) with its value, or ``""``."""
+    if not edges:
+        return ""
+    parts = [f"{ref} = {float(best[ref]):.4g} (the {side} end)" for ref, side in edges.items()]
+    return ("the best run lies on the edge of the range tried: " + ", ".join(parts)
+            + "; the optimum may lie beyond it: widen the range")
 
 
 def write_best(path: Path, values: Mapping[str, Any]) -> None:

@@ -87,3 +87,17 @@ def initial_guess(inputs: CycleInputs, params: BipedParams, stride: float, footp
             beta[swing], gamma[swing] = b[swing], g[swing]
         q[:, 3 + foot], q[:, 5 + foot] = beta, gamma
     return q
+
+
+def resample(q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, stride: float, n_new: int) -> tuple[np.ndarray, ...]:
+    """A solution's ``q, qd, qdd`` on ``n`` nodes, linearly interpolated onto ``n_new`` nodes of the
+    same cycle (mesh refinement): periodic, with ``q`` shifted one stride in x after the period."""
+    n = q.shape[0]
+    s_old, s_new = np.arange(n + 1) / n, np.arange(n_new) / n_new
+    shift = np.zeros(7)
+    shift[0] = stride
+    out = []
+    for a, d in ((q, shift), (qd, 0.0 * shift), (qdd, 0.0 * shift)):
+        ext = np.vstack([a, a[0] + d])
+        out.append(np.column_stack([np.interp(s_new, s_old, ext[:, j]) for j in range(7)]))
+    return tuple(out)

@@ -146,6 +146,25 @@ def _cop_usable(ds: GaitDataset, leg_length: float) -> tuple[bool, str]:
     return True, ""
 
 
+def cop_speed(ds: GaitDataset) -> float | None:
+    """The walking speed [m/s] the force plates record: the median, over pairs of successive whole
+    contacts of one foot, of the step of their mean CoPs over the time between their mid-contacts;
+    None without a CoP or without two whole contacts of one foot. It reads the GRF recording only;
+    on a treadmill belt (CoP in the belt's frame) it is near 0, which the caller rejects."""
+    if ds.cop_x is None:
+        return None
+    speeds = []
+    for foot, contacts in enumerate(_contacts(ds)):
+        whole = [c for c in contacts if c.complete]
+        marks: list[tuple[float, float]] = []
+        for c in whole:
+            anchor = _cop_anchor(ds, c, foot)
+            if anchor is not None:
+                marks.append((0.5 * (c.on_s + c.off_s), anchor))
+        speeds += [(a1 - a0) / (t1 - t0) for (t0, a0), (t1, a1) in zip(marks[:-1], marks[1:]) if t1 > t0]
+    return float(np.median(speeds)) if speeds else None
+
+
 def _interp(ds: GaitDataset, t: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.column_stack([np.interp(t, ds.t, v) for v in np.atleast_2d(values.T)])
 

@@ -59,7 +59,7 @@ import numpy as np
 
 from models.params import BipedParams
 from models.posture.dynamics import SymbolicBiped
-from models.posture.guess import footprint_guess, initial_guess, periodic_rates, stride_guess
+from models.posture.guess import footprint_guess, initial_guess, periodic_rates, resample, stride_guess
 from models.posture.inputs import CycleInputs
 
 __all__ = ["SolverOptions", "PostureSolution", "solve_posture", "STAGES"]
@@ -83,6 +83,7 @@ class SolverOptions:
     max_iter: int = 3000            # IPOPT iterations of the last stage
     stage_iter: int = 150           # IPOPT iterations of each continuation stage before the last
     tol: float = 1e-8
+    mumps_pivtol: float = 1e-2      # MUMPS pivot tolerance (IPOPT's 1e-6 ends 200 nodes in Restoration_Failed)
     stages: tuple[str, ...] = STAGES
     print_level: int = 0
     guess_lean_deg: float = 0.0     # trunk angle of the first guess [deg] (robustness checks)
@@ -108,7 +109,7 @@ class PostureSolution:
     cop_offsets: np.ndarray  # (runs,) m: each foot point behind its stance's mean CoP (mz = (d - e) F_y)
     trunk_com_shift: float   # m: the RRA-style trunk CoM adjustment (0 unless SolverOptions.rra_m > 0)
     mz: np.ndarray           # (n, 2) N m: the ground moment on each shank, (d - e_s) F_y (ccw +)
-    status: str              # "converged" | "failed"
+    status: str              # "converged" | "failed" | "interrupted" (progress asked to stop)
     message: str
     iterations: int
     objective: float
@@ -200,14 +201,16 @@ class _Problem:
         self.solver: Any = None
         self.stage_solver: Any = None
 
-    def make_solver(self, callback: Callable[[int, float, float], None] | None) -> None:
+    def make_solver(self, callback: Callable[[int, float, float], bool] | None) -> None:
         opts: dict[str, Any] = {
             "ipopt.max_iter": self.options.max_iter, "ipopt.tol": self.options.tol,
+            "ipopt.mumps_pivtol": self.options.mumps_pivtol,
+            "ipopt.mumps_pivtolmax": max(0.5, self.options.mumps_pivtol),
             "ipopt.print_level": self.options.print_level, "print_time": False,
             "ipopt.mu_strategy": "adaptive", "ipopt.linear_solver": "mumps", "ipopt.sb": "yes",
         }
         if callback is not None:
-            self._callback = _Progress(self.nx, len(self.lbg), callback)
+            self._callback = _Progress(self.nx, self.lbg, self.ubg, callback)
             opts["iteration_callback"] = self._callback
         self.solver = ca.nlpsol("posture", "ipopt", self.nlp, opts)
         # a continuation stage only has to bring the guess near: it stops after stage_iter iterations
@@ -241,11 +244,13 @@ class _Problem:
 
 
 class _Progress(ca.Callback):
-    """IPOPT iteration callback: calls ``report(iteration, objective, constraint violation)``."""
+    """IPOPT iteration callback: calls ``report(iteration, objective, constraint violation)``; when
+    that returns True, IPOPT stops (``User_Requested_Stop``)."""
 
-    def __init__(self, nx: int, ng: int, report: Callable[[int, float, float], None]) -> None:
+    def __init__(self, nx: int, lbg: np.ndarray, ubg: np.ndarray, report: Callable[[int, float, float], bool]) -> None:
         ca.Callback.__init__(self)
-        self.nx, self.ng, self.report, self.count = nx, ng, report, 0
+        self.nx, self.ng, self.report, self.count = nx, len(lbg), report, 0
+        self.lbg, self.ubg = lbg, ubg
         self.construct("progress", {})
 
     def get_n_in(self) -> int:
@@ -272,23 +277,31 @@ class _Progress(ca.Callback):
 
     def eval(self, arg: Any) -> list[Any]:
         self.count += 1
-        self.report(self.count, float(arg[ca.nlpsol_out().index("f")]), 0.0)
-        return [0]
+        g = np.asarray(arg[ca.nlpsol_out().index("g")]).ravel()
+        viol = float(np.max(np.maximum(self.lbg - g, 0.0) + np.maximum(g - self.ubg, 0.0), initial=0.0))
+        return [1 if self.report(self.count, float(arg[ca.nlpsol_out().index("f")]), viol) else 0]
+
+
+def _same_runs(a: CycleInputs, b: CycleInputs) -> bool:
+    """Whether two node sets of one cycle have the same stances in the same order (a solution on
+    one can start the other)."""
+    return [(r.foot, bool(r.wrapped.any())) for r in a.runs] == [(r.foot, bool(r.wrapped.any())) for r in b.runs]
 
 
 def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptions | None = None,
                   warm: PostureSolution | None = None,
-                  progress: Callable[[str, int, float, float], None] | None = None) -> PostureSolution:
-    """Solve ``inputs`` (module doc). ``warm``: a neighbouring solution on the same nodes to start
-    from (its last stage only is solved). ``progress(stage, iteration, objective, violation)``."""
+                  progress: Callable[[str, int, float, float], bool | None] | None = None) -> PostureSolution:
+    """Solve ``inputs`` (module doc). ``warm``: a neighbouring solution to start from (its last stage
+    only is solved): on the same nodes with its multipliers, or on other nodes of the same cycle,
+    interpolated (mesh refinement). ``progress(stage, iteration, objective, violation)`` is called per
+    IPOPT iteration; when it returns True the solve stops there with status ``interrupted``."""
     options = options or SolverOptions()
     start = time.perf_counter()
     prob = _Problem(inputs, params, options)
     stage_name = ["kinematic"]
 
-    def report(it: int, f: float, viol: float) -> None:
-        if progress is not None:
-            progress(stage_name[0], it, f, viol)
+    def report(it: int, f: float, viol: float) -> bool:
+        return bool(progress is not None and progress(stage_name[0], it, f, viol))
 
     prob.make_solver(report if progress is not None else None)
     n, h = inputs.n, inputs.period / inputs.n
@@ -301,6 +314,12 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
             and warm.lam_g.shape[0] == len(prob.lbg):
         x0 = warm.raw.copy()
         stages: tuple[str, ...] = (options.stages[-1],)
+    elif warm is not None and warm.converged and _same_runs(warm.inputs, inputs):  # mesh refinement
+        q, qd, qdd = resample(warm.q, warm.qd, warm.qdd, warm.stride, n)
+        x0 = np.concatenate([q.ravel(), qd.ravel(), qdd.ravel(), [warm.stride], warm.footprints,
+                             warm.cop_offsets, [warm.trunk_com_shift]])
+        stages = (options.stages[-1],)
+        warm = None  # its multipliers belong to other nodes
     else:
         q = initial_guess(inputs, params, stride, prints, options.guess_lean_deg)
         shift = np.zeros(7)
@@ -328,6 +347,8 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
         lam_g = np.asarray(sol["lam_g"]).ravel()
         log.append({"stage": stage, "status": stats["return_status"], "iterations": int(stats["iter_count"]),
                     "objective": float(sol["f"]), "time_s": time.perf_counter() - t_stage})
+        if stats["return_status"] == "User_Requested_Stop":
+            break
     x = x0
     gen, *_ = prob.terms(x)
     gen = np.asarray(gen)
@@ -337,6 +358,7 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
     g_val = np.asarray(ca.Function("g", [prob.nlp["x"]], [prob.nlp["g"]])(x)).ravel()
     viol = float(np.max(np.maximum(prob.lbg - g_val, 0.0) + np.maximum(g_val - prob.ubg, 0.0)))
     ok = bool(stats.get("success", False)) and viol < 1e-6
+    stopped = stats.get("return_status") == "User_Requested_Stop"
     offsets = x[21 * n + 1 + prob.n_runs:21 * n + 1 + 2 * prob.n_runs]
     fy = inputs.grf[:, [1, 3]]
     mz = inputs.cop_d * fy
@@ -351,7 +373,7 @@ def solve_posture(inputs: CycleInputs, params: BipedParams, options: SolverOptio
         residual=np.column_stack([gen[0], gen[1], -gen[2]]), stride=float(x[21 * n]),
         footprints=x[21 * n + 1:21 * n + 1 + prob.n_runs].copy(),
         cop_offsets=offsets.copy(), mz=mz,
-        trunk_com_shift=float(x[-1]), status="converged" if ok else "failed",
+        trunk_com_shift=float(x[-1]), status="interrupted" if stopped else "converged" if ok else "failed",
         message=str(stats.get("return_status", "")), iterations=sum(s["iterations"] for s in log),
         objective=float(sol["f"]), constraint_violation=viol, solve_time_s=time.perf_counter() - start,
         stage_log=log, raw=x.copy(), lam_g=lam_g)

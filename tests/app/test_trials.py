@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -84,7 +85,7 @@ def test_compare_trials_end_to_end(shared_data: Path, tmp_path: Path, capsys: py
     (tmp_path / "trials.csv").write_text("\n".join(rows) + "\n")
     out = tmp_path / "out"
     code = main(["compare", "--trials", str(tmp_path / "trials.csv"), "--duration", "4", "--workers", "2",
-                 "--out", str(out)])
+                 "--preset", "tracking", "--out", str(out)])  # the real trials have no solved gait (next test)
     printed = capsys.readouterr().out
     assert code == 0, printed
     stats = json.loads((out / "conditions.json").read_text())
@@ -98,3 +99,36 @@ def test_compare_trials_end_to_end(shared_data: Path, tmp_path: Path, capsys: py
     for png in ("trunk.png", "knee.png", "grf_vertical.png"):
         assert (out / png).stat().st_size > 10_000
     assert "overground" in printed and "±" in printed
+
+
+def test_a_trial_without_a_solved_gait_is_reported_as_such(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Under the default ``emergent`` preset a trial whose posture solve found no gait is a row that says
+    so (``no_solution``, no numbers), the other trials still run, and the command exits 1."""
+    import app.runs
+    from app.defaults import COMPARE_PRESET
+    from app.solved import NoSolution
+
+    real_run = app.runs.run
+    seen: list[str | None] = []
+
+    def run(spec: app.runs.RunSpec) -> app.runs.RunResult:
+        seen.append(spec.preset)
+        if spec.dataset == "barefoot":
+            raise NoSolution("barefoot", "implausible", "the optimum needs a joint torque of 9.1 N m/kg")
+        return real_run(replace(spec, preset="tracking"))  # the walked solution is not what this test is about
+
+    monkeypatch.setattr(app.runs, "run", run)
+    (tmp_path / "trials.csv").write_text("condition,subject,grf\nsneakers,s1,sneakers\nbarefoot,s1,barefoot\n")
+    code = main(["compare", "--trials", str(tmp_path / "trials.csv"), "--duration", "2", "--workers", "1",
+                 "--out", str(tmp_path / "out")])
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert seen == [COMPARE_PRESET, COMPARE_PRESET]
+    stats = json.loads((tmp_path / "out" / "conditions.json").read_text())
+    assert stats["sneakers"]["ok"] == 1 and stats["sneakers"]["trunk mean [deg]"]["n"] >= 1
+    assert stats["barefoot"]["ok"] == 0 and stats["barefoot"]["cycles"] == 0
+    assert stats["barefoot"]["trunk mean [deg]"]["n"] == 0
+    row = next(r for r in (tmp_path / "out" / "conditions.md").read_text().splitlines() if r.startswith("| barefoot"))
+    assert "n/a" in row and not any(ch.isdigit() for ch in row.split("|")[4])
+    assert "barefoot/s1: run no_solution" in printed and "implausible" in printed

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -33,9 +35,16 @@ def window(qtbot, settings: QtCore.QSettings) -> Iterator[MainWindow]:
     win.close()
 
 
+def given(curve: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The data a scope gave ``curve`` (a ``PlotDataItem``), before pyqtgraph peak-downsamples it
+    to the view's pixel columns (``getData()`` returns what is drawn)."""
+    return curve.xData, curve.yData
+
+
 def run_until(qtbot, win: MainWindow, t: float) -> None:
     """Press Run and let the timer step until the session reaches ``t`` (or stops)."""
     win.session.t_end = t
     win.run_control.set_running(True)
     qtbot.waitUntil(lambda: win.session.time >= t - 1e-9 or not win.run_control.running, timeout=30000)
     win.run_control.set_running(False)
+    win.run_control.finish_ending()     # a run that reached its end: evaluated and kept now, not a turn later

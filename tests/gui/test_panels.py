@@ -11,6 +11,7 @@ import pyqtgraph as pg
 import pytest
 from PySide6 import QtCore, QtWidgets
 
+from app.defaults import COMPARE_PRESET
 from app.gui import export
 from app.gui.compare_view import CompareView, load_compare
 from app.gui.main_window import MainWindow
@@ -117,7 +118,7 @@ def test_compare_view_two_datasets_in_worker(qtbot) -> None:
     view.duration.setValue(4.0)
     with qtbot.waitSignal(view.done, timeout=10000):
         view.start(["barefoot", "high_heels"])
-    assert calls == [("barefoot", "tracking", 4.0), ("high_heels", "tracking", 4.0)]
+    assert calls == [("barefoot", COMPARE_PRESET, 4.0), ("high_heels", COMPARE_PRESET, 4.0)]   # the solved gait
     assert view.table_rows() == [["condition", "stride [m]"], ["barefoot", "1.20"], ["high_heels", "2.20"]]
     curves = view.plot_items["grf_ly_bw"].listDataItems()
     assert [float(c.getData()[1][50]) for c in curves] == [pytest.approx(1.0), pytest.approx(1.1)]

@@ -8,7 +8,7 @@ import pytest
 from app.gui.main_window import MainWindow
 from app.gui.run_store import KeptRun, RunStore
 from app.gui.scope_specs import DEG
-from tests.gui.conftest import run_until
+from tests.gui.conftest import given, run_until
 
 pytestmark = pytest.mark.gui
 
@@ -55,10 +55,10 @@ def test_two_runs_with_different_gains_are_kept_and_overlaid(qtbot, window: Main
     assert [r.key for r in ins.ticked()] == [r1.key, r2.key]
     hip = window.scopes.scopes[0]                            # hip flexion: L, L ref, R, R ref
     for r, q in ((r1, q1), (r2, q2)):
-        x, y = hip.overlay.curves[(r.key, 0)].getData()
+        x, y = given(hip.overlay.curves[(r.key, 0)])
         np.testing.assert_allclose(x, r.t)
         np.testing.assert_allclose(y, q[:, 3] * DEG)
-        _, y_r = hip.overlay.curves[(r.key, 2)].getData()
+        _, y_r = given(hip.overlay.curves[(r.key, 2)])
         np.testing.assert_allclose(y_r, q[:, 4] * DEG)
     pens = {hip.overlay.curves[(r.key, 0)].opts["pen"].color().name() for r in (r1, r2)}
     assert pens == {r1.colour, r2.colour} and len(pens) == 2

@@ -13,7 +13,7 @@ from app.gui.main_window import MainWindow
 from app.gui.scope_browser import open_browser
 from app.gui.scope_cycle import cycle_mean_sd
 from app.gui.scope_specs import DEG
-from tests.gui.conftest import run_until
+from tests.gui.conftest import given, run_until
 
 pytestmark = pytest.mark.gui
 
@@ -42,7 +42,7 @@ def test_browser_filters_by_text_and_adds_the_chosen_signal(qtbot, window: MainW
     knee = window.scopes.scopes[1]
     tr = knee.spec.traces[-1]
     assert (tr.signal, tr.col, tr.label) == ("switch.knee", 1, "switch.knee[r]")
-    _, y = knee.curves[-1].getData()
+    _, y = given(knee.curves[-1])
     np.testing.assert_allclose(y, s.recorded("switch.knee")[:, 1])
     # to a new scope: a search with a single match adds it without a selection
     dlg.search.setText("kin.head y")
@@ -77,17 +77,17 @@ def test_body_weight_units_divide_by_the_models_weight(qtbot, window: MainWindow
     assert m == pytest.approx(55.33, abs=0.01)              # the default model's mass [kg]
     grf = _scope(window, "Vertical GRF")
     assert grf.unit == "BW"
-    _, y = grf.curves[0].getData()
+    _, y = given(grf.curves[0])
     np.testing.assert_allclose(y, s.recorded("grf.F")[:, 1] / (m * 9.81))
     assert 0.8 < float(np.max(y)) < 1.4                       # a walking vertical GRF peak, in body weights
     hip = _scope(window, "Hip torque")
     assert hip.unit == "N*m/kg"
-    _, y = hip.curves[0].getData()
+    _, y = given(hip.curves[0])
     np.testing.assert_allclose(y, s.recorded("grf_match.tau")[:, 0] / m)  # the torque the body gets
     knee_angle = _scope(window, "Knee flexion γ")
     assert knee_angle.unit == "deg" and knee_angle.factor == 1.0          # angles unchanged
     window.scope_panel.units.setCurrentIndex(0)
-    _, y = _scope(window, "Vertical GRF").curves[0].getData()
+    _, y = given(_scope(window, "Vertical GRF").curves[0])
     np.testing.assert_allclose(y, s.recorded("grf.F")[:, 1])
 
 
@@ -118,14 +118,14 @@ def test_percent_cycle_view_shows_the_hand_computed_mean(qtbot, window: MainWind
     rows = [np.interp(np.linspace(0, 100, 101), np.linspace(0, 100, b - a + 1), beta[a:b + 1])
             for a, b in zip(land[:-1], land[1:])]
     hip = window.scopes.scopes[0]
-    x, y = hip.curves[0].getData()
+    x, y = given(hip.curves[0])
     np.testing.assert_allclose(x, np.linspace(0, 100, 101))
     np.testing.assert_allclose(y, np.mean(rows, axis=0))
     assert len(hip.bands.items) == 2                          # L and R solid traces get a band
     # the run was kept when it ended: overlaid, its mean cycle is the same hand-computed mean
     run = window.inspector.store.runs[-1]
     window.inspector.set_ticked(run.key, True)
-    xo, yo = window.scopes.scopes[0].overlay.curves[(run.key, 0)].getData()
+    xo, yo = given(window.scopes.scopes[0].overlay.curves[(run.key, 0)])
     np.testing.assert_allclose(xo, np.linspace(0, 100, 101))
     np.testing.assert_allclose(yo, np.mean(rows, axis=0))
     assert "gait cycle" in window.scopes.scopes[-1].plot.getAxis("bottom").labelText
@@ -136,7 +136,7 @@ def test_csv_export_covers_the_whole_run_with_units(qtbot, window: MainWindow, t
     run_until(qtbot, window, 2.0)
     window.scopes.follow, window.scopes.window_s = True, 0.5
     window.scopes.refresh()                                  # the view shows only the last 0.5 s
-    x, _ = window.scopes.scopes[0].curves[0].getData()
+    x, _ = given(window.scopes.scopes[0].curves[0])
     assert x[0] == pytest.approx(1.5, abs=0.01)
     window.scope_panel.units.setCurrentIndex(1)
     path = window.scope_panel.export("csv", tmp_path / "scopes.csv")

@@ -13,7 +13,7 @@ from app.gui.scope_specs import DEG
 from app.gui.scope_xy import XYScope
 from app.gui.scopes import column_unit
 from app.gui.session import SimSession
-from tests.gui.conftest import run_until
+from tests.gui.conftest import given, run_until
 
 pytestmark = pytest.mark.gui
 
@@ -138,7 +138,7 @@ def test_a_recompile_reuses_the_plots_and_shows_the_new_run(qtbot, window: MainW
     run_until(qtbot, window, 0.3)
     s = window.session
     hip = stack.scopes[0]
-    np.testing.assert_allclose(hip.curves[0].getData()[1], s.recorded(hip.spec.traces[0].signal)[:, 3] * DEG)
+    np.testing.assert_allclose(given(hip.curves[0])[1], s.recorded(hip.spec.traces[0].signal)[:, 3] * DEG)
     stack.remove_scope(len(stack.scopes) - 1)          # a different layout builds only what changed
     assert stack.built == built and [sc.plot for sc in stack.scopes] == plots[:-1]
 

@@ -77,3 +77,38 @@ def test_run_reports_the_radius_and_takes_an_override(shared_data: Path, tmp_pat
     assert main([*args, "--foot-radius", "0", "--out", str(tmp_path / "b")]) == 0
     assert json.loads((tmp_path / "b" / "summary.json").read_text())["model"]["foot_radius_m"] == 0.0
     assert main([*args, "--foot-radius", "-2", "--out", str(tmp_path / "c")]) == 2
+
+
+def test_the_setpoint_preset_takes_a_radius_that_reads_no_recorded_posture(shared_data: Path, tmp_path: Path) -> None:
+    """Issue 30 §7: under ``setpoint`` (its posture is an output) the radius is the fixed roll-over one,
+    the same whatever the recorded trunk and stance angles are; ``tracking`` (posture an input) fits it."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from app.runs import RunSpec, build
+    from app.walking_run import foot_rule, model_for
+    from models.footfit import ROLLOVER_FRACTION, fixed_foot_radius
+
+    ds = load_dataset(str(shared_data / SUBJECT01[0]), kinematics=str(shared_data / SUBJECT01[1]))
+    assert ds.angles is not None
+    bent = ds.angles.copy()                 # [alpha, beta_l, beta_r, gamma_l, gamma_r]
+    bent[:, 0] += np.deg2rad(10.0)          # the trunk leans 10 deg more
+    bent[:, 3:5] += np.deg2rad(8.0)         # both knees flex 8 deg more
+    edited = replace(ds, angles=bent)
+    params = BipedParams.scaled(mass=72.6, height=1.8)
+    assert fixed_foot_radius(edited, params) == fixed_foot_radius(ds, params) == ROLLOVER_FRACTION * params.leg_length
+    assert fit_foot_radius(edited, params).radius != pytest.approx(fit_foot_radius(ds, params).radius, abs=1e-3)
+    assert fixed_foot_radius(load_dataset("sneakers"), params) == 0.0    # generated for the point foot
+    assert foot_rule(RunSpec(preset="setpoint")) == "fixed" and foot_rule(RunSpec(preset="tracking")) == "fit"
+    d = Diagram("x", sections={MODEL: ModelSettings(mass_kg=72.6, height_m=1.8)})
+    assert model_for(d, edited, "fixed").foot_radius == pytest.approx(ROLLOVER_FRACTION * params.leg_length)
+    spec = RunSpec(dataset=str(shared_data / SUBJECT01[0]), kinematics=str(shared_data / SUBJECT01[1]),
+                   mass=72.6, height=1.8, duration=0.05)
+    built = {p: build(replace(spec, preset=p)) for p in ("setpoint", "tracking")}
+    from blocks.library.context import biped_of
+
+    leg = biped_of(built["setpoint"].model.ctx).leg_length
+    assert biped_of(built["setpoint"].model.ctx).foot_radius == pytest.approx(ROLLOVER_FRACTION * leg)
+    assert biped_of(built["tracking"].model.ctx).foot_radius == pytest.approx(fit_foot_radius(ds, params).radius,
+                                                                              abs=0.02)

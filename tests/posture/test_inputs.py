@@ -63,3 +63,42 @@ def test_a_recording_without_a_whole_cycle_is_a_clear_error(sneakers) -> None:
         cycle_inputs(sneakers.crop(0.0, 0.9))
     with pytest.raises(UserError, match="cycle 99"):
         cycle_inputs(sneakers, cycle=99)
+
+
+def test_the_force_plates_give_the_walking_speed(sneakers, shared_data) -> None:
+    """``--speed trial`` without a stated speed: the CoP's progression over time. On a bundled set it is
+    the generator's stride over its period; on a floor-fixed real recording a walking speed; on a
+    treadmill (the CoP in the belt's frame) there is none, and the error says to give ``--speed``."""
+    from app.posture import trial_speed
+    from models.errors import UserError
+    from models.posture.inputs import cop_speed
+
+    expected = sneakers.meta.extra["stride_m"] / sneakers.meta.extra["period_s"]
+    assert cop_speed(sneakers) == pytest.approx(expected, rel=2e-3)
+    demotu = shared_data / "demotu-BMC"
+    walk1 = load_dataset(str(demotu / "walk1.forces"), kinematics=str(demotu / "walk1.trc"))
+    assert 0.9 < trial_speed(walk1) < 1.5                       # measured 1.17 m/s
+    treadmill = load_dataset(str(shared_data / "opensim-core/subject01_walk1_grf.mot"))
+    with pytest.raises(UserError, match="give --speed"):
+        trial_speed(treadmill)
+    assert cop_speed(replace(sneakers, cop_x=None)) is None
+
+
+def test_a_solution_resamples_onto_other_nodes_of_its_cycle() -> None:
+    """Mesh refinement's warm start: a periodic motion with x advancing one stride per cycle is
+    reproduced on the new nodes (linear parts exactly, a sine to the interpolation error)."""
+    from models.posture.guess import resample
+
+    n, stride = 50, 0.8
+    s = np.arange(n) / n
+    q = np.zeros((n, 7))
+    q[:, 0] = stride * s + 0.01 * np.sin(2 * np.pi * s)
+    q[:, 2] = 0.05 * np.sin(2 * np.pi * s)
+    qd = np.tile(np.cos(2 * np.pi * s)[:, None], (1, 7))
+    q2, qd2, qdd2 = resample(q, qd, np.zeros((n, 7)), stride, 120)
+    s2 = np.arange(120) / 120
+    assert q2.shape == (120, 7) and qdd2.shape == (120, 7)
+    np.testing.assert_allclose(q2[:, 0], stride * s2 + 0.01 * np.sin(2 * np.pi * s2), atol=2e-4)
+    np.testing.assert_allclose(q2[:, 2], 0.05 * np.sin(2 * np.pi * s2), atol=1e-3)
+    np.testing.assert_allclose(qd2[:, 3], np.cos(2 * np.pi * s2), atol=3e-3)
+    assert q2[-1, 0] > q2[-2, 0] and q2[-1, 0] < stride     # the last interval wraps to x0 + stride

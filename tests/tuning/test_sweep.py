@@ -65,6 +65,10 @@ def test_sweep_csv_matches_single_runs(tmp_path: Path, capsys: pytest.CaptureFix
     meta = json.loads((out / "sweep.json").read_text())
     best = min(rows, key=lambda r: float(r["objective"]))
     assert meta["best"]["run"] == int(best["run"]) and meta["runs_done"] == 4
+    # a 2 x 2 grid: the best lies on an edge of both parameters, and the sweep says so
+    sides = {ref: "lower" if float(best[ref]) == lo else "upper" for ref, lo in (("pid_hip.kp", 300.0),
+                                                                              ("pid_knee.kd", 10.0))}
+    assert meta["best"]["on_edge"] == sides and "edge of the range tried" in err
     assert (out / "heatmap_objective.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

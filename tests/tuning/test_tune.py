@@ -94,3 +94,38 @@ def test_tune_cli_writes_best_json_table_and_plot(tmp_path: Path, capsys: pytest
     for joint, block in (("hip", "pid_hip"), ("knee", "pid_knee")):
         ku, tu = zn[joint]["ku_nm_per_rad"], zn[joint]["tu_s"]
         assert zb[f"{block}.kp"] == pytest.approx(0.6 * ku) and zb[f"{block}.kd"] == pytest.approx(0.075 * ku * tu)
+
+
+def test_the_solved_objective_weighs_the_solved_gait_and_not_the_recording() -> None:
+    """``--objective solved``: trunk distance from the solution plus the PD's stance share; the
+    joints' distance from the recording (a result under ``emergent``) does not count."""
+    from app.tuning.objective import parse_objective
+
+    row = {"status": "ok", "rms_deg.hip_l": 40.0, "rms_deg.hip_r": 40.0, "rms_deg.knee_l": 40.0,
+           "rms_deg.knee_r": 40.0, "rms_deg.trunk": 9.0, "peak_torque_nm_per_kg.hip": 1.0,
+           "peak_torque_nm_per_kg.knee": 2.0, "stance_slip_m_max": 0.0, "stance_height_m_max": 0.0,
+           "solved_gait.trunk_rms_deg": 0.02, "solved_gait.pd_stance_share": 0.03}
+    j = parse_objective("solved")
+    assert j(row) == pytest.approx(0.02 + 0.01 * 3.0 + 0.1 * 3.0)
+    assert j({**row, "rms_deg.hip_l": 80.0}) == j(row)
+    assert j({**row, "solved_gait.trunk_rms_deg": 0.04}) == pytest.approx(j(row) + 0.02)
+    without = {k: v for k, v in row.items() if not k.startswith("solved_gait")}
+    assert j(without) >= 1000.0                                 # not a solved-gait run: the failure penalty
+    assert parse_objective("default")(without) == pytest.approx(40.0 + 9.0 + 0.3)
+
+
+@pytest.mark.slow
+def test_tune_holds_the_solved_gait_tighter(tmp_path: Path) -> None:
+    """``tune --preset emergent --objective solved`` on the SolvedGait PD: the table reports the trunk's
+    distance from the solution and the PD share before and after, and the best is no worse."""
+    out = tmp_path / "tune"
+    assert main(["tune", "--grf", "sneakers", "--preset", "emergent", "--param", "solved.kp_trunk=2000:16000",
+                 "--budget", "3", "--duration", "2", "--objective", "solved", "--executor", "serial",
+                 "--out", str(out)]) == 0
+    info = json.loads((out / "tune.json").read_text())
+    before, after = info["before"], info["after"]
+    assert 0 < before["solved_gait.trunk_rms_deg"] < 0.5 and 0 < before["solved_gait.pd_stance_share"] < 0.1
+    expected = before["solved_gait.trunk_rms_deg"] + before["solved_gait.pd_stance_share"] + 0.1 * (
+        before["peak_torque_nm_per_kg.hip"] + before["peak_torque_nm_per_kg.knee"])
+    assert before["objective"] == pytest.approx(expected, rel=1e-9)
+    assert after["objective"] <= before["objective"]
