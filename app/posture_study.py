@@ -399,9 +399,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="processes for the factorial's cells")
     args = ap.parse_args(argv)
     lines = markdown(args.data, TRIALS, tuple(args.parts.split(",")), workers=args.workers)
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    command = " ".join(["python -m app.posture_study", *(sys.argv[1:] if argv is None else argv)])
+    args.out.write_text("\n".join(standalone(lines, command)) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
+
+
+def standalone(lines: list[str], command: str) -> list[str]:
+    """:func:`markdown`'s lines as a page of their own: a title, how and when they were made (with the
+    machine's load average, since the times in the tables are wall times), then the tables."""
+    import datetime
+    import os
+
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+    head = ["# Posture solved from the GRF: measured tables", "",
+            f"Generated on {datetime.date.today().isoformat()} by `{command}` (`app/posture_study.py`) from real "
+            f"solves (`docs/posture.md`); do not edit by hand, run the script again. Load average at the end "
+            f"(1, 5, 15 min): {load} on {os.cpu_count()} cores; the times in the tables are wall times under it. "
+            "Only the GRF, the CoP and the swing hip and knee are read; the recordings' own figures appear for "
+            "comparison only.", ""]
+    body = lines[1:] if lines and lines[0].startswith("## ") else lines
+    return head + body
 
 
 if __name__ == "__main__":

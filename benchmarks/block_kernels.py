@@ -1,10 +1,11 @@
-"""Per-call cost of each block's compiled form (its kernels) against its Python callbacks (printed, not asserted).
+"""Per-call cost of each block's law (its kernels) run as plain Python and compiled (printed, not asserted).
 
 The analysis walking diagram (``grf_walk_analysis.json``, bundled ``sneakers``) is run for 0.3 s under
 a preset; then, on the live inputs and states, every block with kernels is timed three ways per
 callback (output, derivative, update):
 
-* ``python``: the block's Python callback, as the Python engine calls it;
+* ``python``: the kernel run as plain Python on the packed vector (:class:`blocks.kernels.PythonLaw`),
+  as the Python engine calls it;
 * ``kernel via dispatcher``: the kernel called from Python (numba's dispatcher: type checks and
   argument unboxing dominate);
 * ``kernel compiled``: the kernel called from a compiled loop, which is what the compiled engine's
@@ -67,13 +68,14 @@ def kernel_cases(runner: Any, only: list[str] | None = None) -> Any:
         _, outs = b.port_specs()
         y = tuple(np.zeros(int(s.size)) for s in outs)
         t = float(runner.time)
-        cases: list[tuple[Any, ...]] = [("output", k.output, b.output, y, (t, x, z, u, p, y))]
+        law: Any = b.python_law(p) if b.law_is_kernel() else b
+        cases: list[tuple[Any, ...]] = [("output", k.output, law.output, y, (t, x, z, u, p, y))]
         if k.derivative is not None and x.size:
             dx = np.zeros(x.size)
-            cases.append(("derivative", k.derivative, b.derivative, (dx,), (t, x, z, u, p, dx)))
+            cases.append(("derivative", k.derivative, law.derivative, (dx,), (t, x, z, u, p, dx)))
         if k.update is not None and z.size:
             zn = z.copy()
-            cases.append(("update", k.update, b.update, (zn,), (t, x, z, u, p, zn)))
+            cases.append(("update", k.update, law.update, (zn,), (t, x, z, u, p, zn)))
         for label, kern, cb, outs_, cb_args in cases:
             if kern is not None and (outs_ or label != "output"):
                 yield b, label, kern, cb, (t, x, z, *u, packed, *outs_), cb_args

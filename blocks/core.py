@@ -24,6 +24,10 @@ construction::
 ``t`` s, ``x``/``z`` state vectors, ``u`` tuple of input arrays, ``p`` a :class:`Params`
 namespace (parameter values plus constants computed by :meth:`Block.derive`). The
 contract is checked when the class is defined; unknown keyword arguments raise.
+
+One law per block: a block that defines :meth:`Block.kernels` (and ``packed``, its packed vector's
+entries) writes no callbacks; the defaults above run its kernels as plain Python
+(:mod:`blocks.kernels`), as the Python engine does, and the compiled engine runs them compiled.
 """
 
 from __future__ import annotations
@@ -33,10 +37,11 @@ import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from blocks.packing import Layout
 from blocks.spec import NAME_RE as _NAME_RE
 from blocks.spec import (
     AlgebraicLoopError,
@@ -51,6 +56,9 @@ from blocks.spec import (
     split_param,
     with_item,
 )
+
+if TYPE_CHECKING:
+    from blocks.kernels import PythonLaw
 
 Vec = np.ndarray
 Ports = tuple[np.ndarray, ...]
@@ -100,10 +108,11 @@ class Probe:
 
 
 class Kernels(NamedTuple):
-    """A block's compiled form: numba ``@njit`` functions, the same laws as its Python callbacks.
+    """A block's law: ``@kernel`` functions (:mod:`blocks.kernels`), compiled by the compiled engine
+    and run as plain Python (their ``py_func``) by the Python engine and :meth:`Block.probe`.
 
     Each takes the block's ports as separate 1-D float64 arrays, in declaration order, and its
-    packed parameters ``p`` (:meth:`Block.pack`)::
+    packed parameters ``p`` (:meth:`Block.pack`, laid out by :class:`blocks.packing.Layout`)::
 
         output(t, x, z, u_0, ..., u_{m-1}, p, y_0, ..., y_{k-1})
         derivative(t, x, z, u_0, ..., u_{m-1}, p, dx)
@@ -164,6 +173,8 @@ class Block:
     time_varying: ClassVar[bool] = False
     dynamic_ports: ClassVar[bool] = False
     vectorisable: ClassVar[bool] = False
+    packed: ClassVar[tuple[str, ...]] = ()
+    layout: ClassVar[Layout | None] = None
 
     name: str
     values: Mapping[str, Any]
@@ -176,6 +187,8 @@ class Block:
         if cls.discrete and "ts" not in params:
             params["ts"] = _TS_SPEC
         cls.params = MappingProxyType(params)
+        if "packed" in cls.__dict__:
+            cls.layout = Layout(tuple(cls.packed), cls.params)
         problems = _contract_problems(cls)
         if problems:
             raise TypeError(f"block class {cls.type_name}: " + "; ".join(problems))
@@ -216,15 +229,28 @@ class Block:
         """Compute constants from parameters into ``p`` (called at compile and after changes)."""
 
     def kernels(self) -> Kernels | None:
-        """The compiled form (:class:`Kernels`), or None: the compiled engine then refuses the diagram
-        and names this block."""
+        """The block's law (:class:`Kernels`), or None: the block then defines Python callbacks, and the
+        compiled engine refuses the diagram and names this block."""
         return None
 
+    @classmethod
+    def law_is_kernel(cls) -> bool:
+        """Whether the kernels are the block's only law (it defines no Python callback of its own)."""
+        return cls.kernels is not Block.kernels and not any(getattr(cls, m) is not getattr(Block, m)
+                                                            for m in _CALLBACK_ARGS)
+
+    @classmethod
+    def packed_at(cls, *names: str) -> Any:
+        """Indices of ``packed`` entries in the packed vector (:meth:`blocks.packing.Layout.at`)."""
+        if cls.layout is None:
+            raise TypeError(f"block class {cls.type_name} declares no packed entries")
+        return cls.layout.at(*names)
+
     def pack(self, p: Params) -> np.ndarray:
-        """Every value the kernels read, as one float64 vector: parameters, derived constants and tables
-        (choices as integer codes). Called at compile and after every live parameter change, so a tunable
-        parameter must keep its place; the layout is the block's own (name its offsets in the module)."""
-        return np.zeros(0)
+        """Every value the kernels read, as one float64 vector: by default the class's ``packed``
+        entries laid out by :class:`blocks.packing.Layout` (choices as integer codes). Called at
+        compile and after every live parameter change; every index keeps its place."""
+        return self.layout.pack(p) if self.layout is not None else np.zeros(0)
 
     def max_step(self, p: Params) -> float | None:
         """Largest solver tick [s] at which this block's fastest mode stays stable under RK4 (None: no limit)."""
@@ -238,17 +264,29 @@ class Block:
 
     def output(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
                y: tuple[np.ndarray, ...]) -> None:
-        """Fill the output arrays ``y`` from ``t, x, z, u, p``."""
+        """Fill the output arrays ``y`` from ``t, x, z, u, p`` (default: the output kernel, as Python)."""
+        if self.law_is_kernel():
+            self.python_law(p).output(t, x, z, u, p, y)
 
     def derivative(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
                    dx: np.ndarray) -> None:
-        """Fill ``dx`` with the continuous-state derivative."""
-        raise NotImplementedError
+        """Fill ``dx`` with the continuous-state derivative (default: the derivative kernel, as Python)."""
+        if not self.law_is_kernel():
+            raise NotImplementedError
+        self.python_law(p).derivative(t, x, z, u, p, dx)
 
     def update(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
                znext: np.ndarray) -> None:
-        """Fill ``znext`` with the discrete state after a sample hit at ``t``."""
-        raise NotImplementedError
+        """Fill ``znext`` with the discrete state after a sample hit at ``t`` (default: the update kernel)."""
+        if not self.law_is_kernel():
+            raise NotImplementedError
+        self.python_law(p).update(t, x, z, u, p, znext)
+
+    def python_law(self, p: Params) -> PythonLaw:
+        """The kernels as plain Python, bound to ``p``'s packed vector (the Python engine's calls)."""
+        from blocks.kernels import PythonLaw
+
+        return PythonLaw(self, p)
 
     # ------------------------------------------------------------------- queries
     def _size(self, size: int | str) -> int:
@@ -369,6 +407,8 @@ def _contract_problems(cls: type[Block]) -> list[str]:
         if isinstance(size, str) and size not in int_params:
             problems.append(f"{attr} {size!r} does not name an int parameter")
     overrides = {m: getattr(cls, m) is not getattr(Block, m) for m in _CALLBACK_ARGS}
+    if cls.kernels is not Block.kernels:  # the kernels are the law (checked when compiled)
+        overrides = dict.fromkeys(overrides, True)
     if cls.n_states != 0 and not overrides["derivative"]:
         problems.append("a block with continuous states must define derivative()")
     if cls.discrete and cls.n_discrete != 0 and not overrides["update"]:
@@ -380,7 +420,7 @@ def _contract_problems(cls: type[Block]) -> list[str]:
     if isinstance(cls.n_discrete, int) and len(cls.modes) > cls.n_discrete:
         problems.append("more modes than discrete states")
     for meth, nargs in _CALLBACK_ARGS.items():
-        if overrides[meth]:
+        if getattr(cls, meth) is not getattr(Block, meth):
             sig = inspect.signature(getattr(cls, meth))
             if len(sig.parameters) != nargs + 1:
                 problems.append(f"{meth}() must take (self, t, x, z, u, p, out): got {list(sig.parameters)}")

@@ -1,41 +1,159 @@
-"""Checking a block's compiled form (:class:`~blocks.core.Kernels`) against its Python callbacks.
+"""A block's law, written once as its kernels, run compiled or as plain Python.
 
-:func:`probe_kernels` evaluates the kernels of one block on given inputs and states, the way
-:meth:`blocks.core.Block.probe` evaluates the callbacks; :func:`kernel_mismatch` does both on
-the live buffers of a running :class:`~blocks.runner.Runner` (a copy of them: nothing moves) and
-returns the largest difference per block, scaled by the size of the values compared::
+:func:`kernel` compiles a module-level function with numba. The compiled engine
+(:mod:`blocks.compiled`) calls the compiled form; the Python engine calls :func:`pure` of the same
+function: its ``py_func`` with every kernel it calls replaced by that kernel's own ``py_func``, so
+the whole law runs as Python source (a debugger steps through it) and both engines run one source.
+:class:`PythonLaw` binds a block's pure kernels to its packed parameter vector
+(:meth:`blocks.core.Block.pack`) with the engine's callback signature.
 
-    err = max |a - b| / (1 + max |a|)       over outputs, derivative and next discrete state
+Strict IEEE arithmetic (no ``fastmath``) keeps the two forms' results the same to the last bits
+(the tests hold whole runs to 1e-12).
 """
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from blocks.core import Block, Params, Probe
-
 if TYPE_CHECKING:
+    from blocks.core import Block, Kernels, Params, Probe
     from blocks.runner import Runner
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["kernel", "kernel_mismatch", "live_slices", "probe_kernels"]
+__all__ = ["IMPORTED", "PythonLaw", "kernel", "kernel_mismatch", "live_slices", "probe_kernels", "pure", "pure_kernels",
+           "seg"]
+
+
+#: ``{source file: (mtime_ns, size)}`` of every module that defined a kernel, as it was when imported
+IMPORTED: dict[str, tuple[int, int]] = {}
 
 
 def kernel(fn: F) -> F:
     """Decorator of a block kernel: numba ``njit``, cached on disk, strict IEEE arithmetic (no
-    fastmath: the compiled engine must agree with the Python callbacks to 1e-9)."""
+    fastmath: the Python engine runs the same source uncompiled and must agree to 1e-12). Records
+    its module file's stamp (:data:`IMPORTED`): :mod:`blocks.codegen` will not share a step compiled
+    from a module edited since this process imported it."""
+    import os
+
     from models.jit import njit
 
+    path = fn.__code__.co_filename
+    if path not in IMPORTED:
+        try:
+            st = os.stat(path)
+            IMPORTED[path] = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            pass
     return njit(cache=True, nogil=True)(fn)  # type: ignore[return-value]
+
+
+@kernel
+def seg(p, j):
+    """Array entry ``j`` of a packed vector ``p`` (:class:`blocks.packing.Layout`): ``p[p[j] : p[j + 1]]``,
+    a view."""
+    return p[int(p[j]):int(p[j + 1])]
+
+
+_PURE: dict[int, Callable[..., Any]] = {}
+_GLOBALS: dict[int, dict[str, Any]] = {}
+
+
+def pure(fn: Any) -> Any:
+    """The plain-Python form of kernel ``fn``: its ``py_func``, whose calls of other kernels (a numba
+    dispatcher in its module's globals) go to their plain-Python forms too. A plain function (e.g.
+    ``register_jitable``) is returned as it is when it calls no kernel."""
+    py = getattr(fn, "py_func", fn)
+    if not isinstance(py, types.FunctionType):
+        return fn
+    done = _PURE.get(id(py))
+    if done is not None:
+        return done
+    g = _pure_globals(py.__globals__)
+    if g is py.__globals__:
+        _PURE[id(py)] = py
+        return py
+    out = types.FunctionType(py.__code__, g, py.__name__, py.__defaults__, py.__closure__)
+    out.__doc__, out.__qualname__, out.__module__ = py.__doc__, py.__qualname__, py.__module__
+    _PURE[id(py)] = out
+    return out
+
+
+def _is_kernel(v: Any) -> bool:
+    return hasattr(v, "py_func") and isinstance(v.py_func, types.FunctionType)
+
+
+def _pure_globals(g: dict[str, Any]) -> dict[str, Any]:
+    """A copy of module globals ``g`` with every kernel in it replaced by its plain-Python form
+    (``g`` itself when it holds no kernel)."""
+    key = id(g)
+    if key in _GLOBALS:
+        return _GLOBALS[key]
+    if not any(_is_kernel(v) for v in g.values()):
+        _GLOBALS[key] = g
+        return g
+    new = dict(g)
+    _GLOBALS[key] = new  # before the recursion: kernels of one module call each other
+    for name, v in g.items():
+        if _is_kernel(v):
+            new[name] = pure(v)
+    return new
+
+
+def pure_kernels(block: Block) -> Kernels:
+    """``block.kernels()`` with every function in its plain-Python form (:func:`pure`)."""
+    from blocks.core import Kernels
+
+    k = block.kernels()
+    if k is None:
+        raise TypeError(f"block '{block.name}' ({block.type_name}) has no kernels")
+    return Kernels(*(None if f is None else pure(f) for f in k))
+
+
+class PythonLaw:
+    """A block's pure kernels bound to its packed vector, called as the engine calls callbacks::
+
+        output(t, x, z, u, p, y)  ->  kernels.output(t, x, z, *u, packed, *y)
+
+    (``p``, the :class:`~blocks.core.Params`, is not read: the packed vector stands for it; call
+    :meth:`repack` after a parameter change)."""
+
+    __slots__ = ("block", "packed", "_out", "_der", "_upd")
+
+    def __init__(self, block: Block, p: Params) -> None:
+        k = pure_kernels(block)
+        self.block = block
+        self._out, self._der, self._upd = k.output, k.derivative, k.update
+        self.packed = np.zeros(0)
+        self.repack(p)
+
+    def repack(self, p: Params) -> None:
+        self.packed = np.ascontiguousarray(self.block.pack(p), dtype=np.float64).reshape(-1)
+
+    def output(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
+               y: tuple[np.ndarray, ...]) -> None:
+        if self._out is not None:  # None: a block without outputs (a scope tap)
+            self._out(t, x, z, *u, self.packed, *y)
+
+    def derivative(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
+                   dx: np.ndarray) -> None:
+        self._der(t, x, z, *u, self.packed, dx)
+
+    def update(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
+               znext: np.ndarray) -> None:
+        self._upd(t, x, z, *u, self.packed, znext)
 
 
 def probe_kernels(block: Block, p: Params, t: float, u: tuple[np.ndarray, ...], x: np.ndarray,
                   z: np.ndarray) -> Probe:
-    """Outputs, derivative and next discrete state from ``block.kernels()`` (which must not be None)."""
+    """Outputs, derivative and next discrete state from ``block.kernels()`` *compiled* (which must not be
+    None); :meth:`blocks.core.Block.probe` runs the same kernels as plain Python."""
+    from blocks.core import Probe
+
     k = block.kernels()
     if k is None:
         raise TypeError(f"block '{block.name}' ({block.type_name}) has no compiled form")
@@ -72,7 +190,10 @@ def live_slices(runner: Runner, b: Block) -> tuple[tuple[np.ndarray, ...], np.nd
 
 def kernel_mismatch(runner: Runner) -> dict[str, float]:
     """For every block of ``runner``'s model that has kernels: the scaled largest difference between
-    its Python callbacks and its kernels at the runner's current tick (module docstring)."""
+    its law run as Python (:meth:`blocks.core.Block.probe`) and compiled, at the runner's current tick::
+
+        err = max |a - b| / (1 + max |a|)       over outputs, derivative and next discrete state
+    """
     m = runner.model
     t = runner.time
     out: dict[str, float] = {}

@@ -32,6 +32,7 @@ import numpy as np
 
 from blocks.core import DiagramError
 from blocks.diagram import split_port
+from blocks.units import signal_units
 
 if TYPE_CHECKING:
     from blocks.compile import CompiledModel
@@ -59,6 +60,7 @@ class Recorder:
         self.labels: dict[str, tuple[str, ...]] = {}
         self.units: dict[str, str] = {}
         idx: list[int] = []
+        units = signal_units(model)    # declared, or, for generic blocks, from their inputs (blocks.units)
         for name in names:
             src = _resolve(model, name)
             off, size = model.out_slot[src]
@@ -67,7 +69,7 @@ class Recorder:
             self.names.append(name)
             self.columns[name] = slice(len(idx), len(idx) + size)
             self.labels[name] = spec.labels if len(spec.labels) == size else tuple(str(i) for i in range(size))
-            self.units[name] = spec.unit
+            self.units[name] = units.get(src, spec.unit)
             idx.extend(range(off, off + size))
         self.index = np.array(idx, dtype=np.intp)
         self.t0, self.dt = model.ctx.t0, model.ctx.dt

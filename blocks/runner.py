@@ -71,8 +71,9 @@ class Runner:
         Record every k-th tick (and the last one); 1 = every tick.
     engine : {"compiled", "python"} or None
         ``"compiled"``: the generated numba step (:mod:`blocks.compiled`), chunks of ticks per call;
-        ``"python"``: the block callbacks, the reference. ``None``: compiled when every block has
-        kernels and the solver is RK4. The two agree to 1e-9 (tests/blocks/test_compiled.py).
+        ``"python"``: the same kernels run as plain Python (:class:`blocks.kernels.PythonLaw`; a block
+        without kernels: its Python callbacks). ``None``: compiled when every block has kernels and the
+        solver is RK4. The two agree to 1e-12 (tests/blocks/test_compiled.py).
     """
 
     def __init__(self, model: CompiledModel, logged: Sequence[str] | None = None, capacity: int = 1024,
@@ -101,7 +102,7 @@ class Runner:
                                                  model.z0.copy())
         self.xw = model.x0.copy()
         self.K = np.zeros((4, self.x.size))
-        self._tmp = np.zeros(self.x.size)
+        self._tmp, self._tmp2 = np.zeros(self.x.size), np.zeros(self.x.size)
         self._w = np.array([1.0, 2.0, 2.0, 1.0]) * (self.dt / 6.0)
         self.registry = ParameterRegistry(model, self.params)
         if self._engine is not None:
@@ -129,8 +130,12 @@ class Runner:
         sig = self.sig
         self._major, self._minor, self._updates, self._modes = [], [], [], []
         self._derivs: list[list[tuple[Any, ...]]] = [[], [], [], []]
+        self._laws: dict[str, Any] = {}  # blocks whose law is their kernels: them, as Python (PythonLaw)
         for b in m.blocks:
             n = b.name
+            law: Any = b
+            if b.law_is_kernel():
+                law = self._laws[n] = b.python_law(self.params[n])
             u = tuple(self._views(sig, m.in_slot[f"{n}.{s.name}"]) for s in m.inputs[n])
             y = tuple(self._views(sig, m.out_slot[f"{n}.{s.name}"]) for s in m.outputs[n])
             x, xw = self._views(self.x, m.x_slot[n]), self._views(self.xw, m.x_slot[n])
@@ -138,17 +143,17 @@ class Runner:
             p = self.params[n]
             every = m.ticks[n]
             if y:
-                self._major.append((b.output, x, z, u, p, y, every, n))
+                self._major.append((law.output, x, z, u, p, y, every, n))
                 if n in m.minor:
-                    self._minor.append((b.output, xw, z, u, p, y))
+                    self._minor.append((law.output, xw, z, u, p, y))
             if b.discrete and z.size:
-                self._updates.append((b.update, x, z, u, p, zn, every, n))
+                self._updates.append((law.update, x, z, u, p, zn, every, n))
                 if b.modes:
                     k = len(b.modes)
                     self._modes.append((n, b.modes, b.mode_labels, z[:k], zn[:k], every))
             if x.size:
                 for s in range(4):
-                    self._derivs[s].append((b.derivative, x if s == 0 else xw, z, u, p,
+                    self._derivs[s].append((law.derivative, x if s == 0 else xw, z, u, p,
                                             self._views(self.K[s], m.x_slot[n])))
 
     @property
@@ -181,7 +186,9 @@ class Runner:
         k = self.tick
         t = self.t0 + k * self.dt
         if self.registry.pending:
-            self.registry.apply(t)
+            for name in dict.fromkeys(c.name.split(".")[0] for c in self.registry.apply(t)):
+                if name in self._laws:
+                    self._laws[name].repack(self.params[name])
         self._outputs(t, k)
         self.recorder.record(k, self.sig)
         if self._updates:
@@ -218,7 +225,11 @@ class Runner:
                 f(ts, xs, z, u, p, y)
             for f, xs, z, u, p, dx in self._derivs[s]:
                 f(ts, xs, z, u, p, dx)
-        np.dot(self._w, K, out=tmp)
+        w, t2 = self._w, self._tmp2  # x += ((w0 K0 + w1 K1) + w2 K2) + w3 K3, the compiled step's order
+        np.multiply(K[0], w[0], out=tmp)
+        for s in range(1, 4):
+            np.multiply(K[s], w[s], out=t2)
+            tmp += t2
         x += tmp
         self.rhs_calls += 4
 
@@ -375,6 +386,8 @@ class Runner:
         del self.events[snap.n_events:]
         self.rhs_calls = snap.rhs_calls
         self.recorder.truncate(snap.tick)
+        for name, law in self._laws.items():
+            law.repack(self.params[name])
         if self._engine is not None:
             for b in self.model.blocks:
                 self._engine.repack(b.name, [self.params[b.name]])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -252,17 +252,9 @@ class Params:
             value = arr
         self.__dict__[key] = value
 
-    def set_lazy(self, key: str, make: Callable[[], Any]) -> None:
-        """Derive ``key`` by ``make()`` when it is first read, then keep it (replaces a value already
-        set). For a constant only one engine reads, such as the Python engine's tick tables of the
-        data sources, which the compiled engine never builds. ``make`` should memoise its result
-        (:func:`functools.cache`) so that copies of these params share one array."""
-        self.__dict__.pop(key, None)
-        self.__dict__["_lazy"] = {**self.__dict__.get("_lazy", {}), key: make}  # copies keep their own dict
-
     def has(self, key: str) -> bool:
-        """Whether ``key`` is set or will be derived on first read (:meth:`set_lazy`)."""
-        return key in self.__dict__ or key in self.__dict__.get("_lazy", {})
+        """Whether ``key`` is set."""
+        return key in self.__dict__
 
     def copy(self) -> Params:
         new = Params({})
@@ -270,9 +262,4 @@ class Params:
         return new
 
     def __getattr__(self, name: str) -> Any:  # only called for missing attributes
-        make = self.__dict__.get("_lazy", {}).get(name)
-        if make is not None:
-            value = make()
-            self.__dict__[name] = value
-            return value
         raise AttributeError(f"no parameter or derived constant {name!r}")

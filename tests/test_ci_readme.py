@@ -24,3 +24,18 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     assert "GAITBLOCKS_DATA" not in picked and "../" not in picked and "export" not in picked
     assert "QT_QPA_PLATFORM" not in ci.split("# --- step 1")[1] and "exit 1\nfi" not in ci
     assert len(readme.splitlines()) <= 150
+
+
+def test_ci_runs_the_full_regeneration_in_its_own_timed_step() -> None:
+    """pyproject's addopts leave the ``regeneration`` tests out of the README's command (a later ``-m``
+    replaces that one), and .ci/run runs them after it, timed; the full regeneration carries the marker."""
+    from tests.gaitgen import test_regenerate
+
+    toml = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r"""^addopts = ".*-m 'not regeneration'.*"$""", toml, re.M)
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    step2 = ci.split("# --- step 2")[1].split("# --- step 3")[0]
+    assert "start=$SECONDS" in step2 and "$((SECONDS - start))" in step2
+    assert ".venv/bin/pytest -q --durations=15 -m regeneration\n" in step2
+    marks = {m.name for m in test_regenerate.test_regeneration_reproduces_committed_sneakers.pytestmark}
+    assert {"regeneration", "slow"} <= marks

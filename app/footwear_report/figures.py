@@ -23,11 +23,10 @@ import numpy as np
 from app.footwear_report.factorial import EFFECTS, FIGURES, FactorialResult
 from app.footwear_report.stats import conditions_of
 from app.footwear_report.trials import PCT, TrialSolve
+from app.journal import FONT_PT, MM, PNG_DPI, RC
 
 __all__ = ["PUBLISHED", "CITATION", "published_range", "gait_figure", "effects_figure", "MM", "FONT_PT"]
 
-MM = 1 / 25.4
-FONT_PT = 7.0
 CITATION = ("Luxman R, Zielinska T (2017) Robot motion synthesis using ground reaction forces pattern: analysis of "
             "walking posture. Int J Adv Robotic Systems 14(4). doi:10.1177/1729881417720873")
 #: published trunk inclination [deg] (+ forward): (R take-off -> L landing, L take-off -> R landing), DESIGN.md §7
@@ -57,11 +56,8 @@ def _style() -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"font.size": FONT_PT, "axes.labelsize": FONT_PT, "axes.titlesize": FONT_PT + 1,
-                         "xtick.labelsize": FONT_PT, "ytick.labelsize": FONT_PT, "legend.fontsize": FONT_PT,
-                         "font.family": "DejaVu Sans", "svg.fonttype": "none", "pdf.fonttype": 42,
-                         "axes.spines.top": False, "axes.spines.right": False, "lines.linewidth": 1.0,
-                         "axes.linewidth": 0.6, "savefig.dpi": 300})
+    plt.rcParams.update({**RC, "axes.spines.top": False, "axes.spines.right": False, "lines.linewidth": 1.0,
+                         "axes.linewidth": 0.6, "savefig.dpi": PNG_DPI})
     return plt
 
 
@@ -69,7 +65,7 @@ def _save(fig: Any, out: Path, stem: str) -> list[Path]:
     paths = []
     for ext in ("pdf", "svg", "png"):
         p = out / f"{stem}.{ext}"
-        fig.savefig(p, dpi=300, metadata={"Date": None} if ext == "pdf" else None)
+        fig.savefig(p, dpi=PNG_DPI, metadata={"Date": None} if ext == "pdf" else None)
         paths.append(p)
     return paths
 

@@ -20,7 +20,12 @@ from app.gui.session import SimSession
 from app.gui.stick_figure import StickFigure
 from models.errors import UserError
 
-__all__ = ["export_animation", "export_csv", "export_png", "frame_times", "qimage_to_array"]
+__all__ = ["DEFAULT_FPS", "DEFAULT_VIDEO_SIZE", "export_animation", "export_csv", "export_png", "frame_times",
+           "qimage_to_array"]
+
+
+DEFAULT_VIDEO_SIZE = (640, 480)   # animation frame [px]
+DEFAULT_FPS = 25.0                # frames per simulated second
 
 
 def export_csv(s: SimSession, path: str | Path) -> Path:
@@ -54,10 +59,13 @@ def frame_times(s: SimSession, fps: float, t0: float | None = None, t1: float | 
     return np.clip(np.round((times - t[0]) / s.dt).astype(int), 0, t.size - 1)
 
 
-def export_animation(s: SimSession, path: str | Path, fps: float = 25.0, size: tuple[int, int] = (640, 480),
+def export_animation(s: SimSession, path: str | Path, fps: float = DEFAULT_FPS,
+                     size: tuple[int, int] = DEFAULT_VIDEO_SIZE,
                      progress: Callable[[int, int], None] | None = None,
                      cancel: Callable[[], bool] | None = None) -> Path:
-    """Render the recorded run as ``.mp4`` (imageio-ffmpeg) or ``.gif`` (Pillow)."""
+    """Render the recorded run as ``.mp4`` (imageio-ffmpeg) or ``.gif`` (Pillow), ``size = (width,
+    height)`` [px] (even sizes for MP4: H.264 needs them; odd ones are rounded down), one frame per
+    ``1/fps`` s of simulated time (:func:`frame_times`)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".mp4", ".gif"):
@@ -66,6 +74,8 @@ def export_animation(s: SimSession, path: str | Path, fps: float = 25.0, size: t
                              or importlib.util.find_spec("imageio_ffmpeg") is None):
         raise UserError("MP4 export needs the video extra: pip install 'gaitblocks[video]' "
                         "(imageio and imageio-ffmpeg). GIF export works without it.")
+    if suffix == ".mp4":
+        size = (size[0] - size[0] % 2, size[1] - size[1] % 2)
     ticks = frame_times(s, fps)
     if ticks.size == 0:
         raise UserError("nothing to export yet: run the simulation first")
@@ -81,7 +91,7 @@ def export_animation(s: SimSession, path: str | Path, fps: float = 25.0, size: t
     if suffix == ".mp4":
         import imageio.v2 as iio
 
-        writer = iio.get_writer(str(path), fps=fps, codec="libx264", quality=7, macro_block_size=8)
+        writer = iio.get_writer(str(path), fps=fps, codec="libx264", quality=7, macro_block_size=2)
     try:
         for i, k in enumerate(ticks):
             if cancel is not None and cancel():

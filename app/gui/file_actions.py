@@ -29,6 +29,7 @@ from app.gui.errors import ErrorReporter
 from app.gui.scopes import ScopeStack
 from app.gui.session import Plan, SimSession, available_datasets, available_presets
 from app.gui.session_files import read_json
+from app.gui.video_options import ask_video_options
 from models.errors import UserError
 
 __all__ = ["DATA_FILTER", "FileActions"]
@@ -206,11 +207,19 @@ class FileActions(QtCore.QObject):
         """Ask for a file name, then :meth:`export` ``kind`` to it."""
         filters = {"csv": "CSV (*.csv)", "png": "PNG image (*.png)", "mp4": "MP4 video (*.mp4)", "gif": "GIF (*.gif)"}
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self._parent, "Export", f"gaitblocks.{kind}", filters[kind])
-        if path:
+        if not path:
+            return
+        if kind in ("mp4", "gif"):
+            options = ask_video_options(self._parent, kind)
+            if options is not None:
+                self.export(kind, path, *options)
+        else:
             self.export(kind, path)
 
-    def export(self, kind: str, path: str | Path) -> Path | None:
-        """Export ``kind`` (csv, png, mp4, gif) to ``path``; animations show a cancellable progress dialog."""
+    def export(self, kind: str, path: str | Path, size: tuple[int, int] = export.DEFAULT_VIDEO_SIZE,
+               fps: float = export.DEFAULT_FPS) -> Path | None:
+        """Export ``kind`` (csv, png, mp4, gif) to ``path``; animations (``size`` [px], ``fps``) show a
+        cancellable progress dialog."""
         self.pause()
         try:
             if kind == "csv":
@@ -227,7 +236,8 @@ class FileActions(QtCore.QObject):
                 QtWidgets.QApplication.processEvents()
 
             try:
-                return export.export_animation(self.session, path, progress=progress, cancel=dlg.wasCanceled)
+                return export.export_animation(self.session, path, fps=fps, size=size, progress=progress,
+                                               cancel=dlg.wasCanceled)
             finally:
                 dlg.close()
         except UserError as exc:

@@ -41,6 +41,7 @@ from app.gui.gain_panel import GainPanel
 from app.gui.param_panel import BlockDialog, ParamPanel
 from app.gui.run_control import RunController, RunViews
 from app.gui.run_inspector import RunInspector
+from app.gui.scope_figure import JOURNAL_WIDTHS_MM
 from app.gui.scope_panel import ScopePanel
 from app.gui.scopes import ScopeStack
 from app.gui.session import Plan, SimSession, available_datasets, available_presets
@@ -112,6 +113,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.scopes = ScopeStack()
         self.scope_panel = ScopePanel(self.scopes)
         self.inspector = RunInspector(self.scopes)
+        self.scope_panel.kept_runs = lambda: list(self.inspector.store.runs)
         self.side.addTab(self.inspector, "Runs")
         self.compare = CompareView(spec_source=lambda: self.session.spec)
         self.tabs = QtWidgets.QTabWidget()
@@ -199,8 +201,11 @@ class MainWindow(QtWidgets.QMainWindow):
         f.addSeparator()
         ex = f.addMenu("&Export")
         self._act(ex, "Results as CSV…", lambda: files.ask_export("csv"))
-        for kind in ("png", "svg", "csv"):
-            self._act(ex, f"Scopes, whole run, as {kind.upper()}…",
+        for mm in JOURNAL_WIDTHS_MM:
+            self._act(ex, f"Scopes as a figure {mm:.0f} mm wide (PDF, SVG, PNG)…",
+                      lambda _=False, w=mm: self.scope_panel.ask_figure(w))
+        for kind in ("png", "csv"):
+            self._act(ex, f"Scopes, whole run, as {'screen PNG' if kind == 'png' else 'CSV'}…",
                       lambda _=False, k=kind: self.scope_panel.ask_export(k))
         self._act(ex, "Animation as MP4…", lambda: files.ask_export("mp4"))
         self._act(ex, "Animation as GIF…", lambda: files.ask_export("gif"))

@@ -7,6 +7,11 @@ select a column and press *Use as X*; the target list then offers *a new XY plot
 and *Add* plots the selected column (y) against that x (e.g. a phase portrait: ``q[gamma_l]``
 against ``qd[gamma_l]``); adding to an existing XY plot adds another y. The plot's
 right-click menu (:func:`extend_menu`) opens it and removes a signal or the whole scope.
+
+**Drag and drop**: drag a column from the tree onto a plot to add it there, or below the last plot
+for a new scope (:mod:`app.gui.scope_drop`). **Units** are the scopes' display units
+(:func:`~app.gui.scope_units.column_display`: ``deg``, ``N·m``, and ``BW`` in the body-weight
+mode), so the browser and the plots agree.
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ from typing import TYPE_CHECKING
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.scope_drop import SIGNAL_MIME, encode_ref
+from app.gui.scope_units import column_display
+
 if TYPE_CHECKING:
     from app.gui.scopes import ScopeStack
 
@@ -24,6 +32,29 @@ __all__ = ["SignalBrowser", "extend_menu"]
 NEW_SCOPE = "a new scope"
 NEW_XY = "a new XY plot against {}"
 _ROLE = QtCore.Qt.ItemDataRole.UserRole
+
+
+class SignalTree(QtWidgets.QTreeWidget):
+    """The browser's tree: a column (a child row) can be dragged onto a plot (:data:`SIGNAL_MIME`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setDragEnabled(True)
+        self.setDragDropMode(QtWidgets.QAbstractItemView.DragDropMode.DragOnly)
+
+    def mimeTypes(self) -> list[str]:
+        return [SIGNAL_MIME]
+
+    def mimeData(self, items: object) -> QtCore.QMimeData:
+        """The first dragged column as ``block.port<TAB>column`` (a signal's row carries none)."""
+        data = QtCore.QMimeData()
+        for item in items:   # type: ignore[attr-defined]
+            ref = item.data(0, _ROLE)
+            if ref is not None:
+                data.setData(SIGNAL_MIME, encode_ref(str(ref[0]), int(ref[1])))
+                data.setText(item.text(0))
+                break
+        return data
 
 
 class SignalBrowser(QtWidgets.QDialog):
@@ -38,7 +69,7 @@ class SignalBrowser(QtWidgets.QDialog):
         self.search = QtWidgets.QLineEdit()
         self.search.setPlaceholderText("search: block, port, column or unit (e.g. 'knee r', 'N*m')")
         self.search.setClearButtonEnabled(True)
-        self.tree = QtWidgets.QTreeWidget()
+        self.tree = SignalTree()
         self.tree.setHeaderLabels(["signal / column", "unit"])
         self.tree.setColumnWidth(0, 300)
         self.scope = QtWidgets.QComboBox()
@@ -69,12 +100,14 @@ class SignalBrowser(QtWidgets.QDialog):
         s = self.stack.session
         assert s is not None
         self._rows: list[tuple[QtWidgets.QTreeWidgetItem, list[QtWidgets.QTreeWidgetItem]]] = []
+        mode, mass = self.stack.units, float(s.biped_params().total_mass)
         for name in s.signal_names():
-            unit = s.unit(name)
-            top = QtWidgets.QTreeWidgetItem([name, unit])
+            labels = s.labels(name)
+            units = [column_display(s.unit(name), labels, c, mode, mass)[0] for c in range(len(labels))]
+            top = QtWidgets.QTreeWidgetItem([name, ", ".join(dict.fromkeys(units))])
             children = []
-            for col, lab in enumerate(s.labels(name)):
-                child = QtWidgets.QTreeWidgetItem([f"{name}[{lab}]", unit])
+            for col, lab in enumerate(labels):
+                child = QtWidgets.QTreeWidgetItem([f"{name}[{lab}]", units[col]])
                 child.setData(0, _ROLE, (name, col))
                 top.addChild(child)
                 children.append(child)
@@ -88,7 +121,7 @@ class SignalBrowser(QtWidgets.QDialog):
 
     def set_filter(self, text: str) -> None:
         """Show the columns whose ``signal[column] unit`` text holds every word of ``text``."""
-        words = text.lower().split()
+        words = text.lower().replace("*", "·").split()     # "N*m" finds the N·m shown
         shown = total = 0
         for top, children in self._rows:
             n = 0

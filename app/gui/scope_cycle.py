@@ -52,11 +52,13 @@ class CycleBands:
     def __init__(self, plot: pg.PlotItem) -> None:
         self.plot = plot
         self.items: list[pg.FillBetweenItem] = []
+        self.data: list[tuple[np.ndarray, np.ndarray, str]] = []     # the bands shown (figure export)
 
     def clear(self) -> None:
         for it in self.items:
             self.plot.removeItem(it)
         self.items = []
+        self.data = []
 
     def show(self, bands: Sequence[tuple[np.ndarray, np.ndarray, str]]) -> None:
         """``bands``: (mean, sd, colour) per trace, on :data:`~app.comparison.PCT`."""
@@ -64,6 +66,7 @@ class CycleBands:
         for mean, sd, colour in bands:
             if not np.isfinite(mean).any():
                 continue
+            self.data.append((mean, sd, colour))
             c = QtGui.QColor(colour)
             c.setAlpha(45)
             lo = pg.PlotCurveItem(PCT, mean - sd, pen=None)

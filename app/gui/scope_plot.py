@@ -23,6 +23,7 @@ from app.gui.run_store import KeptRun
 from app.gui.scope_cycle import CYCLE_LABEL, CycleBands, cycle_mean_sd, cycle_xy
 from app.gui.scope_legend import side_legend
 from app.gui.scope_math import SAMPLES_PER_PX, peak_decimate, step_corners, trace_stats
+from app.gui.scope_measure import DeltaCursor, min_span
 from app.gui.scope_overlay import FILLED_LABEL, ChangeMarkers, RunOverlay, fall_line, filled_bands, time_xy
 from app.gui.scope_specs import ScopeSpec, Trace
 from app.gui.session import SimSession
@@ -67,6 +68,7 @@ class Scope:
         plot.setLabel("left", self.unit.replace("*", "·"), **{"font-size": "8pt"})
         plot.getAxis("left").setWidth(46)
         self._label_bottom()
+        plot.getViewBox().setLimits(minYRange=min_span(self.unit))   # a flat trace reads 0 (scope_measure)
         plot.setClipToView(not self.is_xy)
         plot.setDownsampling(auto=not self.is_xy, mode="peak")
         self.shades: list[pg.PlotDataItem] = []      # empty in the % cycle view (:meth:`set_display`)
@@ -84,6 +86,7 @@ class Scope:
         for tr in spec.traces:
             self._add_curve(tr)
         self._make_cursor()
+        self.delta = None if self.is_xy else DeltaCursor(plot)    # cursor B, shown on request
         self.overlay, self.markers, self.bands = RunOverlay(plot, self.legend), ChangeMarkers(plot), CycleBands(plot)
         self.stats: list[tuple[float, float, float, float]] = []
         self.fall_line: pg.InfiniteLine | None = None
@@ -99,8 +102,11 @@ class Scope:
 
     def _make_cursor(self) -> None:
         self.cursor = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#d62728", width=1), label="",
-                                      labelOpts={"position": 0.08, "color": "#d62728",
-                                                 "fill": (255, 255, 255, 210), "anchors": [(0, 0), (0, 0)]})
+                                      labelOpts={"position": 0.04, "color": "#d62728",
+                                                 "fill": (255, 255, 255, 210), "anchors": [(0, 1), (0, 1)]})
+        font = self.cursor.label.textItem.font()
+        font.setPointSizeF(7.5)
+        self.cursor.label.setFont(font)
         self.plot.addItem(self.cursor, ignoreBounds=True)
         self.cursor.setVisible(not self.cycle)
 
@@ -268,8 +274,8 @@ class Scope:
     def update_stats(self, s: SimSession, lo: int, hi: int, note: str = "") -> None:
         """Min / max / mean / RMS of samples ``lo:hi`` in the title, after ``note`` (what they cover)."""
         self.stats = [trace_stats(self.trace_data(s, tr, lo, hi)) for tr in self.spec.traces]
-        parts = [f"{tr.label}: {a:.1f}/{b:.1f}/{m:.1f}/{r:.1f}" for tr, (a, b, m, r) in
-                 zip(self.spec.traces, self.stats) if not tr.dashed and math.isfinite(a)][:3]
+        parts = [f"{tr.label}: " + "/".join(f"{v:.1f}" if abs(v) >= 0.05 else "0" for v in st)
+                 for tr, st in zip(self.spec.traces, self.stats) if not tr.dashed and math.isfinite(st[0])][:3]
         text = ("min/max/mean/RMS " + " · ".join(parts)) if parts else ""
         self.set_title(f"{note}: {text}" if note and text else text or note)
 

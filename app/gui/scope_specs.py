@@ -7,15 +7,14 @@ so presets may rename blocks.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
+from app.gui.scope_units import DEG
 from app.gui.session import SimSession
 from app.gui.stick_figure import LEFT, RIGHT
 
 __all__ = ["DEG", "PALETTE", "ScopeSpec", "Trace", "default_scopes"]
 
-DEG = 180.0 / math.pi
 PALETTE = ("#1f77b4", "#e8710a", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 
 

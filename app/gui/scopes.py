@@ -36,7 +36,6 @@ parameter-change markers (:meth:`ScopeStack.mark_changes`).
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pyqtgraph as pg
@@ -45,11 +44,14 @@ from PySide6 import QtCore, QtWidgets
 from app.gui.run_store import KeptRun
 from app.gui.scope_browser import extend_menu
 from app.gui.scope_math import peak_decimate, trace_stats
+from app.gui.scope_measure import HoverReadout, link_y_by_unit
 from app.gui.scope_plot import Scope
-from app.gui.scope_specs import DEG, PALETTE, ScopeSpec, Trace, default_scopes
-from app.gui.scope_units import display_unit
+from app.gui.scope_specs import PALETTE, ScopeSpec, Trace, default_scopes
+from app.gui.scope_stack_tools import MeasureMixin
+from app.gui.scope_units import angle_unit, display_unit
 from app.gui.scope_xy import XYScope, next_colour, xy_spec
 from app.gui.session import SimSession
+from blocks.units import column_units
 
 __all__ = ["MIN_SCOPE_PX", "Scope", "ScopeStack", "Trace", "XYScope", "default_scopes", "peak_decimate",
            "trace_stats"]
@@ -68,19 +70,7 @@ def walk_rows(s: SimSession, t: np.ndarray) -> tuple[int, str]:
     return int(np.searchsorted(t, fall.at_s, side="right")), f"walk before the fall at {fall.at_s:.2f} s"
 
 
-def column_unit(unit: str, labels: tuple[str, ...], col: int) -> str:
-    """The unit of column ``col`` of a signal in ``unit``: one unit for all columns, one per column
-    (``"N, N, m"``), or, for generalised coordinates ``"m, rad"``, the first unit for the position
-    columns (``x0``, ``y0``, …) and the second for the others."""
-    parts = [p.strip() for p in unit.split(",")]
-    if len(parts) == 1:
-        return parts[0]
-    if len(parts) == len(labels):
-        return parts[col]
-    return parts[0] if re.fullmatch(r"[xy]\d*", labels[col]) else parts[-1]
-
-
-class ScopeStack(pg.GraphicsLayoutWidget):
+class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
     """Stacked scopes sharing one time axis (``setXLink``) and one cursor time."""
 
     cursor_moved = QtCore.Signal(float)
@@ -107,6 +97,12 @@ class ScopeStack(pg.GraphicsLayoutWidget):
         self.runs: list[KeptRun] = []
         self.changes: list[dict[str, object]] = []
         self.browser: QtWidgets.QDialog | None = None      # the signal browser, while open
+        self.delta_on = False        # cursor B and the Δ read-outs (app.gui.scope_measure)
+        self.cursor_b_t = 0.0
+        self.link_y = False          # y ranges linked across time scopes of one unit
+        self.hover = HoverReadout()
+        self.scene().sigMouseMoved.connect(self._on_hover)
+        self.setAcceptDrops(True)    # signals dragged from the browser (app.gui.scope_drop)
 
     def specs(self) -> list[ScopeSpec]:
         """The specs of the scopes shown (the live objects: edits show at the next bind)."""
@@ -155,6 +151,8 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             else:
                 scope = Scope(plot, spec, bottom=bottom, unit=unit, factor=factor, cycle=self.cycle)
                 scope.cursor.sigPositionChanged.connect(self._on_cursor)
+                assert scope.delta is not None
+                scope.delta.line.sigPositionChanged.connect(self._on_cursor_b)
             if spec.mark_filled and not self.cycle:
                 scope.mark_filled(s.filled_spans())
             extend_menu(self, plot, i)
@@ -168,8 +166,13 @@ class ScopeStack(pg.GraphicsLayoutWidget):
             if not sc.is_xy and sc is not master:
                 sc.plot.setXLink(master.plot if master is not None else None)
         self.changes = []
+        self.hover.clear()
         self.set_live(live)
         self.set_overlays(self.runs)
+        if self.link_y:
+            link_y_by_unit(self.scopes, True)
+        if self.delta_on:
+            self.show_delta()
 
     def rebind(self) -> None:
         """Rebuild the scopes with their current specs and options, then redraw the whole run."""
@@ -215,9 +218,7 @@ class ScopeStack(pg.GraphicsLayoutWidget):
         """A trace of column ``col`` of logged signal ``name`` (radians shown in degrees) and its unit."""
         assert self.session is not None
         s = self.session
-        unit = column_unit(s.unit(name), s.labels(name), col)
-        scale = DEG if unit.split("/")[0] == "rad" else 1.0
-        unit = unit.replace("rad", "deg", 1) if scale != 1.0 else (unit or "-")
+        unit, scale = angle_unit(column_units(s.unit(name), s.labels(name))[col])
         label = f"{name}[{s.labels(name)[col]}]"
         return Trace(label, name, col, scale, color or PALETTE[len(label) % len(PALETTE)]), unit
 
@@ -286,9 +287,10 @@ class ScopeStack(pg.GraphicsLayoutWidget):
         s = self.session
         if s is None:
             return
-        tick = int(round((t - s.runner.t0) / s.dt))
+        tick = self.tick_of(t)
         for sc in self.scopes:
             sc.show_cursor(s, t, tick)
+        self.show_delta()
 
     def set_live(self, on: bool) -> None:
         """Enter (``on``, the run starts) or leave (the run stops) live refreshing.

@@ -16,9 +16,10 @@ the trunk** at each hip and **on the shank from the thigh** at each knee, world 
 outputs ``inertial``, ``coriolis``, ``gravity``, ``external``. With the applied ``tau`` as input
 the four parts add up to it (the check in the tests).
 
-Compiled forms: both pack the biped's parameter vector (:meth:`models.params.BipedParams.as_array`)
-and run the scalar numba forms of the same formulas, :func:`models._eom_numba.joint_reactions_one`
-and :func:`models._eom_numba.decomposition_one` (checked against the numpy ones in
+The laws (kernels, both engines run them) read the biped's parameter vector
+(:meth:`models.params.BipedParams.as_array`) and run the scalar forms of those formulas,
+:func:`models._eom_numba.joint_reactions_one` and :func:`models._eom_numba.decomposition_one` (checked
+against the numpy ones, the independent reference, in
 ``tests/models/test_eom_kernels.py``), after :func:`models._eom_numba.forward_dynamics_into`.
 """
 
@@ -26,13 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
-from blocks.kernels import kernel
+from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
+from blocks.kernels import kernel, seg
 from blocks.library.context import biped_of
 from models._eom_numba import decomposition_one, forward_dynamics_into, joint_reactions_one
-from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
-from models.decomposition import biped_decomposition
-from models.reactions import REACTION_NAMES, reactions_augmented
+from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
+from models.reactions import REACTION_NAMES
 
 __all__ = ["JointReactions", "TorqueDecomposition"]
 
@@ -45,25 +45,16 @@ class _Sampled(Block, register=False):
     inputs = _INPUTS
     discrete = True
 
+    packed = ("_bp[]",)
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_biped", FiveLinkBiped(biped_of(ctx)))
-
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        """No state: sampled only so that the output is computed once per sample and held."""
-
-    def pack(self, p: Params) -> np.ndarray:
-        """The biped's parameters (:meth:`models.params.BipedParams.as_array`)."""
-        return np.array(p._biped.params.as_array(), dtype=np.float64)
+        p.set("_bp", tuple(biped_of(ctx).as_array()))
 
 
 class JointReactions(_Sampled):
     """Hip and knee reaction forces (module docstring)."""
 
     outputs = (PortSpec("reaction", 8, "N", "joint reaction forces", REACTION_NAMES),)
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        qdd = p._biped.forward_dynamics(u[0], u[1], u[2], u[3])
-        y[0][:] = reactions_augmented(p._biped.params, u[0], u[1], qdd, u[3])
 
     def kernels(self) -> Kernels:
         return Kernels(output=_reactions_output)
@@ -75,25 +66,24 @@ class TorqueDecomposition(_Sampled):
     outputs = tuple(PortSpec(name, 4, "N*m", f"{name} part of the joint torques", TAU_NAMES)
                     for name in ("inertial", "coriolis", "gravity", "external"))
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        qdd = p._biped.forward_dynamics(u[0], u[1], u[2], u[3])
-        dec = biped_decomposition(p._biped, u[0], u[1], qdd, u[3])
-        for out, part in zip(y, (dec.inertial, dec.coriolis, dec.gravity, dec.external)):
-            out[:] = np.asarray(part)
-
     def kernels(self) -> Kernels:
         return Kernels(output=_decomposition_output)
 
 
+_BP = _Sampled.packed_at("_bp")
+
+
 @kernel
 def _reactions_output(t, x, z, q, qd, tau, F, p, reaction):
-    buf = np.zeros(9)  # qdd (7), then mz = 0 (2): the callback's forward dynamics has no ground moments
-    forward_dynamics_into(p, q, qd, tau, F, buf[7:9], buf[0:7])
-    joint_reactions_one(p, q, qd, buf[0:7], F, reaction)
+    bp = seg(p, _BP)
+    buf = np.zeros(9)  # qdd (7), then mz = 0 (2): no ground moments
+    forward_dynamics_into(bp, q, qd, tau, F, buf[7:9], buf[0:7])
+    joint_reactions_one(bp, q, qd, buf[0:7], F, reaction)
 
 
 @kernel
 def _decomposition_output(t, x, z, q, qd, tau, F, p, inertial, coriolis, gravity, external):
+    bp = seg(p, _BP)
     buf = np.zeros(9)
-    forward_dynamics_into(p, q, qd, tau, F, buf[7:9], buf[0:7])
-    decomposition_one(p, q, qd, buf[0:7], F, inertial, coriolis, gravity, external)
+    forward_dynamics_into(bp, q, qd, tau, F, buf[7:9], buf[0:7])
+    decomposition_one(bp, q, qd, buf[0:7], F, inertial, coriolis, gravity, external)

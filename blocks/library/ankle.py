@@ -43,31 +43,25 @@ What it computes (every tick, held through the RK4 stages like the other control
     It damps the speed's step-to-step swings without pulling toward any recorded speed or
     position: the mean speed stays whatever the GRF makes it.
 
-Compiled form: output and update kernels on the packed vector :data:`PACK_LAYOUT` (the tunables
-at fixed places, ``target`` as 0 reference / 1 own_speed, the update's sample period ``dt`` [s],
-then the biped's parameter vector, :meth:`models.params.BipedParams.as_array`), with
-:func:`models._eom_numba.com_contact_x`: the horizontal CoM and contact terms of the
-``com_state_one``/``feet_state_one`` that the callbacks use, without arrays.
+The law: output and update kernels (both engines run them) on the packed vector the class declares
+(``target`` as 0 reference / 1 own_speed, the update's sample period ``_dt`` [s], the biped's
+parameter vector ``_bp``, :meth:`models.params.BipedParams.as_array`), with
+:func:`models._eom_numba.com_contact_x`: the horizontal CoM and contact terms of
+``com_state_one``/``feet_state_one``, without arrays.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
 from blocks.library.context import biped_of
 from models._eom_numba import com_contact_x
-from models.biped import GRF_NAMES, Q_NAMES, FiveLinkBiped
+from models.biped import GRF_NAMES, Q_NAMES
 
-__all__ = ["AnkleBalance", "PACK_LAYOUT", "TARGETS"]
+__all__ = ["AnkleBalance", "TARGETS"]
 
 TARGETS = ("reference", "own_speed")
-#: the packed vector: tunables [m/m, s, m, -], target code, tau_v [s], sample period dt [s], then the
-#: biped's 14 parameters from offset :data:`_BIPED`
-PACK_LAYOUT = ("kp", "kd", "d_max", "gain", "target", "tau_v", "dt", "biped[14]")
-_KP, _KD, _DMAX, _GAIN, _TARGET, _TAU_V, _DT, _BIPED = range(8)
 
 
 class AnkleBalance(Block):
@@ -90,51 +84,23 @@ class AnkleBalance(Block):
     n_discrete = 2
     discrete = True
 
+    packed = ("kp", "kd", "d_max", "gain", "target", "tau_v", "_dt", "_bp[]")
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_biped", FiveLinkBiped(biped_of(ctx)))
-        p.set("_com", np.zeros(4))
-        p.set("_feet", np.zeros(8))
+        p.set("_bp", tuple(biped_of(ctx).as_array()))
         p.set("_dt", ctx.dt * max(1, round(p.ts / ctx.dt)) if p.ts > 0 else ctx.dt)
-
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        """``z = [v_mean, started]``: the body's own mean forward speed, a first-order lag of ``v_com``."""
-        v = float(p._biped.com_state(u[0], u[1], p._com)[2])
-        a = min(p._dt / p.tau_v, 1.0)
-        znext[0] = v if z[1] < 0.5 else z[0] + a * (v - z[0])
-        znext[1] = 1.0
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        mz, cop = y
-        mz[:] = 0.0
-        cop[:] = 0.0
-        if p.gain <= 0.0:
-            return
-        com = p._biped.com_state(u[0], u[1], p._com)
-        feet = p._biped.feet_state(u[0], u[1], p._feet)
-        own = p.target == "own_speed"
-        ref_feet, ref_com = u[4], u[5]
-        rate_err = com[2] - (z[0] if z[1] > 0.5 else com[2]) if own else com[2] - ref_com[2]
-        for s in (0, 1):
-            if u[2][s] <= 0.5:
-                continue
-            err = 0.0 if own else (com[0] - feet[4 * s]) - (ref_com[0] - ref_feet[2 * s])
-            d = p.gain * (p.kp * err + p.kd * rate_err)
-            d = min(max(d, -p.d_max), p.d_max)
-            cop[s] = d
-            mz[s] = d * max(float(u[3][2 * s + 1]), 0.0)
 
     def kernels(self) -> Kernels:
         return Kernels(output=_ankle_output, update=_ankle_update)
 
-    def pack(self, p: Params) -> np.ndarray:
-        """:data:`PACK_LAYOUT`."""
-        head = [p.kp, p.kd, p.d_max, p.gain, float(TARGETS.index(p.target)), p.tau_v, p._dt]
-        return np.concatenate([np.array(head, dtype=np.float64), p._biped.params.as_array()])
+
+_KP, _KD, _DMAX, _GAIN, _TARGET, _TAU_V, _DT, _BP = AnkleBalance.packed_at(*AnkleBalance.packed)
 
 
 @kernel
 def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):
-    v = com_contact_x(p[_BIPED:_BIPED + 14], q, qd)[1]
+    """``z = [v_mean, started]``: the body's own mean forward speed, a first-order lag of ``v_com``."""
+    v = com_contact_x(seg(p, _BP), q, qd)[1]
     a = p[_DT] / p[_TAU_V]
     if a > 1.0:
         a = 1.0
@@ -148,7 +114,7 @@ def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):
     gain = p[_GAIN]
     if gain <= 0.0:
         return
-    x_com, v_com, xi_l, xi_r = com_contact_x(p[_BIPED:_BIPED + 14], q, qd)
+    x_com, v_com, xi_l, xi_r = com_contact_x(seg(p, _BP), q, qd)
     own = p[_TARGET] > 0.5
     if own:
         rate_err = v_com - (z[0] if z[1] > 0.5 else v_com)
@@ -160,7 +126,7 @@ def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):
             continue
         err = 0.0 if own else (x_com - (xi_l if s == 0 else xi_r)) - (com_ref[0] - feet_ref[2 * s])
         d = gain * (p[_KP] * err + p[_KD] * rate_err)
-        d = -d_max if -d_max > d else d  # the callback's min(max(d, -d_max), d_max), NaN included
+        d = -d_max if -d_max > d else d  # min(max(d, -d_max), d_max), NaN included
         d = d_max if d_max < d else d
         cop[s] = d
         fy = F[2 * s + 1]

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
 from blocks.library.context import biped_of, data_of, dataset_of
 from blocks.library.sources import initial_from_reference
 from models._eom_numba import forward_dynamics_into
@@ -38,8 +38,9 @@ __all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT", "KINEMATICS_LA
 
 #: the dynamics block's packed vector: the biped's parameters, in :meth:`BipedParams.as_array` order
 BIPED_LAYOUT = ("l0", "r0", "m0", "J0", "l1", "r1", "m1", "J1", "l2", "r2", "m2", "J2", "g", "R")
-#: the kinematics block's packed vector (lengths and CoM distances [m], masses [kg], foot radius [m])
-KINEMATICS_LAYOUT = ("l0", "r0", "l1", "r1", "l2", "r2", "m0", "m1", "m2", "m_total", "R")
+#: the kinematics block's packed entries, derived constants (lengths and CoM distances [m], masses [kg],
+#: foot radius [m])
+KINEMATICS_LAYOUT = ("_l0", "_r0", "_l1", "_r1", "_l2", "_r2", "_m0", "_m1", "_m2", "_m_total", "_R")
 
 _STANDING = (0.0, 0.8735, 0.0, 0.0, 0.0, 0.0, 0.0)
 
@@ -105,10 +106,12 @@ class FiveLinkDynamics(Block):
             if len(values[key]) != 7:
                 raise ParameterValueError(f"block '{self.name}': {key} needs 7 values, got {len(values[key])}")
 
+    packed = ("_bp[]",)
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
         biped = FiveLinkBiped(biped_of(ctx))
         p.set("_biped", biped)
-        p.set("_fd", biped.accel_function())
+        p.set("_bp", tuple(biped.params.as_array()))
 
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
         if p.init == "params":
@@ -121,20 +124,11 @@ class FiveLinkDynamics(Block):
         q, qd = initial_from_reference(ctx, self.values, p._biped)
         return np.concatenate([q, qd])
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        y[0][:] = x[0:7]
-        y[1][:] = x[7:14]
-
-    def derivative(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, dx: Vec) -> None:
-        dx[0:7] = x[7:14]
-        dx[7:14] = p._fd(x[0:7], x[7:14], u[0], u[1], u[2])
-
     def kernels(self) -> Kernels:
         return Kernels(output=_dynamics_output, derivative=_dynamics_derivative)
 
-    def pack(self, p: Params) -> np.ndarray:
-        """:data:`BIPED_LAYOUT`."""
-        return np.array(p._biped.params.as_array(), dtype=np.float64)
+
+_BP = FiveLinkDynamics.packed_at("_bp")
 
 
 @kernel
@@ -148,7 +142,7 @@ def _dynamics_output(t, x, z, tau, grf, mz, p, q, qd):
 def _dynamics_derivative(t, x, z, tau, grf, mz, p, dx):
     for i in range(7):
         dx[i] = x[7 + i]
-    forward_dynamics_into(p, x[0:7], x[7:14], tau, grf, mz, dx[7:14])
+    forward_dynamics_into(seg(p, _BP), x[0:7], x[7:14], tau, grf, mz, dx[7:14])
 
 
 class BipedKinematics(Block):
@@ -167,20 +161,17 @@ class BipedKinematics(Block):
                PortSpec("knees", 4, "m", "", ("x_l", "y_l", "x_r", "y_r")), PortSpec("head", 2, "m", "", ("x", "y")),
                PortSpec("contact", 4, "m", "rolling contact coordinates", ("xi_l", "eta_l", "xi_r", "eta_r")))
 
+    packed = KINEMATICS_LAYOUT
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
         b = biped_of(ctx)
-        p.set("_geom", (b.trunk.length, b.trunk.com, b.thigh.length, b.thigh.com, b.shank.length, b.shank.com,
-                        b.trunk.mass, b.thigh.mass, b.shank.mass, b.total_mass, b.foot_radius))
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        kinematics(*u[0].tolist(), *p._geom, *y)
+        for key, v in zip(KINEMATICS_LAYOUT, (b.trunk.length, b.trunk.com, b.thigh.length, b.thigh.com,
+                                              b.shank.length, b.shank.com, b.trunk.mass, b.thigh.mass,
+                                              b.shank.mass, b.total_mass, b.foot_radius)):
+            p.set(key, v)
 
     def kernels(self) -> Kernels:
         return Kernels(output=_kinematics_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """:data:`KINEMATICS_LAYOUT`."""
-        return np.array(p._geom, dtype=np.float64)
 
 
 @register_jitable
@@ -205,7 +196,10 @@ def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt
     head[0], head[1] = x0 + (l0 - r0) * sa, y0 + (l0 - r0) * ca
 
 
+_L0, _R0, _L1, _R1, _L2, _R2, _M0, _M1, _M2, _MT, _RF = BipedKinematics.packed_at(*KINEMATICS_LAYOUT)
+
+
 @kernel
 def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
-    kinematics(q[0], q[1], q[2], q[3], q[4], q[5], q[6], p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
-               p[9], p[10], feet, com, hip, knees, head, contact)
+    kinematics(q[0], q[1], q[2], q[3], q[4], q[5], q[6], p[_L0], p[_R0], p[_L1], p[_R1], p[_L2], p[_R2], p[_M0],
+               p[_M1], p[_M2], p[_MT], p[_RF], feet, com, hip, knees, head, contact)

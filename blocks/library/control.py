@@ -29,14 +29,17 @@ So the swing torque starts from the stance torque and moves to tracking within `
 
 from __future__ import annotations
 
-import numpy as np
-
-from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
+from blocks.packing import state_offsets
 from models.biped import TAU_NAMES
 
 __all__ = ["PID", "TorqueSwitch"]
+
+#: the PID's discrete state: each field and its size (``"n"``: one per joint), in order
+STATE = (("I", "n"), ("D", "n"), ("e_prev", "n"), ("enabled", "n"), ("started", 1), ("e0", "n"), ("age", "n"))
+
 
 class PID(Block):
     """Per-joint discrete PID with output limits, anti-windup, filtered derivative and bumpless transfer.
@@ -54,8 +57,8 @@ class PID(Block):
     -------
     u : (n,) N m
 
-    Discrete state ``[I (n), D (n), e_prev (n), enabled (n), started, e_0 (n), t - t_0 (n)]``
-    (the last two for the reference blend, ``t_blend``).
+    Discrete state :data:`STATE`: ``[I (n), D (n), e_prev (n), enabled (n), started, e_0 (n), t - t_0 (n)]``
+    (the last two for the reference blend, ``t_blend``); the kernels read its offsets from the packed vector.
     Default gains: the authors' Simulink prototype, P = 500, I = 250, D = 25 (N m/rad).
 
     Per-joint gains: ``kp``, ``ki`` and ``kd`` are each one number for every joint (the presets'
@@ -78,64 +81,22 @@ class PID(Block):
     feedthrough = frozenset({("ref", "u"), ("meas", "u")})
     discrete = True
 
+    packed = ("n", "tf", "u_max", "_h", "t_blend", "kp", "ki", "kd", *(f"_z_{name}" for name, _ in STATE))
+
     def discrete_size(self) -> int:
-        return 6 * int(self.values["n"]) + 1
+        return state_offsets(STATE, self.values)["size"]
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        h = p.ts if p.ts > 0 else ctx.dt
-        p.set("_h", h)
-        n = int(p.n)
-        p.set("_n", n)
-        for g in ("kp", "ki", "kd"):  # one float per joint: a number applies to all
-            p.set(f"_{g}", [float(v) for v in np.broadcast_to(getattr(p, g), n)])
-
-    def _law(self, z: list[float], ref: list[float], meas: list[float], enable: list[float],
-             p: Params) -> tuple[list[float], ...]:
-        n = p._n
-        kp, kd, tf, h = p._kp, p._kd, p.tf, p._h
-        started = z[4 * n] > 0.5
-        es, ds, vs = [0.0] * n, [0.0] * n, [0.0] * n
-        for i in range(n):
-            e = _blended(ref[i] - meas[i], enable[i] > 0.5, z[3 * n + i] > 0.5, z[4 * n + 1 + i],
-                         z[5 * n + 1 + i], p.t_blend)
-            d = (tf * z[n + i] + kd[i] * (e - z[2 * n + i])) / (tf + h) if started else 0.0
-            es[i], ds[i], vs[i] = e, d, kp[i] * e + z[i] + d
-        return es, ds, vs
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        _, _, vs = self._law(z.tolist(), u[0].tolist(), u[1].tolist(), u[2].tolist(), p)
-        out, um = y[0], p.u_max
-        for i, v in enumerate(vs):
-            out[i] = um if v > um else (-um if v < -um else v)
-
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        zl = z.tolist()
-        ref, meas, enable, track = u[0].tolist(), u[1].tolist(), u[2].tolist(), u[3].tolist()
-        es, ds, vs = self._law(zl, ref, meas, enable, p)
-        n, um, h, ki, kp = p._n, p.u_max, p._h, p._ki, p._kp
-        new = list(zl)
-        for i in range(n):
-            e, v = es[i], vs[i]
-            on = enable[i] > 0.5
-            if on:
-                new[i] = zl[i] if (v > um and e > 0.0) or (v < -um and e < 0.0) else zl[i] + ki[i] * h * e
-            else:
-                new[i] = min(max(track[i] - kp[i] * e - ds[i], -um), um)
-            new[n + i] = ds[i]
-            new[2 * n + i] = e
-            rising = on and zl[3 * n + i] < 0.5
-            new[4 * n + 1 + i] = ref[i] - meas[i] if rising else zl[4 * n + 1 + i]
-            new[5 * n + 1 + i] = (h if rising else zl[5 * n + 1 + i] + h) if on else 0.0
-            new[3 * n + i] = 1.0 if on else 0.0
-        new[4 * n] = 1.0
-        znext[:] = new
+        p.set("_h", p.ts if p.ts > 0 else ctx.dt)
+        for name, at in state_offsets(STATE, self.values).items():
+            p.set(f"_z_{name}", float(at))
 
     def kernels(self) -> Kernels:
         return Kernels(output=_pid_output, update=_pid_update)
 
-    def pack(self, p: Params) -> np.ndarray:
-        """``[n, tf, u_max, h, kp (n), ki (n), kd (n), t_blend]``."""
-        return np.array([float(p._n), p.tf, p.u_max, p._h, *p._kp, *p._ki, *p._kd, p.t_blend])
+
+_N, _TF, _U_MAX, _H, _T_BLEND, _KP, _KI, _KD = PID.packed_at("n", "tf", "u_max", "_h", "t_blend", "kp", "ki", "kd")
+_ZI, _ZD, _ZE, _ZON, _ZSTART, _ZE0, _ZAGE = PID.packed_at(*(f"_z_{name}" for name, _ in STATE))
 
 
 @kernel
@@ -156,46 +117,45 @@ def _blended(e, on, was_on, e0, age, t_blend):
 
 @kernel
 def _pid_law(z, ref, meas, enable, p, i):
-    # (e, D, v) of joint i: the law of PID._law, term for term (same rounding)
-    n = int(p[0])
-    tf, h = p[1], p[3]
-    kp, kd = p[4 + i], p[4 + 2 * n + i]
-    e = _blended(ref[i] - meas[i], enable[i] > 0.5, z[3 * n + i] > 0.5, z[4 * n + 1 + i], z[5 * n + 1 + i],
-                 p[4 + 3 * n])
-    d = (tf * z[n + i] + kd * (e - z[2 * n + i])) / (tf + h) if z[4 * n] > 0.5 else 0.0
-    return e, d, kp * e + z[i] + d
+    # (e, D, v) of joint i (module docstring)
+    tf, h = p[_TF], p[_H]
+    kp, kd = seg(p, _KP)[i], seg(p, _KD)[i]
+    e = _blended(ref[i] - meas[i], enable[i] > 0.5, z[int(p[_ZON]) + i] > 0.5, z[int(p[_ZE0]) + i],
+                 z[int(p[_ZAGE]) + i], p[_T_BLEND])
+    d = (tf * z[int(p[_ZD]) + i] + kd * (e - z[int(p[_ZE]) + i])) / (tf + h) if z[int(p[_ZSTART])] > 0.5 else 0.0
+    return e, d, kp * e + z[int(p[_ZI]) + i] + d
 
 
 @kernel
 def _pid_output(t, x, z, ref, meas, enable, track, p, u):
-    um = p[2]
-    for i in range(int(p[0])):
+    um = p[_U_MAX]
+    for i in range(int(p[_N])):
         v = _pid_law(z, ref, meas, enable, p, i)[2]
         u[i] = um if v > um else (-um if v < -um else v)
 
 
 @kernel
 def _pid_update(t, x, z, ref, meas, enable, track, p, znext):
-    n = int(p[0])
-    um, h = p[2], p[3]
-    for i in range(n):
+    um, h = p[_U_MAX], p[_H]
+    zi, zd, ze, zon, ze0, zage = int(p[_ZI]), int(p[_ZD]), int(p[_ZE]), int(p[_ZON]), int(p[_ZE0]), int(p[_ZAGE])
+    for i in range(int(p[_N])):
         e, d, v = _pid_law(z, ref, meas, enable, p, i)
         on = enable[i] > 0.5
         if on:
-            ki = p[4 + n + i]
-            znext[i] = z[i] if (v > um and e > 0.0) or (v < -um and e < 0.0) else z[i] + ki * h * e
+            ki = seg(p, _KI)[i]
+            znext[zi + i] = z[zi + i] if (v > um and e > 0.0) or (v < -um and e < 0.0) else z[zi + i] + ki * h * e
         else:
-            znext[i] = min(max(track[i] - p[4 + i] * e - d, -um), um)
-        znext[n + i] = d
-        znext[2 * n + i] = e
-        rising = on and z[3 * n + i] < 0.5
-        znext[4 * n + 1 + i] = ref[i] - meas[i] if rising else z[4 * n + 1 + i]
+            znext[zi + i] = min(max(track[i] - seg(p, _KP)[i] * e - d, -um), um)
+        znext[zd + i] = d
+        znext[ze + i] = e
+        rising = on and z[zon + i] < 0.5
+        znext[ze0 + i] = ref[i] - meas[i] if rising else z[ze0 + i]
         if on:
-            znext[5 * n + 1 + i] = h if rising else z[5 * n + 1 + i] + h
+            znext[zage + i] = h if rising else z[zage + i] + h
         else:
-            znext[5 * n + 1 + i] = 0.0
-        znext[3 * n + i] = 1.0 if on else 0.0
-    znext[4 * n] = 1.0
+            znext[zage + i] = 0.0
+        znext[zon + i] = 1.0 if on else 0.0
+    znext[int(p[_ZSTART])] = 1.0
 
 
 class TorqueSwitch(Block):
@@ -212,17 +172,6 @@ class TorqueSwitch(Block):
               PortSpec("tau_swing", 4, "N*m"))
     outputs = (PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
                PortSpec("hip", 2, "N*m", "", ("l", "r")), PortSpec("knee", 2, "N*m", "", ("l", "r")))
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        sl, sr = u[0].tolist()
-        a, b = u[1], u[2]
-        tau = y[0]
-        tau[0] = a[0] if sl > 0.5 else b[0]
-        tau[2] = a[2] if sl > 0.5 else b[2]
-        tau[1] = a[1] if sr > 0.5 else b[1]
-        tau[3] = a[3] if sr > 0.5 else b[3]
-        y[1][:] = tau[0:2]
-        y[2][:] = tau[2:4]
 
     def kernels(self) -> Kernels:
         return Kernels(output=_switch_output)

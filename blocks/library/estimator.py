@@ -45,29 +45,25 @@ knee_r]`` (times the tunable ``gain``), ``tnet`` (4) N m, the GRF moments ``T_ne
 The block is sampled like the controllers (``ts``, default every solver tick) and its
 torques hold between samples (zero-order hold), as on a digital controller.
 
-Compiled form: the output kernel runs the same leg functions (``register_jitable``: plain Python
-from the callback, compiled in the kernel) on the packed vector :data:`PACK_LAYOUT`
-(``gain`` and ``mu_s`` tunable, at fixed places; ``mode`` as 0 jacobian / 1 paper).
+The law: the output kernel (both engines run it) calls the leg functions below on the packed
+vector the class declares (``mode`` as 0 jacobian / 1 paper; ``gain`` and ``mu_s`` tunable).
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel
 from blocks.library.context import biped_of
 from models.biped import Q_NAMES, TAU_NAMES
 from models.jit import register_jitable
 
-__all__ = ["NetTorqueEstimator", "PACK_LAYOUT", "leg_torque_jacobian", "leg_torque_paper", "rolling_moment"]
+__all__ = ["NetTorqueEstimator", "leg_torque_jacobian", "leg_torque_paper", "rolling_moment"]
 
-#: the packed vector: tunables, mode code, then the leg geometry [m], masses [kg], g [m/s^2], foot radius [m]
-PACK_LAYOUT = ("gain", "mu_s", "paper", "l1", "l2", "r1", "r2", "m1", "m2", "g", "R")
-_GAIN, _MU_S, _PAPER, _GEOM = 0, 1, 2, 3
+#: derived constants the kernel reads: the leg geometry [m], masses [kg], g [m/s^2], foot radius [m]
+_GEOMETRY = ("_l1", "_l2", "_r1", "_r2", "_m1", "_m2", "_g", "_rf")
 
 
 @register_jitable
@@ -122,39 +118,27 @@ class NetTorqueEstimator(Block):
                PortSpec("tnet", 4, "N*m", "GRF moment about hip and knee (ccw +)", TAU_NAMES))
     discrete = True
 
+    packed = ("mode", "gain", "mu_s", *_GEOMETRY)
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
         bp = biped_of(ctx)
-        p.set("_geom", (bp.thigh.length, bp.shank.length, bp.thigh.com, bp.shank.com, bp.thigh.mass,
-                        bp.shank.mass, bp.g, bp.foot_radius))
-        p.set("_paper", p.mode == "paper")
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        _, _, a, bl, br, gl, gr = u[0].tolist()
-        fxl, fyl, fxr, fyr = u[1].tolist()
-        l1, l2, r1, r2, m1, m2, g, rf = p._geom
-        k, tau, tn = p.gain, y[0], y[1]
-        if p._paper:
-            hl, kl, tn[0], tn[2] = leg_torque_paper(a - bl, gl, fxl, fyl, l1, l2, m1, m2, g, p.mu_s, rf)
-            hr, kr, tn[1], tn[3] = leg_torque_paper(a - br, gr, fxr, fyr, l1, l2, m1, m2, g, p.mu_s, rf)
-        else:
-            hl, kl, tn[0], tn[2] = leg_torque_jacobian(a - bl, gl, fxl, fyl, l1, l2, r1, r2, m1, m2, g, rf)
-            hr, kr, tn[1], tn[3] = leg_torque_jacobian(a - br, gr, fxr, fyr, l1, l2, r1, r2, m1, m2, g, rf)
-        tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr
+        for key, v in zip(_GEOMETRY, (bp.thigh.length, bp.shank.length, bp.thigh.com, bp.shank.com, bp.thigh.mass,
+                                      bp.shank.mass, bp.g, bp.foot_radius)):
+            p.set(key, v)
 
     def kernels(self) -> Kernels:
         return Kernels(output=_estimator_output)
 
-    def pack(self, p: Params) -> np.ndarray:
-        """:data:`PACK_LAYOUT`."""
-        return np.array([p.gain, p.mu_s, 1.0 if p._paper else 0.0, *p._geom], dtype=np.float64)
+
+_MODE, _GAIN, _MU_S, _L1, _L2, _R1, _R2, _M1, _M2, _G, _RF = NetTorqueEstimator.packed_at(
+    *NetTorqueEstimator.packed)
 
 
 @kernel
 def _estimator_output(t, x, z, q, F, p, tau, tn):
     a, bl, br, gl, gr = q[2], q[3], q[4], q[5], q[6]
-    l1, l2, r1, r2, m1, m2, g, rf = p[_GEOM], p[_GEOM + 1], p[_GEOM + 2], p[_GEOM + 3], p[_GEOM + 4], \
-        p[_GEOM + 5], p[_GEOM + 6], p[_GEOM + 7]
-    if p[_PAPER] > 0.5:
+    l1, l2, r1, r2, m1, m2, g, rf = p[_L1], p[_L2], p[_R1], p[_R2], p[_M1], p[_M2], p[_G], p[_RF]
+    if p[_MODE] > 0.5:
         hl, kl, t0, t2 = leg_torque_paper(a - bl, gl, F[0], F[1], l1, l2, m1, m2, g, p[_MU_S], rf)
         hr, kr, t1, t3 = leg_torque_paper(a - br, gr, F[2], F[3], l1, l2, m1, m2, g, p[_MU_S], rf)
     else:

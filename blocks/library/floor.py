@@ -63,19 +63,21 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
 from blocks.library.context import biped_of
+from blocks.packing import state_offsets
 from models._eom_numba import foot_state_side
-from models.biped import Q_NAMES, TAU_NAMES, FiveLinkBiped
+from models.biped import Q_NAMES, TAU_NAMES
 from models.jit import register_jitable
 
 __all__ = ["Footprints", "StanceDamping"]
 
 _FEET = ("x_l", "y_l", "x_r", "y_r")
+#: Footprints' discrete state per foot ``[l, r]``: anchor x [m], stance flag, landed eta [m], landing time [s]
+_FP_STATE = state_offsets((("x", 2), ("on", 2), ("eta", 2), ("t", 2)), {})
+_ZX, _ZON, _ZETA, _ZT = (_FP_STATE[k] for k in ("x", "on", "eta", "t"))
 
 
 class Footprints(Block):
@@ -91,49 +93,16 @@ class Footprints(Block):
               PortSpec("stance", 2, "", "stance flags", ("l", "r")),
               PortSpec("feet_ref", 4, "m", "reference footprints", _FEET))
     outputs = (PortSpec("feet", 4, "m", "where each stance foot is held", _FEET),)
-    n_discrete = 8
+    n_discrete = _FP_STATE["size"]
     discrete = True
 
+    packed = ("source", "ground_y", "tau_land", "_bp[]")
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_biped", FiveLinkBiped(biped_of(ctx)))
-        p.set("_zero", np.zeros(7))
-        p.set("_fs", np.zeros(8))
-
-    def _anchors(self, t: float, z: Vec, u: Ports, p: Params) -> list[tuple[float, float, float]]:
-        """Per foot ``(x, y_landed, t_landed)``: held from the landing tick, or the foot now."""
-        fs = p._biped.feet_state(u[0], p._zero, p._fs)
-        out = []
-        for s in (0, 1):
-            held = u[1][s] > 0.5 and z[2 + s] > 0.5
-            out.append((float(z[s]), float(z[4 + s]), float(z[6 + s])) if held
-                       else (float(fs[4 * s]), float(fs[4 * s + 1]), t))
-        return out
-
-    def _height(self, t: float, a: tuple[float, float, float], p: Params) -> float:
-        if p.tau_land <= 0.0:
-            return float(p.ground_y)
-        return float(p.ground_y + (a[1] - p.ground_y) * math.exp(-(t - a[2]) / p.tau_land))
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        if p.source == "reference":
-            y[0][:] = u[2]
-            return
-        left, right = self._anchors(t, z, u, p)
-        y[0][0], y[0][1], y[0][2], y[0][3] = left[0], self._height(t, left, p), right[0], self._height(t, right, p)
-
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        left, right = self._anchors(t, z, u, p)
-        znext[0], znext[1] = left[0], right[0]
-        znext[2], znext[3] = u[1][0], u[1][1]
-        znext[4], znext[5], znext[6], znext[7] = left[1], right[1], left[2], right[2]
+        p.set("_bp", tuple(biped_of(ctx).as_array()))
 
     def kernels(self) -> Kernels:
         return Kernels(output=_footprints_output, update=_footprints_update)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """``[source (0 reference, 1 landing), ground_y, biped vector (14, BipedParams.as_array), tau_land]``."""
-        source = self.params["source"].choices.index(p.source)
-        return np.concatenate([[float(source), p.ground_y], p._biped.params.as_array(), [p.tau_land]])
 
 
 class StanceDamping(Block):
@@ -155,57 +124,45 @@ class StanceDamping(Block):
     outputs = (PortSpec("tau", 4, "N*m", "stance damping, knee spring and knee-stop torques", TAU_NAMES),)
     discrete = True
 
+    packed = ("c_hip", "c_knee", "k_knee", "_rest", "k_stop", "_gamma_min", "k_leg", "c_leg", "_l1", "_l2")
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
         b = biped_of(ctx)
         p.set("_l1", float(b.thigh.length))
         p.set("_l2", float(b.shank.length))
-
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        """No state: the block is sampled only so that its output is held between ticks."""
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        tau = y[0]
-        tau[:] = 0.0
-        rest, g_min = math.radians(p.knee_rest_deg), math.radians(p.gamma_min)
-        for s in (0, 1):
-            if u[2][s] <= 0.5:
-                continue
-            tau[s] = -p.c_hip * u[1][3 + s]
-            gam = float(u[0][5 + s])
-            tau[2 + s] = (p.k_knee * (rest - gam) - p.c_knee * u[1][5 + s]
-                          + (p.k_stop * (g_min - gam) if gam < g_min else 0.0)
-                          + leg_spring_torque(gam, float(u[1][5 + s]), rest, p.k_leg, p.c_leg, p._l1, p._l2))
+        p.set("_rest", math.radians(p.knee_rest_deg))
+        p.set("_gamma_min", math.radians(p.gamma_min))
 
     def kernels(self) -> Kernels:
         return Kernels(output=_stance_damping_output)
 
-    def pack(self, p: Params) -> np.ndarray:
-        """``[c_hip, c_knee, k_knee, gamma_rest [rad], k_stop, gamma_min [rad], k_leg, c_leg, l1, l2]``."""
-        return np.array([p.c_hip, p.c_knee, p.k_knee, math.radians(p.knee_rest_deg), p.k_stop,
-                         math.radians(p.gamma_min), p.k_leg, p.c_leg, p._l1, p._l2])
+
+# ------------------------------------------------------------------- kernels (the laws)
+_SOURCE, _GROUND_Y, _TAU_LAND, _BP = Footprints.packed_at("source", "ground_y", "tau_land", "_bp")
+_C_HIP, _C_KNEE, _K_KNEE, _REST, _K_STOP, _G_MIN, _K_LEG, _C_LEG, _L1, _L2 = StanceDamping.packed_at(
+    *StanceDamping.packed)
 
 
-# ------------------------------------------------------------------- kernels (layouts: the pack methods)
 @kernel
 def _anchor(t, z, q, stance, p, s):
     """``(x, y_landed, t_landed)`` of foot ``s``: held, or its contact coordinates now (which read no
     rates: ``q`` stands in for them)."""
-    if stance[s] > 0.5 and z[2 + s] > 0.5:
-        return z[s], z[4 + s], z[6 + s]
-    fs = foot_state_side(p[2:16], q, q, s)
+    if stance[s] > 0.5 and z[_ZON + s] > 0.5:
+        return z[_ZX + s], z[_ZETA + s], z[_ZT + s]
+    fs = foot_state_side(seg(p, _BP), q, q, s)
     return fs[0], fs[1], t
 
 
 @kernel
 def _held_height(t, y_land, t_land, p):
-    if p[16] <= 0.0:
-        return p[1]
-    return p[1] + (y_land - p[1]) * math.exp(-(t - t_land) / p[16])
+    if p[_TAU_LAND] <= 0.0:
+        return p[_GROUND_Y]
+    return p[_GROUND_Y] + (y_land - p[_GROUND_Y]) * math.exp(-(t - t_land) / p[_TAU_LAND])
 
 
 @kernel
 def _footprints_output(t, x, z, q, stance, feet_ref, p, feet):
-    if p[0] == 0.0:
+    if p[_SOURCE] == 0.0:
         for k in range(4):
             feet[k] = feet_ref[k]
         return
@@ -218,8 +175,8 @@ def _footprints_output(t, x, z, q, stance, feet_ref, p, feet):
 def _footprints_update(t, x, z, q, stance, feet_ref, p, znext):
     xl, yl, tl = _anchor(t, z, q, stance, p, 0)
     xr, yr, tr = _anchor(t, z, q, stance, p, 1)
-    znext[0], znext[1], znext[2], znext[3] = xl, xr, stance[0], stance[1]
-    znext[4], znext[5], znext[6], znext[7] = yl, yr, tl, tr
+    znext[_ZX], znext[_ZX + 1], znext[_ZON], znext[_ZON + 1] = xl, xr, stance[0], stance[1]
+    znext[_ZETA], znext[_ZETA + 1], znext[_ZT], znext[_ZT + 1] = yl, yr, tl, tr
 
 
 @register_jitable
@@ -241,7 +198,8 @@ def _stance_damping_output(t, x, z, q, qd, stance, p, tau):
     for s in range(2):
         if stance[s] <= 0.5:
             continue
-        tau[s] = -p[0] * qd[3 + s]
+        tau[s] = -p[_C_HIP] * qd[3 + s]
         gam = q[5 + s]
-        tau[2 + s] = (p[2] * (p[3] - gam) - p[1] * qd[5 + s] + (p[4] * (p[5] - gam) if gam < p[5] else 0.0)
-                      + leg_spring_torque(gam, qd[5 + s], p[3], p[6], p[7], p[8], p[9]))
+        stop = p[_K_STOP] * (p[_G_MIN] - gam) if gam < p[_G_MIN] else 0.0
+        tau[2 + s] = (p[_K_KNEE] * (p[_REST] - gam) - p[_C_KNEE] * qd[5 + s] + stop
+                      + leg_spring_torque(gam, qd[5 + s], p[_REST], p[_K_LEG], p[_C_LEG], p[_L1], p[_L2]))

@@ -1,17 +1,22 @@
 """Generic blocks: sources, gain, sum, mux/selector, unit delay, integrator, state space,
-function and scope tap. All signals are float64 vectors; units pass through unchanged."""
+function and scope tap. All signals are float64 vectors; units pass through unchanged.
+
+The laws are the kernels of :mod:`blocks.library.generic_kernels` (both engines run them), which read
+the packed vectors these classes declare (``packed``, :mod:`blocks.packing`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
-from blocks.library import generic_kernels as gk
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = ["Constant", "Step", "Gain", "Sum", "Mux", "Selector", "UnitDelay", "Integrator", "StateSpace",
            "Function", "Scope", "FUNCTIONS", "register_function"]
@@ -30,6 +35,13 @@ def register_function(name: str) -> Callable[[Callable[[np.ndarray, np.ndarray],
     return deco
 
 
+def _gk() -> ModuleType:
+    """The kernels' module (it reads the layouts of the classes below, so it is imported after them)."""
+    from blocks.library import generic_kernels
+
+    return generic_kernels
+
+
 class Constant(Block):
     """Constant vector ``y = value``.
 
@@ -43,14 +55,10 @@ class Constant(Block):
     def port_specs(self) -> tuple[tuple[PortSpec, ...], tuple[PortSpec, ...]]:
         return (), (PortSpec("y", len(self.values["value"])),)
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        y[0][:] = p.value
+    packed = ("value",)
 
     def kernels(self) -> Kernels:
-        return Kernels(output=gk.copy_p)
-
-    def pack(self, p: Params) -> np.ndarray:
-        return np.array(p.value, dtype=np.float64).reshape(-1)
+        return Kernels(output=_gk().constant_output)
 
 
 class Step(Block):
@@ -65,14 +73,10 @@ class Step(Block):
     outputs = (PortSpec("y", "n"),)
     time_varying = True
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        y[0].fill(p.after if t >= p.t_step else p.before)
+    packed = ("t_step", "before", "after")
 
     def kernels(self) -> Kernels:
-        return Kernels(output=gk.step_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        return np.array([p.t_step, p.before, p.after])
+        return Kernels(output=_gk().step_output)
 
 
 class Gain(Block):
@@ -86,14 +90,10 @@ class Gain(Block):
     outputs = (PortSpec("y", "n"),)
     vectorisable = True
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        np.multiply(u[0], p.k, y[0])
+    packed = ("k",)
 
     def kernels(self) -> Kernels:
-        return Kernels(output=gk.gain_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        return np.array([p.k])
+        return Kernels(output=_gk().gain_output)
 
 
 class Sum(Block):
@@ -116,31 +116,13 @@ class Sum(Block):
         return (tuple(PortSpec(f"u{i + 1}", n) for i in range(len(self.values["signs"]))),
                 (PortSpec("y", n),))
 
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_neg", tuple(c == "-" for c in p.signs))
-        p.set("_two", {"++": np.add, "+-": np.subtract}.get(p.signs))
+    packed = ("_sign[]",)
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        if p._two is not None:
-            p._two(u[0], u[1], y[0])
-            return
-        out = y[0]
-        if p._neg[0]:
-            np.negative(u[0], out=out)
-        else:
-            out[:] = u[0]
-        for ui, neg in zip(u[1:], p._neg[1:]):
-            if neg:
-                out -= ui
-            else:
-                out += ui
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_sign", tuple(-1.0 if c == "-" else 1.0 for c in p.signs))
 
     def kernels(self) -> Kernels:
-        return Kernels(output=gk.sum_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """One sign per input, ``-1.0`` or ``+1.0`` (``-1 * u`` is ``-u`` exactly)."""
-        return np.array([-1.0 if neg else 1.0 for neg in p._neg])
+        return Kernels(output=_gk().sum_output)
 
 
 class Mux(Block):
@@ -160,11 +142,8 @@ class Mux(Block):
         sizes = [int(s) for s in self.values["sizes"]]
         return tuple(PortSpec(f"u{i + 1}", s) for i, s in enumerate(sizes)), (PortSpec("y", sum(sizes)),)
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        np.concatenate(u, out=y[0])
-
     def kernels(self) -> Kernels:
-        return Kernels(output=gk.mux_output)
+        return Kernels(output=_gk().mux_output)
 
 
 class Selector(Block):
@@ -186,19 +165,10 @@ class Selector(Block):
     def port_specs(self) -> tuple[tuple[PortSpec, ...], tuple[PortSpec, ...]]:
         return (PortSpec("u", int(self.values["n"])),), (PortSpec("y", len(self.values["indices"])),)
 
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        idx = [int(i) for i in p.indices]
-        run = idx == list(range(idx[0], idx[0] + len(idx)))
-        p.set("_sel", slice(idx[0], idx[0] + len(idx)) if run else np.array(idx, dtype=np.intp))
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        y[0][:] = u[0][p._sel]
+    packed = ("indices",)
 
     def kernels(self) -> Kernels:
-        return Kernels(output=gk.selector_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        return np.array(p.indices, dtype=np.float64).reshape(-1)
+        return Kernels(output=_gk().selector_output)
 
 
 class UnitDelay(Block):
@@ -217,14 +187,8 @@ class UnitDelay(Block):
     def initial_discrete(self, p: Params, ctx: CompileContext) -> np.ndarray:
         return np.full(int(p.n), p.initial)
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        y[0][:] = z
-
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        znext[:] = u[0]
-
     def kernels(self) -> Kernels:
-        return Kernels(output=gk.copy_z, update=gk.copy_u_next)
+        return Kernels(output=_gk().copy_z, update=_gk().copy_u_next)
 
 
 class Integrator(Block):
@@ -243,14 +207,8 @@ class Integrator(Block):
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
         return np.full(int(p.n), p.x0)
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        y[0][:] = x
-
-    def derivative(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, dx: Vec) -> None:
-        dx[:] = u[0]
-
     def kernels(self) -> Kernels:
-        return Kernels(output=gk.copy_x, derivative=gk.copy_u_next)
+        return Kernels(output=_gk().copy_x, derivative=_gk().copy_u_next)
 
 
 class StateSpace(Block):
@@ -278,34 +236,13 @@ class StateSpace(Block):
     def feedthrough_pairs(self) -> frozenset[tuple[str, str]]:
         return frozenset({("u", "y")}) if any(self.values["d"]) else frozenset()
 
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        n, m, l = int(p.n), int(p.m), int(p.l)
-        p.set("_A", p.a.reshape(n, n))
-        p.set("_B", p.b.reshape(n, m))
-        p.set("_C", p.c.reshape(l, n))
-        p.set("_D", p.d.reshape(l, m))
-        p.set("_AB", np.hstack([p._A, p._B]))
-        p.set("_CD", np.hstack([p._C, p._D]))
-        p.set("_has_d", bool(np.any(p.d)))
+    packed = ("a", "b", "c", "d")
 
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
         return np.array(p.x0, dtype=np.float64)
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        if p._has_d:
-            np.dot(p._CD, np.concatenate((x, u[0])), y[0])
-        else:
-            np.dot(p._C, x, y[0])
-
-    def derivative(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, dx: Vec) -> None:
-        np.dot(p._AB, np.concatenate((x, u[0])), dx)
-
     def kernels(self) -> Kernels:
-        return Kernels(output=gk.ss_output, derivative=gk.ss_derivative)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """``[n, m, l, a (n n), b (n m), c (l n), d (l m)]``, matrices row-major."""
-        return np.concatenate(([float(p.n), float(p.m), float(p.l)], p.a, p.b, p.c, p.d)).astype(np.float64)
+        return Kernels(output=_gk().ss_output, derivative=_gk().ss_derivative)
 
 
 class Function(Block):

@@ -51,36 +51,33 @@ Output ``tau = tau_in + gain d`` (``gain`` 0 passes ``tau_in`` through: the bloc
 the change within a solver step of torques held from its start, what the limit cuts) is its correction, and stays
 in the residual.
 
-Sampled like the controllers (output computed once per tick and held). Compiled form: the
-kernel and the Python callback run the same compiled function :func:`match_torques` on the
-packed vector :data:`PACK_LAYOUT` then the biped's 14 parameters.
+Sampled like the controllers (output computed once per tick and held). The law: the kernel
+:func:`match_torques` (both engines run it) on the packed vector the class declares (the tunables,
+then the biped's 14 parameters).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.kernels import kernel, seg
 from blocks.library.context import biped_of
 from models._eom_numba import _assemble, _cholesky_back, _cholesky_factor, _cholesky_solve, foot_state_side
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
-from models.jit import njit
 
-__all__ = ["GrfMatch", "PACK_LAYOUT", "match_torques"]
+__all__ = ["GrfMatch", "match_torques"]
 
-#: the packed vector's head; the biped's parameter vector (``BipedParams.as_array``) follows
-PACK_LAYOUT = ("gain", "reg", "tau_v", "tau_p", "u_max")
 _H = 1e-6  # central-difference step of Jdot qd [s]
 _FEET = ("x_l", "y_l", "x_r", "y_r")
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
-    """``dtau`` (4) [N m]: the module docstring's ``gain d`` for packed ``p`` (:data:`PACK_LAYOUT`, biped)."""
-    gain, reg, tau_v, tau_p, u_max = p[0], p[1], p[2], p[3], p[4]
-    bp = p[5:19]
+    """``dtau`` (4) [N m]: the module docstring's ``gain d`` for the packed vector ``p`` of a :class:`GrfMatch`."""
+    gain, reg, tau_v, tau_p, u_max = p[_GAIN], p[_REG], p[_TAU_V], p[_TAU_P], p[_U_MAX]
+    bp = seg(p, _BP)
     for k in range(4):
         dtau[k] = 0.0
     legs = np.empty(2, np.int64)
@@ -189,22 +186,13 @@ class GrfMatch(Block):
                PortSpec("dtau", 4, "N*m", "torque added to the stance joints", TAU_NAMES))
     discrete = True
 
+    packed = ("gain", "reg", "tau_v", "tau_p", "u_max", "_bp[]")
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_biped", biped_of(ctx).as_array())
-
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        """No state: the block is sampled only so that its output is held between ticks."""
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        args = [np.ascontiguousarray(a, dtype=np.float64) for a in u]
-        dtau = np.zeros(4)
-        match_torques(self.pack(p), args[1], args[2], args[0], args[3], args[4], args[5], args[6], dtau)
-        y[1][:] = dtau
-        np.add(u[0], dtau, out=y[0])
+        p.set("_bp", tuple(biped_of(ctx).as_array()))
 
     def kernels(self) -> Kernels:
         return Kernels(output=grf_match_output)
 
-    def pack(self, p: Params) -> np.ndarray:
-        """:data:`PACK_LAYOUT`, then the biped's parameter vector."""
-        return np.concatenate([[p.gain, p.reg, p.tau_v, p.tau_p, p.u_max], p._biped])
+
+_GAIN, _REG, _TAU_V, _TAU_P, _U_MAX, _BP = GrfMatch.packed_at("gain", "reg", "tau_v", "tau_p", "u_max", "_bp")

@@ -23,8 +23,11 @@ Discrete state
 --------------
 For the exact solve without a guide spline (the five-bar), ``z`` holds the joints ``f`` solved at
 the last tick: Newton's starting guess for every evaluation of the next tick (``ts`` = 0: every
-tick). So outputs and derivative are functions of ``(t, x, z, u)`` alone, in Python and in the
-compiled kernels (:mod:`blocks.library.mechanism_kernels`); a snapshot holds the guess too.
+tick). So outputs and derivative are functions of ``(t, x, z, u)`` alone; a snapshot holds the guess too.
+
+The law: the kernels of :mod:`blocks.library.mechanism_kernels` (both engines run them; a failed solve
+gives NaN, which the engine reports naming the block). :mod:`models.mechanism` (numpy) stays the
+independent reference they are tested against.
 One-coordinate mechanisms take the guess from their guide spline at ``q`` and have no discrete state.
 
 Outputs
@@ -49,10 +52,7 @@ from blocks.core import (
     Kernels,
     ParameterValueError,
     Params,
-    Ports,
     PortSpec,
-    SimulationError,
-    Vec,
 )
 from blocks.core import ParamSpec as P
 from blocks.library.mechanism_pack import pack_mechanism
@@ -163,37 +163,5 @@ class PlanarMechanism(Block):
                        update=mech_update if self.discrete_size() else None)
 
     def pack(self, p: Params) -> np.ndarray:
+        """The packed vector of :mod:`blocks.library.mechanism_pack` (its header names every table)."""
         return pack_mechanism(p._model)
-
-    def _joints(self, t: float, x: Vec, z: Vec, p: Params) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        try:
-            return p._model.joints(x[:p._nq], z if z.size else None)
-        except ConstraintError as exc:
-            raise SimulationError(f"block '{self.name}' at t = {t:.6g} s: {exc}", block=self.name, t=t) from None
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        nq = p._nq
-        model = p._model
-        f, F, _ = self._joints(t, x, z, p)
-        fd = F @ x[nq:]
-        y[0][:] = x[:nq]
-        y[1][:] = x[nq:]
-        y[2][:] = f
-        y[3][:] = fd
-        for k, e in enumerate(model.mech.points.values()):
-            y[4][2 * k:2 * k + 2] = e.position(f)
-            y[5][2 * k:2 * k + 2] = e.jacobian(f) @ fd
-
-    def derivative(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, dx: Vec) -> None:
-        nq = p._nq
-        dx[:nq] = x[nq:]
-        try:
-            dx[nq:] = p._model.accel(x[:nq], x[nq:], u[0] if u else None, z if z.size else None)
-        except ConstraintError as exc:
-            raise SimulationError(f"block '{self.name}' at t = {t:.6g} s: {exc}", block=self.name, t=t) from None
-
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        try:  # the solve alone (no guide here: the exact solve of a multi-coordinate mechanism)
-            znext[:] = p._model.mech.solve(x[:p._nq], z)
-        except ConstraintError as exc:
-            raise SimulationError(f"block '{self.name}' at t = {t:.6g} s: {exc}", block=self.name, t=t) from None

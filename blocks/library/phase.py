@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel
 
@@ -26,28 +26,6 @@ __all__ = ["PhaseDetector", "PHASE_NAMES", "phase_code", "foot_decision"]
 PHASE_NAMES = {0: "double support", 1: "left single", 2: "right single", 3: "flight"}
 _FOOT = {-1: "initial", 0: "swing", 1: "stance"}
 _NEVER = -1e30
-
-
-def phase_code(stance_l: bool, stance_r: bool) -> int:
-    """0 double support, 1 left single, 2 right single, 3 flight."""
-    if stance_l and stance_r:
-        return 0
-    if stance_l:
-        return 1
-    if stance_r:
-        return 2
-    return 3
-
-
-def foot_decision(prev: float, since: float, fy: float, t: float, on: float, off: float, dwell: float) -> int:
-    """New state (0 swing / 1 stance) of one foot; ``prev`` -1 means undecided, ``since`` the last switch [s]."""
-    if prev < 0:
-        return 1 if fy > on else 0
-    if t - since < dwell - 1e-12:
-        return int(prev)
-    if prev >= 0.5:
-        return 0 if fy < off else 1
-    return 1 if fy > on else 0
 
 
 class PhaseDetector(Block):
@@ -74,9 +52,9 @@ class PhaseDetector(Block):
                                 description="back to swing only below threshold - hysteresis"),
               "min_dwell_s": P(0.05, min=0.0, max=5.0, unit="s", description="minimum time between switches")}
     inputs = (PortSpec("F", 4, "N", "ground reaction forces"),)
-    outputs = (PortSpec("stance", 2, "", "stance flags", ("l", "r")),
-               PortSpec("swing", 2, "", "swing flags", ("l", "r")),
-               PortSpec("phase", 1, "", "0 double, 1 left single, 2 right single, 3 flight"))
+    outputs = (PortSpec("stance", 2, "1", "stance flags", ("l", "r")),
+               PortSpec("swing", 2, "1", "swing flags", ("l", "r")),
+               PortSpec("phase", 1, "1", "0 double, 1 left single, 2 right single, 3 flight"))
     discrete = True
     n_discrete = 5
     modes = ("left", "right", "phase")
@@ -87,41 +65,33 @@ class PhaseDetector(Block):
             raise ParameterValueError(f"block '{self.name}': hysteresis ({values['hysteresis_n']} N) must not exceed "
                                       f"the threshold ({values['threshold_n']} N)")
 
+    packed = ("threshold_n", "hysteresis_n", "min_dwell_s")
+
     def initial_discrete(self, p: Params, ctx: CompileContext) -> np.ndarray:
         return np.array([-1.0, -1.0, -1.0, _NEVER, _NEVER])
-
-    def _decide(self, t: float, z: Vec, u: Ports, p: Params) -> tuple[int, int]:
-        f = u[0]
-        on, off, dwell = p.threshold_n, p.threshold_n - p.hysteresis_n, p.min_dwell_s
-        sl = foot_decision(z[0], z[3], float(f[1]), t, on, off, dwell)
-        sr = foot_decision(z[1], z[4], float(f[3]), t, on, off, dwell)
-        return sl, sr
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        sl, sr = self._decide(t, z, u, p)
-        y[0][0], y[0][1] = sl, sr
-        y[1][0], y[1][1] = 1 - sl, 1 - sr
-        y[2][0] = phase_code(bool(sl), bool(sr))
-
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        sl, sr = self._decide(t, z, u, p)
-        znext[0], znext[1], znext[2] = sl, sr, phase_code(bool(sl), bool(sr))
-        znext[3] = t if (sl != z[0] and z[0] >= 0) else z[3]  # the first decision starts no dwell
-        znext[4] = t if (sr != z[1] and z[1] >= 0) else z[4]
 
     def kernels(self) -> Kernels:
         return Kernels(output=_phase_output, update=_phase_update)
 
-    def pack(self, p: Params) -> np.ndarray:
-        """``[threshold_n, hysteresis_n, min_dwell_s]``."""
-        return np.array([p.threshold_n, p.hysteresis_n, p.min_dwell_s])
 
-
-_decision = kernel(foot_decision)  # the same law, compiled for the kernels below
+_ON, _HYST, _DWELL = PhaseDetector.packed_at("threshold_n", "hysteresis_n", "min_dwell_s")
 
 
 @kernel
-def _phase_code(sl, sr):
+def foot_decision(prev, since, fy, t, on, off, dwell):
+    """New state (0 swing / 1 stance) of one foot; ``prev`` -1 means undecided, ``since`` the last switch [s]."""
+    if prev < 0:
+        return 1 if fy > on else 0
+    if t - since < dwell - 1e-12:
+        return int(prev)
+    if prev >= 0.5:
+        return 0 if fy < off else 1
+    return 1 if fy > on else 0
+
+
+@kernel
+def phase_code(sl, sr):
+    """0 double support, 1 left single, 2 right single, 3 flight."""
     if sl and sr:
         return 0
     return 1 if sl else 2 if sr else 3
@@ -129,8 +99,8 @@ def _phase_code(sl, sr):
 
 @kernel
 def _phase_decide(t, z, f, p):
-    on, off, dwell = p[0], p[0] - p[1], p[2]
-    return _decision(z[0], z[3], f[1], t, on, off, dwell), _decision(z[1], z[4], f[3], t, on, off, dwell)
+    on, off, dwell = p[_ON], p[_ON] - p[_HYST], p[_DWELL]
+    return foot_decision(z[0], z[3], f[1], t, on, off, dwell), foot_decision(z[1], z[4], f[3], t, on, off, dwell)
 
 
 @kernel
@@ -138,7 +108,7 @@ def _phase_output(t, x, z, f, p, stance, swing, phase):
     sl, sr = _phase_decide(t, z, f, p)
     stance[0], stance[1] = sl, sr
     swing[0], swing[1] = 1 - sl, 1 - sr
-    phase[0] = _phase_code(sl != 0, sr != 0)
+    phase[0] = phase_code(sl != 0, sr != 0)
 
 
 @kernel
@@ -146,5 +116,5 @@ def _phase_update(t, x, z, f, p, znext):
     sl, sr = _phase_decide(t, z, f, p)
     tl = t if (sl != z[0] and z[0] >= 0) else z[3]
     tr = t if (sr != z[1] and z[1] >= 0) else z[4]
-    znext[0], znext[1], znext[2] = sl, sr, _phase_code(sl != 0, sr != 0)
-    znext[3], znext[4] = tl, tr
+    znext[0], znext[1], znext[2] = sl, sr, phase_code(sl != 0, sr != 0)
+    znext[3], znext[4] = tl, tr  # the first decision starts no dwell

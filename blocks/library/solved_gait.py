@@ -35,9 +35,9 @@ they are recovered from its own inverse dynamics: with ``m_z = 0`` the knee rows
 ``tau_hip,s = tau_0,hip,s - m_z,s``, to 1e-13 on the bundled sets).
 
 Sampled like the controllers (``ts``, default every tick: the output is computed at the tick and
-held through the RK4 stages). Compiled form: the kernel and the Python callback run the same
-function :func:`solved_law` on the packed vector (:data:`PACK_LAYOUT`, then the table: ``n`` rows
-of ``q (7), qd (7), tau (4), m_z (2)``).
+held through the RK4 stages). The law: the kernel :func:`solved_law` (both engines run it) on the
+packed vector the class declares (the tunables, then the table: ``n`` rows of :data:`ROW_FIELDS`,
+``q (7), qd (7), tau (4), m_z (2)``).
 """
 
 from __future__ import annotations
@@ -46,26 +46,24 @@ import hashlib
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
+from blocks.kernels import kernel, pure, seg
 from blocks.library.context import biped_of, data_of, dataset_of
 from models.biped import Q_NAMES, TAU_NAMES, FiveLinkBiped
-from models.jit import register_jitable
 from models.params import BipedParams
 
-__all__ = ["SolvedGait", "SolvedCycle", "SOLVED_GAIT", "PACK_LAYOUT", "ROW", "load_solved_cycle", "run_solution",
-           "solved_law"]
+__all__ = ["SolvedGait", "SolvedCycle", "SOLVED_GAIT", "ROW", "load_solved_cycle", "run_solution", "solved_law"]
 
 SOLVED_GAIT = "solved_gait"  # the key of the run's SolvedCycle in CompileContext.resources
-#: the packed vector's head; ``n`` rows of :data:`ROW` values follow
-PACK_LAYOUT = ("n", "period", "shift", "stride", "gain", "kp_hip", "kd_hip", "kp_knee", "kd_knee", "kp_trunk",
-               "kd_trunk")
-ROW = 20  # q (7), qd (7), tau (4), mz (2) per node
-_HEAD = len(PACK_LAYOUT)
+#: one node of the table: its fields and their sizes, in order
+ROW_FIELDS = (("q", 7), ("qd", 7), ("tau", 4), ("mz", 2))
+ROW = sum(size for _, size in ROW_FIELDS)
+_RQ, _RQD, _RTAU, _RMZ = (sum(size for _, size in ROW_FIELDS[:i]) for i in range(len(ROW_FIELDS)))
 
 
 @dataclass(frozen=True)
@@ -96,10 +94,12 @@ class SolvedCycle:
 
     def state_at(self, t_data: float) -> tuple[np.ndarray, np.ndarray]:
         """``(q, qd)`` of the cycle at the recording's time ``t_data`` [s] (:func:`solved_law`)."""
-        head = np.array([self.n, self.period, -self.t0, self.stride] + [0.0] * (_HEAD - 4))
-        p = np.concatenate([head, self.table()])
+        values: dict[str, Any] = {key.removesuffix("[]"): 0.0 for key in SolvedGait.packed}  # gains 0: the solution
+        values.update(_n=float(self.n), _period=self.period, _shift=-self.t0, _stride=self.stride,
+                      _table=self.table())
+        p = SolvedGait("state_at").pack(Params(values))
         out = [np.zeros(k) for k in (4, 4, 4, 2, 7, 7, 1)]
-        solved_law(t_data, np.zeros(7), np.zeros(7), np.zeros(2), p, *out)
+        pure(solved_law)(t_data, np.zeros(7), np.zeros(7), np.zeros(2), p, *out)
         return out[4], out[5]
 
 
@@ -138,11 +138,11 @@ def load_solved_cycle(path: str | Path, params: BipedParams, cycle: int = 0) -> 
                        hashlib.sha256(raw).hexdigest())
 
 
-@register_jitable
+@kernel
 def solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):
-    """The module docstring's outputs at time ``t`` for state ``q``, ``qd`` and packed ``p``
-    (plain Python from the callback, compiled inside the kernel: one source for both)."""
-    n = int(p[0])
+    """The module docstring's outputs at time ``t`` for state ``q``, ``qd`` and the packed vector ``p`` of a
+    :class:`SolvedGait` (the table: ``n`` rows of :data:`ROW_FIELDS`)."""
+    n = int(p[_N])
     if n == 0:
         for j in range(4):
             tau[j], tau_ff[j], tau_pd[j] = 0.0, 0.0, 0.0
@@ -151,7 +151,8 @@ def solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trun
             q_sol[i], qd_sol[i] = 0.0, 0.0
         trunk[0] = 0.0
         return
-    s = (t + p[2]) / p[1]
+    tab = seg(p, _TABLE)
+    s = (t + p[_SHIFT]) / p[_PERIOD]
     c = math.floor(s)
     f = (s - c) * n
     k = min(int(f), n - 1)
@@ -160,22 +161,22 @@ def solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trun
     wrap = 0.0
     if k1 == n:
         k1 = 0
-        wrap = p[3]
-    a, b = _HEAD + ROW * k, _HEAD + ROW * k1
+        wrap = p[_STRIDE]
+    a, b = ROW * k, ROW * k1
     for i in range(7):
-        q_sol[i] = p[a + i] + w * (p[b + i] - p[a + i])
-        qd_sol[i] = p[a + 7 + i] + w * (p[b + 7 + i] - p[a + 7 + i])
-    q_sol[0] = q_sol[0] + w * wrap + c * p[3]
-    gain = p[4]
+        q_sol[i] = tab[a + _RQ + i] + w * (tab[b + _RQ + i] - tab[a + _RQ + i])
+        qd_sol[i] = tab[a + _RQD + i] + w * (tab[b + _RQD + i] - tab[a + _RQD + i])
+    q_sol[0] = q_sol[0] + w * wrap + c * p[_STRIDE]
+    gain = p[_GAIN]
     for j in range(4):
-        tau_ff[j] = gain * (p[a + 14 + j] + w * (p[b + 14 + j] - p[a + 14 + j]))
-        kp = p[5] if j < 2 else p[7]
-        kd = p[6] if j < 2 else p[8]
+        tau_ff[j] = gain * (tab[a + _RTAU + j] + w * (tab[b + _RTAU + j] - tab[a + _RTAU + j]))
+        kp = p[_KP_HIP] if j < 2 else p[_KP_KNEE]
+        kd = p[_KD_HIP] if j < 2 else p[_KD_KNEE]
         tau_pd[j] = kp * (q_sol[3 + j] - q[3 + j]) + kd * (qd_sol[3 + j] - qd[3 + j])
     sl, sr = stance[0] > 0.5, stance[1] > 0.5
     legs = int(sl) + int(sr)
     if legs:
-        share = (p[9] * (q_sol[2] - q[2]) + p[10] * (qd_sol[2] - qd[2])) / legs
+        share = (p[_KP_TRUNK] * (q_sol[2] - q[2]) + p[_KD_TRUNK] * (qd_sol[2] - qd[2])) / legs
         if sl:
             tau_pd[0] = tau_pd[0] + share
         if sr:
@@ -183,7 +184,7 @@ def solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trun
     for j in range(4):
         tau[j] = tau_ff[j] + tau_pd[j]
     for j in range(2):
-        mz[j] = gain * (p[a + 18 + j] + w * (p[b + 18 + j] - p[a + 18 + j]))
+        mz[j] = gain * (tab[a + _RMZ + j] + w * (tab[b + _RMZ + j] - tab[a + _RMZ + j]))
     trunk[0] = q_sol[2]
 
 
@@ -237,32 +238,28 @@ class SolvedGait(Block):
     feedthrough = frozenset({(i, o) for i in ("q", "qd", "stance") for o in ("tau", "tau_pd")})
     discrete = True
 
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        """No state: the block is sampled only so that its output is held between ticks."""
+    packed = ("_n", "_period", "_shift", "_stride", "gain", "kp_hip", "kd_hip", "kp_knee", "kd_knee", "kp_trunk",
+              "kd_trunk", "_table[]")
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         cycle = solved_cycle_of(ctx, p) if p.source != "off" else None
-        head = [0.0, 1.0, 0.0, 0.0]
-        table = np.zeros(0)
+        head, table = (0.0, 1.0, 0.0, 0.0), np.zeros(0)
         if cycle is not None:
             ds = dataset_of(ctx)
-            head = [float(cycle.n), cycle.period, -ctx.t0 + float(ds.t[0]) + data_of(ctx).t_offset_s - cycle.t0,
-                    cycle.stride]
+            head = (float(cycle.n), cycle.period, -ctx.t0 + float(ds.t[0]) + data_of(ctx).t_offset_s - cycle.t0,
+                    cycle.stride)
             table = cycle.table()
         p.set("_cycle", cycle)
-        p.set("_packed", np.concatenate([head, [p.gain, p.kp_hip, p.kd_hip, p.kp_knee, p.kd_knee, p.kp_trunk,
-                                                p.kd_trunk], table]))
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        solved_law(t, u[0], u[1], u[2], p._packed, *y)
+        for key, v in zip(("_n", "_period", "_shift", "_stride"), head):
+            p.set(key, v)
+        p.set("_table", table)
 
     def kernels(self) -> Kernels:
         return Kernels(output=_solved_output)
 
-    def pack(self, p: Params) -> np.ndarray:
-        """:data:`PACK_LAYOUT`, then the table (``n`` rows of :data:`ROW`); ``n = 0`` when off."""
-        packed: np.ndarray = p._packed
-        return packed
+
+(_N, _PERIOD, _SHIFT, _STRIDE, _GAIN, _KP_HIP, _KD_HIP, _KP_KNEE, _KD_KNEE, _KP_TRUNK, _KD_TRUNK,
+ _TABLE) = SolvedGait.packed_at(*SolvedGait.packed)
 
 
 def run_solution(ctx: CompileContext) -> SolvedCycle:

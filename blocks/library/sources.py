@@ -1,7 +1,8 @@
 r"""Data sources: recorded GRF and reference joint trajectories, on the solver's clock.
 
-Both blocks resample their dataset once, at compile time, onto a table with spacing
-``dt/2`` (every RK4 stage time lands on a row), so a lookup at run time is an index.
+Both blocks read their dataset as if resampled onto a grid of spacing ``dt/2`` (every RK4 stage
+time lands on a row): their laws (kernels, both engines run them) compute that grid's rows from the
+recording (:mod:`blocks.library.sources_kernels`).
 Simulation time ``t`` [s] reads dataset time ``t - t_start + t_data[0] + t_offset_s``, and the
 reference angles are low-passed at ``ref_filter_hz``: both are the diagram's, shared by every
 block that reads the recording (:class:`blocks.library.settings.DataSettings`). Beyond the end of the
@@ -10,20 +11,29 @@ data the last sample holds. Off-grid times (``solve_ivp``) interpolate linearly.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import math
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
+from blocks.kernels import kernel, seg
 from blocks.library import sources_kernels as sk
 from blocks.library.context import biped_of, data_of, dataset_of
+from blocks.library.sources_kernels import (
+    GRID_SIZE,
+    fold,
+    grid_lookup,
+    grid_time,
+    spline_at,
+    spline_interval,
+    table_row,
+    table_value,
+)
 from models.biped import GRF_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES, KINEMATICS_FROM, GaitDataset
 from models.filters import lowpass2
@@ -32,7 +42,6 @@ from models.initial_state import periodic_vertical_velocity, with_com_velocity
 
 __all__ = ["GrfSource", "ReferenceSource", "initial_from_reference", "lowpass"]
 
-_MAX_ROWS = 4_000_000
 _DATASET = P("", tunable=False, description="dataset name or file; empty = the run's dataset")
 
 
@@ -44,67 +53,6 @@ def lowpass(x: np.ndarray, cutoff_hz: float, rate_hz: float) -> np.ndarray:
     if cutoff_hz >= 0.5 * rate_hz:
         raise DiagramError(f"filter cut-off {cutoff_hz} Hz must be below half the data rate ({rate_hz:.1f} Hz)")
     return lowpass2(x, cutoff_hz, rate_hz)
-
-
-def _grid_rows(ctx: CompileContext) -> int:
-    """Rows of the run's ``dt/2`` grid."""
-    return int(math.ceil((ctx.t_end - ctx.t0) / (0.5 * ctx.dt))) + 3
-
-
-def _grid(ctx: CompileContext) -> np.ndarray:
-    """The run's ``dt/2`` grid [s]; a table on it (the Python engine's) is limited to :data:`_MAX_ROWS` rows."""
-    n = _grid_rows(ctx)
-    if n > _MAX_ROWS:
-        raise DiagramError(f"run of {ctx.t_end - ctx.t0} s at dt = {ctx.dt} s is too long for a source table "
-                           f"({n} rows > {_MAX_ROWS}) of the Python engine; use the compiled engine, a larger dt "
-                           "or a shorter run")
-    return ctx.t0 + 0.5 * ctx.dt * np.arange(n)
-
-
-def _set_table(p: Params, ctx: CompileContext, ds: GaitDataset, make: Callable[[np.ndarray], np.ndarray],
-               moves: Mapping[int, int | None] | None = None) -> None:
-    """``p._tab``: ``make(td)`` at the recording times ``td`` (:func:`_data_times`) of the run's ``dt/2``
-    grid (:func:`_grid`), built when first read. A folded repeated recording
-    (:func:`models.gaitdata.repeat.fold_of`) is read at ``td - m P``, and its columns ``moves``
-    (horizontal positions) get ``m D`` added (times the column ``moves[c]``, if not None: where the
-    position was recorded), as the kernels read it (:mod:`.sources_kernels`).
-
-    Only the Python engine reads the table (``output``, :func:`_row`); the compiled kernels read the
-    recording itself (``p._data``), so a compiled run never builds it (for 60 s at 1 ms the walking
-    diagram's tables are about 33 MB), nor its grid."""
-    t0, t_first, offset = ctx.t0, ds.t[0], data_of(ctx).t_offset_s
-    rows = _grid_rows(ctx)
-
-    folded = fold_of(ds)
-
-    @functools.cache
-    def table() -> np.ndarray:
-        td = _grid(ctx) - t0 + t_first + offset  # _data_times, term by term
-        if folded is None:
-            out = np.ascontiguousarray(make(td))
-        else:
-            m = folded.count(td)
-            out = np.ascontiguousarray(make(np.where(m != 0.0, td - m * folded.period_s, td)))
-            for c, w in (moves or {}).items():
-                step = m * folded.shift_m if w is None else m * folded.shift_m * out[:, w]
-                out[:, c] = np.where(m != 0.0, out[:, c] + step, out[:, c])
-        out.setflags(write=False)
-        return out
-
-    p.set_lazy("_tab", table)
-    p.set("_t0", ctx.t0)
-    p.set("_inv", 2.0 / ctx.dt)
-    p.set("_last", rows - 1)
-
-
-def _row(p: Params, t: float) -> np.ndarray:
-    r = (t - p._t0) * p._inv
-    i = int(r + 0.5)
-    if -1e-6 < r - i < 1e-6 and 0 <= i <= p._last:
-        return p._tab[i]
-    i = min(max(int(math.floor(r)), 0), p._last - 1)
-    f = min(max(r - i, 0.0), 1.0)
-    return (1.0 - f) * p._tab[i] + f * p._tab[i + 1]
 
 
 def _data_times(ds: GaitDataset, ctx: CompileContext, grid: np.ndarray) -> np.ndarray:
@@ -143,71 +91,24 @@ class GrfSource(Block):
     outputs = (PortSpec("F", 4, "N", "ground reaction forces", GRF_NAMES), PortSpec("cop", 2, "m", "CoP x", ("l", "r")))
     time_varying = True
 
+    packed = ("gain", "propulsion_gain", "vertical_gain", "_mass_scale", "_data[]")
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        if p.has("_tab"):
-            self._scaled(p)
+        if p.has("_data"):  # the recording is read once; a live change re-derives nothing here
             return
         ds = dataset_of(ctx, p.dataset)
         grf = lowpass(ds.grf, p.filter_hz, ds.rate_hz)
         cop = np.nan_to_num(ds.cop_x, nan=0.0) if ds.cop_x is not None else np.zeros((ds.t.size, 2))
         if fold_of(ds) is not None:  # where each CoP was recorded (a folded recording moves it on there)
             cop = np.column_stack([cop, np.isfinite(ds.cop_x) if ds.cop_x is not None else np.zeros_like(cop)])
-
-        def table(td: np.ndarray) -> np.ndarray:
-            return np.column_stack([np.interp(td, ds.t, col) for col in np.column_stack([grf, cop]).T])
-
         mass = ds.meta.body_mass_kg
-        scale = biped_of(ctx).total_mass / mass if (p.scale_to_model and mass) else 1.0
-        _set_table(p, ctx, ds, table, moves={4: 6, 5: 7})  # the CoP moves on where it was recorded
-        p.set("_mass_scale", scale)
+        p.set("_mass_scale", biped_of(ctx).total_mass / mass if (p.scale_to_model and mass) else 1.0)
         p.set("_dataset_name", ds.name)
-        p.set("_data", np.concatenate([sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size,
-                                                      fold_of(ds)),
+        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
                                        ds.t, grf.T.ravel(), cop.T.ravel()]))
-        self._scaled(p)
 
     def kernels(self) -> Kernels:
-        return Kernels(output=sk.grf_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """``[gain, propulsion_gain, vertical_gain, mass scale, recording]`` (:mod:`.sources_kernels`)."""
-        return np.concatenate([[p.gain, p.propulsion_gain, p.vertical_gain, p._mass_scale], p._data])
-
-    @staticmethod
-    def _perturbed(f: np.ndarray, p: Params) -> np.ndarray:
-        """``f`` (..., 4) scaled by ``gain`` and the mass ratio, with the propulsive/vertical gains applied."""
-        out = f * (p.gain * p._mass_scale)
-        if p.propulsion_gain != 1.0:
-            fx = out[..., 0::2]
-            out[..., 0::2] = np.where(fx > 0.0, fx * p.propulsion_gain, fx)
-        if p.vertical_gain != 1.0:
-            out[..., 1::2] *= p.vertical_gain
-        return out
-
-    @staticmethod
-    def _scaled(p: Params) -> None:
-        """``p._F`` (the scaled forces on the tick grid) and ``p._cop``, built when first read."""
-        now = p.copy()  # the gains in force now
-
-        @functools.cache
-        def forces() -> np.ndarray:
-            out = GrfSource._perturbed(now._tab[:, 0:4], now)
-            out.setflags(write=False)
-            return out
-
-        p.set_lazy("_F", forces)
-        p.set_lazy("_cop", functools.cache(lambda: np.ascontiguousarray(now._tab[:, 4:6])))
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        r = (t - p._t0) * p._inv
-        i = int(r + 0.5)
-        if -1e-6 < r - i < 1e-6 and 0 <= i <= p._last:
-            y[0][:] = p._F[i]
-            y[1][:] = p._cop[i]
-            return
-        row = _row(p, t)
-        y[0][:] = self._perturbed(row[0:4], p)
-        y[1][:] = row[4:6]
+        return Kernels(output=grf_output)
 
 
 class _Spline:
@@ -301,30 +202,18 @@ class ReferenceSource(Block):
                PortSpec("knee", 2, "rad", "knee flexion", ("l", "r")))
     time_varying = True
 
+    packed = ("_data[]",)
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        if p.has("_tab"):
+        if p.has("_data"):
             return
         ds = dataset_of(ctx, p.dataset)
         spline = _reference_spline(ds, data_of(ctx).ref_filter_hz)
-        filter_hz = data_of(ctx).ref_filter_hz  # the table fits the spline again (a cache file): not kept here
-        _set_table(p, ctx, ds, lambda td: _reference_table(ds, td, filter_hz))
-        p.set("_data", np.concatenate([sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size,
-                                                      fold_of(ds)),
+        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
                                        spline.x, np.ascontiguousarray(spline.c).ravel()]))
 
     def kernels(self) -> Kernels:
-        return Kernels(output=sk.reference_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """The recording's spline: knots and coefficients (:mod:`.sources_kernels`)."""
-        return np.array(p._data)  # a copy: an engine may write its vector in place
-
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        row = _row(p, t)
-        y[0][:] = row[0:5]
-        y[1][:] = row[5:10]
-        y[2][:] = row[1:3]
-        y[3][:] = row[3:5]
+        return Kernels(output=reference_output)
 
 
 def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped: FiveLinkBiped) -> tuple[
@@ -381,3 +270,71 @@ def _grf_vertical_rate(ctx: CompileContext, ds: GaitDataset, biped: FiveLinkBipe
             why = str(exc)
     warnings.warn(f"body.init_vy: {why}; the reference's initial vertical velocity is kept", stacklevel=2)
     return qd
+
+
+# ----------------------------------------------------------------- kernels (the laws)
+_GAIN, _PROPULSION, _VERTICAL, _MASS_SCALE, _GRF_DATA = GrfSource.packed_at(*GrfSource.packed)
+_REF_DATA = ReferenceSource.packed_at("_data")
+_NS = sk.GRID.index("n")  # the recording's sample count, in its grid header
+
+
+@kernel
+def _perturbed(p, v, k):
+    """Force component ``k`` (0..3) times ``gain`` and the mass ratio, the propulsive (``F_x > 0``) part
+    times ``propulsion_gain``, ``F_y`` times ``vertical_gain`` (``p``: the block's packed vector)."""
+    out = v * (p[_GAIN] * p[_MASS_SCALE])
+    if p[_PROPULSION] != 1.0 and k % 2 == 0 and out > 0.0:
+        out = out * p[_PROPULSION]
+    if p[_VERTICAL] != 1.0 and k % 2 == 1:
+        out = out * p[_VERTICAL]
+    return out
+
+
+@kernel
+def grf_output(t, x, z, p, y0, y1):
+    """GrfSource: the recording ``_data = [grid header, t (n), F_lx, F_ly, F_rx, F_ry, cop_l, cop_r (n each)]``
+    and, folded, ``on_l, on_r`` (n each: 1 where the CoP was recorded)."""
+    data = seg(p, _GRF_DATA)
+    row = table_row(data, 0, t)
+    for k in range(6):
+        v = table_value(data, row, k, 0.0, k + 2 if k >= 4 else -2)  # the CoP moves on where it was recorded
+        if k < 4:
+            y0[k] = _perturbed(p, v, k)
+        else:
+            y1[k - 4] = v
+
+
+# ----------------------------------------------------------- ReferenceSource
+@kernel
+def _reference_knot(p, i):
+    """Data time clipped to the knots, its interval and whether the rates are zeroed, for grid row ``i``."""
+    n = int(p[_NS])
+    x, _ = fold(p, 0, grid_time(p, 0, i))
+    lo, hi = p[GRID_SIZE], p[GRID_SIZE + n - 1]
+    xc = min(max(x, lo), hi)
+    return xc, spline_interval(p, GRID_SIZE, n, xc), x < lo or x > hi
+
+
+@kernel
+def reference_output(t, x, z, p, y0, y1, y2, y3):
+    """ReferenceSource: the recording ``_data = [grid header, knots x (n), coefficients c (4, n-1, 5)
+    C-ordered]``; outputs the row ``[angles, rates]`` of :func:`_reference_table` on the grid."""
+    p = seg(p, _REF_DATA)
+    n = int(p[_NS])
+    cb = GRID_SIZE + n
+    i, f, on = grid_lookup(p, 0, t)
+    xa, ja, outa = _reference_knot(p, i)
+    if on:
+        for col in range(5):
+            a, ar = spline_at(p, GRID_SIZE, n, 5, cb, ja, xa, col)
+            y0[col] = a
+            y1[col] = 0.0 if outa else ar
+    else:
+        xb, jb, outb = _reference_knot(p, i + 1)
+        for col in range(5):
+            a, ar = spline_at(p, GRID_SIZE, n, 5, cb, ja, xa, col)
+            b, br = spline_at(p, GRID_SIZE, n, 5, cb, jb, xb, col)
+            y0[col] = (1.0 - f) * a + f * b
+            y1[col] = (1.0 - f) * (0.0 if outa else ar) + f * (0.0 if outb else br)
+    y2[0], y2[1] = y0[1], y0[2]
+    y3[0], y3[1] = y0[3], y0[4]

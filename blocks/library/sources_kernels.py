@@ -1,9 +1,9 @@
-r"""Compiled forms (kernels) of the recorded-data blocks: GrfSource, ReferenceSource, ReferenceMotion.
+r"""Reading a recording on the solver's clock, for the laws (kernels) of the recorded-data blocks:
+GrfSource, ReferenceSource (:mod:`blocks.library.sources`), ReferenceMotion (:mod:`blocks.library.walking`).
 
-The Python callbacks read a table resampled at compile time on the grid ``g_i = t0 + (dt/2) i``
-(:mod:`blocks.library.sources`). Its size grows with the run, and a batch would hold one per
-copy, so the kernels keep the recording instead and compute, for a grid index ``i``, the row
-that table holds there, with the same arithmetic:
+The blocks read their recording as if resampled on the grid ``g_i = t0 + (dt/2) i`` (every RK4 stage
+time lands on a row). Such a table would grow with the run, and a batch would hold one per copy, so
+the kernels keep the recording and compute, for a grid index ``i``, the row that table would hold:
 
 * data time ``td_i = g_i - t0 + t_data0 + t_offset`` [s] (``sources._data_times``);
 * GRF, CoP and ReferenceMotion columns: ``np.interp`` of the samples (interval by binary
@@ -13,14 +13,14 @@ that table holds there, with the same arithmetic:
   ``sum_k c_{3-k} s^k`` and its derivative with ``s = td - x_j``) at ``td`` clipped to the data;
   rates are 0 outside it.
 
-Time lookup (``sources._row``): ``r = (t - t0) 2/dt``; an on-grid time (``|r - round(r)| < 1e-6``)
+Time lookup: ``r = (t - t0) 2/dt``; an on-grid time (``|r - round(r)| < 1e-6``)
 reads row ``round(r)``, any other blends rows ``i = floor(r)`` and ``i + 1`` with ``f = r - i``
 (both clamped to the table).
 
-Every packed vector holds the grid header at some offset ``h`` (:data:`GRID_SIZE` values):
+Every recording vector holds the grid header at some offset ``h``: the :data:`GRID` entries
 ``[t0, 2/dt, last row index, dt/2, t_data0, t_offset, n samples, fold start, fold period, fold reps,
-fold shift]``, then the sample times ``t`` (n), then the columns, each ``n`` long (interpolated) or
-the spline's coefficients.
+fold shift]`` (:func:`grid_header`; their indices are named from :data:`GRID`), then the sample times
+``t`` (n), then the columns, each ``n`` long (interpolated) or the spline's coefficients.
 
 A folded repeated recording (:mod:`models.gaitdata.repeat`, period > 0) holds three repetitions of
 however many the run needs: the data time ``x`` of a grid row is read at ``x - m P`` (:func:`fold`,
@@ -35,30 +35,36 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from blocks.core import CompileContext, Params
+from blocks.core import CompileContext
 from blocks.kernels import kernel
 
 if TYPE_CHECKING:
     from models.gaitdata.repeat import Fold
 
-__all__ = ["GRID_SIZE", "grid_header", "grid_lookup", "grid_time", "fold", "search", "interp_at", "table_row",
-           "table_value", "spline_interval", "spline_at", "grf_output", "reference_output"]
+__all__ = ["GRID", "GRID_SIZE", "grid_header", "grid_lookup", "grid_time", "fold", "search", "interp_at", "table_row",
+           "table_value", "spline_interval", "spline_at"]
 
-GRID_SIZE = 11
+#: the grid header's entries, in order (module docstring)
+GRID = ("t0", "inv", "last", "half_dt", "t_data0", "t_offset", "n", "fold_start", "fold_period", "fold_reps",
+        "fold_shift")
+GRID_SIZE = len(GRID)
+_T0, _INV, _LAST, _HALF_DT, _T_DATA0, _T_OFFSET, _NS, _F_START, _F_PERIOD, _F_REPS, _F_SHIFT = (
+    GRID.index(name) for name in GRID)
 
 
-def grid_header(p: Params, ctx: CompileContext, t_data0: float, t_offset: float, n: int,
-                folded: Fold | None = None) -> np.ndarray:
-    """The grid header of a source whose ``p`` went through ``sources._set_table`` (module docstring);
-    ``folded``: the recording's fold (:func:`models.gaitdata.repeat.fold_of`), if any."""
+def grid_header(ctx: CompileContext, t_data0: float, t_offset: float, n: int, folded: Fold | None = None) -> np.ndarray:
+    """The grid header (:data:`GRID`) of a recording of ``n`` samples starting at ``t_data0`` [s], read
+    ``t_offset`` [s] later, on the run of ``ctx``; ``folded``: the recording's fold
+    (:func:`models.gaitdata.repeat.fold_of`), if any."""
     f = (folded.start_s, folded.period_s, float(folded.reps), folded.shift_m) if folded else (0.0, 0.0, 0.0, 0.0)
-    return np.array([p._t0, p._inv, float(p._last), 0.5 * ctx.dt, t_data0, t_offset, float(n), *f])
+    last = int(math.ceil((ctx.t_end - ctx.t0) / (0.5 * ctx.dt))) + 2  # the grid's rows, less one
+    return np.array([ctx.t0, 2.0 / ctx.dt, float(last), 0.5 * ctx.dt, t_data0, t_offset, float(n), *f])
 
 
 @kernel
 def grid_lookup(p, h, t):
-    """``(i, f, on_grid)`` of time ``t`` [s] on the grid of header ``p[h:]`` (``sources._row``)."""
-    t0, inv, last = p[h], p[h + 1], int(p[h + 2])
+    """``(i, f, on_grid)`` of time ``t`` [s] on the grid of header ``p[h:]`` (module docstring)."""
+    t0, inv, last = p[h + _T0], p[h + _INV], int(p[h + _LAST])
     r = (t - t0) * inv
     i = int(r + 0.5)
     if -1e-6 < r - i < 1e-6 and 0 <= i <= last:
@@ -71,21 +77,21 @@ def grid_lookup(p, h, t):
 @kernel
 def grid_time(p, h, i):
     """Recording time [s] of grid row ``i``: ``(t0 + (dt/2) i) - t0 + t_data0 + t_offset``."""
-    g = p[h] + p[h + 3] * float(i)
-    return g - p[h] + p[h + 4] + p[h + 5]
+    g = p[h + _T0] + p[h + _HALF_DT] * float(i)
+    return g - p[h + _T0] + p[h + _T_DATA0] + p[h + _T_OFFSET]
 
 
 @kernel
 def fold(p, h, x):
     """``(x - m P, m)``: data time ``x`` [s] folded onto the repetitions held (module docstring);
     ``(x, 0)`` when the recording is not folded (period 0) or ``x`` is in its first two repetitions."""
-    period = p[h + 8]
+    period = p[h + _F_PERIOD]
     if period == 0.0:
         return x, 0.0
-    j = math.floor((x - p[h + 7]) / period)
+    j = math.floor((x - p[h + _F_START]) / period)
     if j <= 1.0:
         return x, 0.0
-    m = j - 1.0 if j <= p[h + 9] - 2.0 else p[h + 9] - 3.0
+    m = j - 1.0 if j <= p[h + _F_REPS] - 2.0 else p[h + _F_REPS] - 3.0
     return x - m * period, m
 
 
@@ -162,15 +168,15 @@ def table_row(p, h, t):
     ``(n, tb, f, on, xa, ja, xb, jb, ma, mb, D)``, the recording times ``xa``, ``xb`` of the two grid rows
     around ``t`` (folded: :func:`fold`, by ``ma``, ``mb`` periods), their intervals ``ja``, ``jb``
     (``xb, jb, mb = xa, ja, ma`` on the grid) and the fold's shift ``D`` [m], for :func:`table_value`."""
-    n = int(p[h + 6])
+    n = int(p[h + _NS])
     tb = h + GRID_SIZE
     i, f, on = grid_lookup(p, h, t)
     xa, ma = fold(p, h, grid_time(p, h, i))
     ja = search(p, tb, n, xa)
     if on:
-        return n, tb, f, on, xa, ja, xa, ja, ma, ma, p[h + 10]
+        return n, tb, f, on, xa, ja, xa, ja, ma, ma, p[h + _F_SHIFT]
     xb, mb = fold(p, h, grid_time(p, h, i + 1))
-    return n, tb, f, on, xa, ja, xb, search(p, tb, n, xb), ma, mb, p[h + 10]
+    return n, tb, f, on, xa, ja, xb, search(p, tb, n, xb), ma, mb, p[h + _F_SHIFT]
 
 
 @kernel
@@ -188,7 +194,7 @@ def _moved(p, tb, n, j, x, v, m, shift, moves):
 @kernel
 def table_value(p, row, k, offset, moves):
     """Column ``k`` of the table, minus ``offset``, at the time :func:`table_row` located (``np.interp``
-    at each grid row, shifted, then blended linearly between the two rows as ``sources._row``); a
+    at each grid row, shifted, then blended linearly between the two rows); a
     horizontal position (``moves``, :func:`_moved`) read from a folded repetition gets the distance
     walked added."""
     n, tb, f, on, xa, ja, xb, jb, ma, mb, shift = row
@@ -197,65 +203,3 @@ def table_value(p, row, k, offset, moves):
     if on:
         return a
     return (1.0 - f) * a + f * _moved(p, tb, n, jb, xb, interp_at(p, tb, n, jb, xb, cb) - offset, mb, shift, moves)
-
-
-# ----------------------------------------------------------------- GrfSource
-@kernel
-def _perturbed(p, v, k):
-    """Force component ``k`` (0..3) scaled as ``GrfSource._perturbed``: ``p[0:4]`` gain, propulsion and
-    vertical gains, mass scale."""
-    out = v * (p[0] * p[3])
-    if p[1] != 1.0 and k % 2 == 0 and out > 0.0:
-        out = out * p[1]
-    if p[2] != 1.0 and k % 2 == 1:
-        out = out * p[2]
-    return out
-
-
-@kernel
-def grf_output(t, x, z, p, y0, y1):
-    """GrfSource: ``p = [gain, propulsion_gain, vertical_gain, mass_scale, grid header, t (n),
-    F_lx, F_ly, F_rx, F_ry, cop_l, cop_r (n each)]`` and, folded, ``on_l, on_r`` (n each: 1 where the
-    CoP was recorded)."""
-    row = table_row(p, 4, t)
-    for k in range(6):
-        v = table_value(p, row, k, 0.0, k + 2 if k >= 4 else -2)  # the CoP moves on where it was recorded
-        if k < 4:
-            y0[k] = _perturbed(p, v, k)
-        else:
-            y1[k - 4] = v
-
-
-# ----------------------------------------------------------- ReferenceSource
-@kernel
-def _reference_knot(p, i):
-    """Data time clipped to the knots, its interval and whether the rates are zeroed, for grid row ``i``."""
-    n = int(p[6])
-    x, _ = fold(p, 0, grid_time(p, 0, i))
-    lo, hi = p[GRID_SIZE], p[GRID_SIZE + n - 1]
-    xc = min(max(x, lo), hi)
-    return xc, spline_interval(p, GRID_SIZE, n, xc), x < lo or x > hi
-
-
-@kernel
-def reference_output(t, x, z, p, y0, y1, y2, y3):
-    """ReferenceSource: ``p = [grid header, knots x (n), coefficients c (4, n-1, 5) C-ordered]``;
-    outputs the table row ``[angles, rates]`` of ``sources._reference_table``."""
-    n = int(p[6])
-    cb = GRID_SIZE + n
-    i, f, on = grid_lookup(p, 0, t)
-    xa, ja, outa = _reference_knot(p, i)
-    if on:
-        for col in range(5):
-            a, ar = spline_at(p, GRID_SIZE, n, 5, cb, ja, xa, col)
-            y0[col] = a
-            y1[col] = 0.0 if outa else ar
-    else:
-        xb, jb, outb = _reference_knot(p, i + 1)
-        for col in range(5):
-            a, ar = spline_at(p, GRID_SIZE, n, 5, cb, ja, xa, col)
-            b, br = spline_at(p, GRID_SIZE, n, 5, cb, jb, xb, col)
-            y0[col] = (1.0 - f) * a + f * b
-            y1[col] = (1.0 - f) * (0.0 if outa else ar) + f * (0.0 if outb else br)
-    y2[0], y2[1] = y0[1], y0[2]
-    y3[0], y3[1] = y0[3], y0[4]

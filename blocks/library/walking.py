@@ -80,22 +80,19 @@ import math
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Kernels, Params, Ports, PortSpec, Vec
+from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
+from blocks.kernels import kernel, seg
 from blocks.library import sources_kernels as sk
-from blocks.library import walking_kernels as wk
 from blocks.library.context import biped_of, data_of, dataset_of
-from blocks.library.sources import _data_times, _row, _set_table
+from blocks.library.sources_kernels import table_row, table_value
+from models._eom_numba import foot_state_side
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES
 from models.gaitdata.repeat import fold_of
 from models.reference import reference_state
 
 __all__ = ["FeedbackEnable", "GroundContact", "ReferenceMotion", "TrunkBalance"]
-
-
-def _clip(v: float, lim: float) -> float:
-    return lim if v > lim else -lim if v < -lim else v
 
 
 class GroundContact(Block):
@@ -122,9 +119,11 @@ class GroundContact(Block):
     outputs = (PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES),
                PortSpec("corr", 4, "N", "contact correction", GRF_NAMES))
 
+    packed = ("k_x", "c_x", "k_y", "c_y", "ground_y", "f_max", "unilateral", "mu", "gain", "height", "no_pull",
+              "_bp[]")
+
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_biped", FiveLinkBiped(biped_of(ctx)))
-        p.set("_feet", np.zeros(8))
+        p.set("_bp", tuple(biped_of(ctx).as_array()))
         p.set("_m_shank", biped_of(ctx).shank.mass)
 
     def max_step(self, p: Params) -> float | None:
@@ -136,42 +135,8 @@ class GroundContact(Block):
         lam = max(c / m, math.sqrt(k / m)) if m > 0 else 0.0
         return 2.78 / lam if lam > 0 else None
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        on_l, on_r = u[2][0] > 0.5, u[2][1] > 0.5
-        if p.gain <= 0.0 or not (on_l or on_r):
-            y[0][:] = u[3]
-            y[1][:] = 0.0
-            return
-        fs = p._biped.feet_state(u[0], u[1], p._feet).tolist()
-        ref = u[4].tolist()
-        corr = [0.0, 0.0, 0.0, 0.0]
-        for s, on in ((0, on_l), (1, on_r)):
-            if on:
-                fx, fy, vx, vy = fs[4 * s: 4 * s + 4]
-                gy = ref[2 * s + 1] if p.height == "reference" else p.ground_y
-                cy = p.gain * _clip(-p.k_y * (fy - gy) - p.c_y * vy, p.f_max)
-                if p.unilateral:
-                    cy = max(cy, 0.0) if fy < gy else 0.0
-                if p.no_pull:
-                    cy = max(cy, -u[3].item(2 * s + 1))
-                corr[2 * s + 1] = cy
-                cx = p.gain * _clip(-p.k_x * (fx - ref[2 * s]) - p.c_x * vx, p.f_max)
-                if p.mu > 0.0:  # regularised Coulomb friction: the stick spring saturates at mu N
-                    f_rec = u[3].item(2 * s)
-                    lim = p.mu * max(u[3].item(2 * s + 1) + corr[2 * s + 1], 0.0)
-                    cx = min(max(f_rec + cx, -lim), lim) - f_rec
-                corr[2 * s] = cx
-        y[1][:] = corr
-        np.add(u[3], y[1], out=y[0])
-
     def kernels(self) -> Kernels:
-        return Kernels(output=wk.contact_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """``walking_kernels.CONTACT_PARAMS`` (height: 0 ground, 1 reference), then the biped's vector."""
-        head = [float(self.params["height"].choices.index(p.height)) if k == "height" else float(getattr(p, k))
-                for k in wk.CONTACT_PARAMS]
-        return np.concatenate([head, p._biped.params.as_array()])
+        return Kernels(output=_contact_output)
 
 
 class TrunkBalance(Block):
@@ -193,36 +158,13 @@ class TrunkBalance(Block):
                PortSpec("mz", 2, "N*m", "ground moment on the stance shanks (route ground), ccw +", ("l", "r")))
     discrete = True
 
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        """No state: the block is sampled only so that its output is held between ticks."""
+    packed = ("kp", "kd", "target", "_alpha_set", "route")
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        y[1][:] = 0.0
-        if p.target == "setpoint":
-            e, ed = float(u[0][2]) - math.radians(p.alpha_set_deg), float(u[1][2])
-        else:
-            e, ed = float(u[0][2] - u[2][0]), float(u[1][2] - u[3][0])
-        sl, sr = u[4][0] > 0.5, u[4][1] > 0.5
-        n = int(sl) + int(sr)
-        tau = y[0]
-        tau[:] = 0.0
-        if n:
-            share = (-p.kp * e - p.kd * ed) / n
-            tau[0] = share if sl else 0.0
-            tau[1] = share if sr else 0.0
-            if p.route == "ground":
-                for s in (0, 1):
-                    tau[2 + s] = -tau[s]
-                    y[1][s] = -tau[s]
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_alpha_set", math.radians(p.alpha_set_deg))
 
     def kernels(self) -> Kernels:
-        return Kernels(output=wk.trunk_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """``[kp, kd, target (0 reference, 1 setpoint), alpha_set [rad], route (0 hip, 1 ground)]``."""
-        target = self.params["target"].choices.index(p.target)
-        route = self.params["route"].choices.index(p.route)
-        return np.array([p.kp, p.kd, float(target), math.radians(p.alpha_set_deg), float(route)])
+        return Kernels(output=_trunk_output)
 
 
 class FeedbackEnable(Block):
@@ -236,21 +178,13 @@ class FeedbackEnable(Block):
 
     params = {"mode": P("always", choices=("always", "swing"),
                         description="always: PID in stance and swing; swing: PID in swing only (paper)")}
-    inputs = (PortSpec("swing", 2, "", "swing flags", ("l", "r")),)
-    outputs = (PortSpec("enable", 2, "", "PID enable flags", ("l", "r")),)
+    inputs = (PortSpec("swing", 2, "1", "swing flags", ("l", "r")),)
+    outputs = (PortSpec("enable", 2, "1", "PID enable flags", ("l", "r")),)
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        if p.mode == "always":
-            y[0][:] = 1.0
-        else:
-            y[0][:] = u[0]
+    packed = ("mode",)
 
     def kernels(self) -> Kernels:
-        return Kernels(output=wk.feedback_enable_output)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """``[mode (0 always, 1 swing)]``."""
-        return np.array([float(self.params["mode"].choices.index(p.mode))])
+        return Kernels(output=_feedback_enable_output)
 
 
 class ReferenceMotion(Block):
@@ -272,11 +206,10 @@ class ReferenceMotion(Block):
     time_varying = True
     discrete = True
 
-    def update(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, znext: Vec) -> None:
-        """No state: the block is sampled only so that its output is held between ticks."""
+    packed = ("gain", "_origin_x", "_origin_y", "_data[]")
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        if p.has("_tab"):
+        if p.has("_data"):  # the recording is read once; a live change re-derives nothing here
             return
         ds = dataset_of(ctx, p.dataset)
         biped = FiveLinkBiped(biped_of(ctx))
@@ -288,32 +221,103 @@ class ReferenceMotion(Block):
         com = biped.points_batch(Q)["com"]
         com_rate = np.gradient(com, ds.t, axis=0)  # central differences, as QD
         recording = np.column_stack([tau, feet, com, com_rate])
-        t_first = _data_times(ds, ctx, np.array([ctx.t0 + 0.0]))  # the grid's first time
-        side = 0 if np.interp(t_first[0], ds.t, ds.grf[:, 1]) >= np.interp(t_first[0], ds.t, ds.grf[:, 3]) else 1
-        origin = np.array([np.interp(t_first, ds.t, recording[:, c])[0] for c in (4 + 2 * side, 5 + 2 * side)])
-
-
-        def table(td: np.ndarray) -> np.ndarray:
-            out = np.column_stack([np.interp(td, ds.t, col) for col in columns])
-            out[:, 4:10] -= np.tile(origin, 3)
-            return out
-
-        _set_table(p, ctx, ds, table, moves={4: None, 6: None, 8: None})  # (the grid header below reads what it sets)
-        data = np.concatenate([origin, sk.grid_header(p, ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size,
-                                                      fold_of(ds)),
-                               ds.t, recording.T.ravel()])
-        columns = data[data.size - recording.size:].reshape(recording.shape[1], -1)  # = recording.T, a view
-        p.set("_data", data)
+        t_first = ds.t[0] + data_of(ctx).t_offset_s  # the recording's time at the run's start
+        side = 0 if np.interp(t_first, ds.t, ds.grf[:, 1]) >= np.interp(t_first, ds.t, ds.grf[:, 3]) else 1
+        p.set("_origin_x", float(np.interp(t_first, ds.t, recording[:, 4 + 2 * side])))
+        p.set("_origin_y", float(np.interp(t_first, ds.t, recording[:, 5 + 2 * side])))
+        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
+                                       ds.t, recording.T.ravel()]))
 
     def kernels(self) -> Kernels:
-        return Kernels(output=wk.reference_motion_output)
+        return Kernels(output=_reference_motion_output)
 
-    def pack(self, p: Params) -> np.ndarray:
-        """``[gain, origin, recording]`` (:mod:`.walking_kernels`)."""
-        return np.concatenate([[p.gain], p._data])
 
-    def output(self, t: float, x: Vec, z: Vec, u: Ports, p: Params, y: Ports) -> None:
-        row = _row(p, t)
-        np.multiply(row[0:4], p.gain, out=y[0])
-        y[1][:] = row[4:8]
-        y[2][:] = row[8:12]
+# ------------------------------------------------------------------- kernels (the laws)
+(_K_X, _C_X, _K_Y, _C_Y, _GROUND_Y, _F_MAX, _UNILATERAL, _MU, _GAIN, _HEIGHT, _NO_PULL,
+ _BP) = GroundContact.packed_at(*GroundContact.packed)
+_KP, _KD, _TARGET, _ALPHA_SET, _ROUTE = TrunkBalance.packed_at(*TrunkBalance.packed)
+_MODE = FeedbackEnable.packed_at("mode")
+_RM_GAIN, _ORIGIN_X, _ORIGIN_Y, _RM_DATA = ReferenceMotion.packed_at(*ReferenceMotion.packed)
+
+
+@kernel
+def _clip(v, lim):
+    return lim if v > lim else -lim if v < -lim else v
+
+
+@kernel
+def _contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):
+    """GroundContact: recorded GRF plus the stance-foot spring-damper (``walking`` docstring)."""
+    k_x, c_x, k_y, c_y, ground_y, f_max = p[_K_X], p[_C_X], p[_K_Y], p[_C_Y], p[_GROUND_Y], p[_F_MAX]
+    unilateral, mu, gain = p[_UNILATERAL] != 0.0, p[_MU], p[_GAIN]
+    reference_height, no_pull = p[_HEIGHT] != 0.0, p[_NO_PULL] != 0.0
+    for k in range(4):
+        corr[k] = 0.0
+    if gain > 0.0 and (stance[0] > 0.5 or stance[1] > 0.5):
+        bp = seg(p, _BP)
+        for s in range(2):
+            if not stance[s] > 0.5:
+                continue
+            fx, fy, vx, vy = foot_state_side(bp, q, qd, s)
+            gy = ref[2 * s + 1] if reference_height else ground_y
+            cy = gain * _clip(-k_y * (fy - gy) - c_y * vy, f_max)
+            if unilateral:
+                cy = max(cy, 0.0) if fy < gy else 0.0
+            if no_pull:
+                cy = max(cy, -f_rec[2 * s + 1])
+            corr[2 * s + 1] = cy
+            cx = gain * _clip(-k_x * (fx - ref[2 * s]) - c_x * vx, f_max)
+            if mu > 0.0:  # regularised Coulomb friction: the stick spring saturates at mu N
+                fr = f_rec[2 * s]
+                lim = mu * max(f_rec[2 * s + 1] + cy, 0.0)
+                cx = min(max(fr + cx, -lim), lim) - fr
+            corr[2 * s] = cx
+    for k in range(4):
+        f_out[k] = f_rec[k] + corr[k]
+
+
+@kernel
+def _trunk_output(t, x, z, q, qd, ref, ref_rate, stance, p, tau, mz):
+    """TrunkBalance: the trunk PD shared by the stance hips (route ground: and passed to the ground)."""
+    mz[0] = 0.0
+    mz[1] = 0.0
+    if p[_TARGET] != 0.0:
+        e, ed = q[2] - p[_ALPHA_SET], qd[2]
+    else:
+        e, ed = q[2] - ref[0], qd[2] - ref_rate[0]
+    sl, sr = stance[0] > 0.5, stance[1] > 0.5
+    n = int(sl) + int(sr)
+    for k in range(4):
+        tau[k] = 0.0
+    if n:
+        share = (-p[_KP] * e - p[_KD] * ed) / n
+        tau[0] = share if sl else 0.0
+        tau[1] = share if sr else 0.0
+        if p[_ROUTE] != 0.0:
+            for s in range(2):
+                tau[2 + s] = -tau[s]
+                mz[s] = -tau[s]
+
+
+@kernel
+def _feedback_enable_output(t, x, z, swing, p, enable):
+    """FeedbackEnable: 1 (``always``) or the swing flags (``swing``)."""
+    for k in range(enable.size):
+        enable[k] = swing[k] if p[_MODE] != 0.0 else 1.0
+
+
+@kernel
+def _reference_motion_output(t, x, z, p, tau, feet, com):
+    """ReferenceMotion: the played-back row ``[tau, feet, com]`` of its recording (columns ``tau (4), feet (4),
+    com (2), com rate (2)``), the feet and the CoM shifted by the origin."""
+    data = seg(p, _RM_DATA)
+    row = table_row(data, 0, t)
+    for k in range(12):
+        shift = (p[_ORIGIN_X] if k % 2 == 0 else p[_ORIGIN_Y]) if 4 <= k < 10 else 0.0  # positions, not rates
+        v = table_value(data, row, k, shift, -1 if k == 4 or k == 6 or k == 8 else -2)  # x moves on when folded
+        if k < 4:
+            tau[k] = v * p[_RM_GAIN]
+        elif k < 8:
+            feet[k - 4] = v
+        else:
+            com[k - 8] = v

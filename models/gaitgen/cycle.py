@@ -90,6 +90,8 @@ PULL_MARGIN = 0.5         # the load shift may take at most half of a foot's des
 SMOOTH_ORDER = 4.0        # trunk harmonics above this order are penalised by (k / SMOOTH_ORDER)^2
 SHIFT_TERMS = 4           # polynomial terms of the double-support load shift d(u) (since generator 2.3.0)
 TRUNK_JERK_WEIGHT = 0.01  # weight of the trunk's angular jerk in double support [per rad/s^3] (since 2.3.0)
+N_OPT = 192               # samples per cycle on which the coefficients are optimised
+MAX_NFEV = 200            # the optimiser's budget of residual evaluations (finite-difference Jacobians not counted)
 
 
 @dataclass(frozen=True)
@@ -338,7 +340,7 @@ class CycleModel:
         fore_aft = CORRECTION_WEIGHT * coef[1:1 + 2 * X_HARMONICS]
         return np.concatenate([rows, lean, fore_aft])
 
-    def solve(self, n_opt: int = 192, n_out: int | None = None, max_nfev: int = 200,
+    def solve(self, n_opt: int = N_OPT, n_out: int | None = None, max_nfev: int = MAX_NFEV,
               coef0: np.ndarray | None = None) -> CycleSolution:
         """Optimise the coefficients on ``n_opt`` samples, return the cycle on ``n_out`` samples."""
         start = np.zeros(self.n_coefficients()) if coef0 is None else coef0

@@ -113,10 +113,16 @@ def build(gait: GaitParams, params: BipedParams | None = None) -> tuple[dict[str
 
 
 def write(gait: GaitParams, out_dir: Path) -> tuple[Path, Path]:
-    """Write ``<name>.csv`` and ``<name>.json`` into ``out_dir``; returns both paths."""
+    """Solve ``gait`` and write ``<name>.csv`` and ``<name>.json`` into ``out_dir``; returns both paths."""
     cols, meta = build(gait)
+    return save(gait.name, cols, meta, out_dir)
+
+
+def save(name: str, cols: dict[str, np.ndarray], meta: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+    """Write the columns of :func:`tile` and the sidecar of :func:`metadata` as ``<name>.csv`` and
+    ``<name>.json`` into ``out_dir``; returns both paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    csv_path, json_path = out_dir / f"{gait.name}.csv", out_dir / f"{gait.name}.json"
+    csv_path, json_path = out_dir / f"{name}.csv", out_dir / f"{name}.json"
     table = np.column_stack([cols[c] for c in COLUMNS])
     np.savetxt(csv_path, table, fmt="%.6g", delimiter=",", header=",".join(COLUMNS), comments="")
     json_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")

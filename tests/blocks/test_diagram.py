@@ -55,7 +55,13 @@ def test_save_load_save_is_byte_identical(tmp_path: Path) -> None:
 
 
 def test_asset_is_the_built_default_diagram() -> None:
+    """Both walking assets are their builders' output: grf_walk_analysis is grf_walk plus two sampled
+    observers (tests/blocks/test_compiled.py compares both compiled diagrams with one Python run)."""
+    from blocks.default_diagram import build_grf_walk_analysis
+
     assert ASSET.read_text(encoding="utf-8") == build_grf_walk().to_json()
+    analysis = ASSET.with_name("grf_walk_analysis.json")
+    assert analysis.read_text(encoding="utf-8") == build_grf_walk_analysis().to_json()
 
 
 def test_ui_fields_are_separate_from_simulation_fields() -> None:

@@ -1,7 +1,8 @@
-"""``PlanarMechanism``'s compiled form (blocks/library/mechanism_kernels.py) against its Python callbacks
-(models/mechanism, numpy): every mechanism and manifold method, random states and torques (scaled error
-<= 1e-12); the Newton guess is explicit state, so the callbacks no longer depend on call history; a
-failed solve stops the compiled engine at the block; the mechanism diagrams agree with the Python engine."""
+"""``PlanarMechanism``'s law (its kernels, blocks/library/mechanism_kernels.py, run as Python and compiled)
+against the independent numpy reference (models/mechanism): every mechanism and manifold method, random
+states and torques (scaled error <= 1e-12); the Newton guess is explicit state, so the law does not depend
+on call history; a failed solve stops both engines at the block; the mechanism diagrams give the same
+signals on both engines (<= 1e-12)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import numpy as np
 import pytest
 
 from blocks import Diagram, Runner, compile_diagram
-from blocks.core import CompileContext
+from blocks.core import CompileContext, Params, Probe
 from blocks.kernels import probe_kernels
 from blocks.library.mechanism import PlanarMechanism
+from models.mechanism import ConstraintError
 
 TOL = 1e-12
 DIAGRAMS = Path(__file__).resolve().parents[2] / "assets" / "diagrams"
@@ -35,6 +37,23 @@ def _scaled(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(a - b), initial=0.0) / (1.0 + np.max(np.abs(a), initial=0.0)))
 
 
+def _reference(block: PlanarMechanism, p: Params, x: np.ndarray, z: np.ndarray, u: dict[str, np.ndarray],
+               ) -> Probe:
+    """Outputs, derivative and next guess of the block from :mod:`models.mechanism` (numpy)."""
+    model, nq = p._model, p._nq
+    guess = z if z.size else None
+    f, F, _ = model.joints(x[:nq], guess)
+    fd = F @ x[nq:]
+    pts = model.mech.points.values()
+    y = {"q": x[:nq], "qd": x[nq:], "joints": f, "joint_rates": fd,
+         "points": np.concatenate([e.position(f) for e in pts]),
+         "point_vel": np.concatenate([e.jacobian(f) @ fd for e in pts])}
+    tau = u["tau"] if "tau" in u else None
+    dx = np.concatenate([x[nq:], model.accel(x[:nq], x[nq:], tau, guess)])
+    zn = model.mech.solve(x[:nq], z) if z.size else z
+    return Probe(y, dx, zn)
+
+
 @pytest.mark.parametrize("values", CASES, ids=lambda v: "-".join(str(x) for x in v.values()))
 def test_kernels_agree_with_callbacks(values: dict) -> None:
     block = PlanarMechanism("m", **values)
@@ -49,11 +68,12 @@ def test_kernels_agree_with_callbacks(values: dict) -> None:
         if values["mechanism"] == "andrews_squeezer" and trial % 3 == 2:
             x[0] += 2 * np.pi * rng.integers(-3, 4) + rng.uniform(-3, 3)  # anywhere on the periodic crank
         u = {s.name: rng.normal(scale=5.0, size=int(s.size)) for s in ins}
-        ref = block.probe(0.1, u, x=x, z=z0, p=p)
-        got = probe_kernels(block, p, 0.1, tuple(u[s.name] for s in ins), x, z0)
+        ref = _reference(block, p, x, z0, u)
         assert np.all(np.isfinite(ref.dx)) and np.ptp(ref.y["points"]) > 0
-        worst = max([worst, _scaled(ref.dx, got.dx), _scaled(ref.z_next, got.z_next),
-                     *(_scaled(ref.y[k], got.y[k]) for k in ref.y)])
+        for got in (block.probe(0.1, u, x=x, z=z0, p=p),
+                    probe_kernels(block, p, 0.1, tuple(u[s.name] for s in ins), x, z0)):
+            worst = max([worst, _scaled(ref.dx, got.dx), _scaled(ref.z_next, got.z_next),
+                         *(_scaled(ref.y[k], got.y[k]) for k in ref.y)])
     assert worst <= TOL
 
 
@@ -72,7 +92,7 @@ def test_a_wrong_packed_value_is_seen() -> None:
 
     dx = np.zeros(4)
     mech_derivative(0.0, x, z, *u, packed, dx)
-    ref = block.probe(0.0, {"tau": u[0]}, x=x, z=z, p=p).dx
+    ref = _reference(block, p, x, z, {"tau": u[0]}).dx
     assert _scaled(ref, dx) > 1e-4
 
 
@@ -98,17 +118,23 @@ def test_ts_other_than_zero_is_refused() -> None:
         PlanarMechanism("m", mechanism="five_bar", ts=0.01)
 
 
-def test_a_failed_solve_stops_the_compiled_engine_at_the_block() -> None:
-    """The seed's four-bar coordinate (coupler height) is singular at its extreme: pushed there, the Python
-    engine stops with the constraint message, the compiled one at the same tick naming the block."""
+def test_a_failed_solve_stops_both_engines_at_the_block() -> None:
+    """The seed's four-bar coordinate (coupler height) is singular at its extreme: pushed there, both engines
+    stop at the same tick naming the block (the failed solve gives NaN); the numpy reference says why."""
     d = Diagram("fb", solver=__import__("blocks").SolverSettings(dt=1e-3, t_end=1.0))
     d.add("mech", "PlanarMechanism", mechanism="four_bar", init="params", q0=(3.8,), qd0=(3.0,))
     m = compile_diagram(d)
     a, b = Runner(m, engine="python").run(), Runner(m, engine="compiled").run()
     assert a.status == b.status == "failed"
-    assert "loop equations have no solution" in a.message and "block 'mech'" in b.message
+    assert a.message == b.message and "block 'mech': state 'q' is nan" in b.message
     assert a.t.size == b.t.size
-    np.testing.assert_allclose(b["mech.q"], a["mech.q"], rtol=0, atol=1e-9 * (1 + np.abs(a["mech.q"]).max()))
+    np.testing.assert_allclose(b["mech.q"], a["mech.q"], rtol=0, atol=1e-12 * (1 + np.abs(a["mech.q"]).max()))
+    block = m.block("mech")
+    p = m.params["mech"]
+    q, qd = float(np.ravel(b["mech.q"])[-1]), float(np.ravel(b["mech.qd"])[-1])
+    x = np.array([q + 0.05 * np.sign(qd), qd])  # on past the last tick that solved
+    with pytest.raises(ConstraintError, match="no solution"):
+        _reference(block, p, x, np.zeros(0), {})  # type: ignore[arg-type]
 
 
 def _agree(path: Path, **solver: float | str) -> tuple[float, int]:
@@ -128,11 +154,11 @@ def test_mechanism_diagrams_agree_over_their_whole_run(name: str) -> None:
     """The shipped four-bar (6 s, the crank driven round from 3 s) and five-bar (5 s free swing: a chaotic
     double loop; a 1e-14 change of q0 grows to about 2e-11 scaled by 5 s) on both engines, every signal."""
     worst, n = _agree(DIAGRAMS / f"{name}.json")
-    assert n > 5000 and worst <= 1e-9
+    assert n > 5000 and worst <= 1e-12
 
 
 def test_squeezer_on_rk4_agrees() -> None:
     """The squeezer's diagram uses solve_ivp (Python engine only); on RK4 at 0.1 ms (its tick) it compiles,
     with the periodic guide spline, the spring and the constant drive torque, and agrees."""
     worst, n = _agree(DIAGRAMS / "andrews_squeezer.json", method="rk4", t_end=0.01)
-    assert n == 101 and worst <= 1e-9
+    assert n == 101 and worst <= 1e-12

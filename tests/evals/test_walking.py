@@ -114,15 +114,23 @@ def test_compare_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["compare", "--grf", "sneakers", "high_heels", "--duration", "4", "--workers", "1",
                  "--out", str(tmp_path)]) == 0
     rows = (tmp_path / "compare.csv").read_text().splitlines()
-    assert rows[0].startswith("condition,status,trunk min [deg] (input),trunk min [deg] recording")
+    # the default is the solved gait (app.defaults.COMPARE_PRESET): its posture metrics are results
+    assert rows[0].startswith("condition,status,trunk min [deg] (solved),trunk min [deg] recording")
     assert len(rows) == 3 + 3  # two conditions, three published reference rows
+    assert rows[1].startswith("sneakers,ok,") and rows[2].startswith("high_heels,ok,")
     assert rows[-1].startswith("paper: high_heels,published,-1.8")
     for name in ("trunk.png", "knee.png", "grf_vertical.png", "compare.md", "verdict.txt"):
         assert (tmp_path / name).stat().st_size > 100
     verdict = (tmp_path / "verdict.txt").read_text()
-    # the tracking preset's posture metrics are its input: the verdict must not present them as findings
-    assert "not findings" in verdict and "Shortest stride" not in verdict
+    assert "Preset 'emergent'" in verdict and "Shortest stride: high_heels" in verdict
     assert "high_heels" in capsys.readouterr().out
+    # under tracking the posture metrics are its input: the verdict must not present them as findings
+    assert main(["compare", "--grf", "sneakers", "high_heels", "--preset", "tracking", "--duration", "2",
+                 "--workers", "1", "--out", str(tmp_path / "tracking")]) == 0
+    rows = (tmp_path / "tracking" / "compare.csv").read_text().splitlines()
+    assert rows[0].startswith("condition,status,trunk min [deg] (input),trunk min [deg] recording")
+    verdict = (tmp_path / "tracking" / "verdict.txt").read_text()
+    assert "not findings" in verdict and "Shortest stride" not in verdict
 
 
 def test_coarse_step_warns_and_a_blow_up_is_failed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

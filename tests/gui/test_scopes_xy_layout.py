@@ -11,8 +11,8 @@ from app.gui.main_window import MainWindow
 from app.gui.scope_browser import open_browser
 from app.gui.scope_specs import DEG
 from app.gui.scope_xy import XYScope
-from app.gui.scopes import column_unit
 from app.gui.session import SimSession
+from blocks.units import column_units
 from tests.gui.conftest import given, run_until
 
 pytestmark = pytest.mark.gui
@@ -100,8 +100,8 @@ def test_body_weight_units_apply_to_both_axes_of_an_xy_scope(qtbot, window: Main
 
 def test_column_units_of_generalised_coordinates() -> None:
     labels = ("x0", "y0", "alpha", "beta_l")
-    assert [column_unit("m, rad", labels, c) for c in range(4)] == ["m", "m", "rad", "rad"]
-    assert column_unit("N, N, m", ("a", "b", "c"), 2) == "m" and column_unit("N*m", ("l", "r"), 1) == "N*m"
+    assert column_units("m, rad", labels) == ["m", "m", "rad", "rad"]
+    assert column_units("N, N, m", ("a", "b", "c"))[2] == "m" and column_units("N*m", ("l", "r"))[1] == "N*m"
 
 
 def test_scope_layout_is_saved_in_the_session_and_restored(qtbot, window: MainWindow, settings, tmp_path) -> None:
