@@ -4,44 +4,58 @@ Every caller goes through it: ``gaitblocks run`` parses its options into a :clas
 the GUI session holds one (:meth:`app.gui.session.SimSession.spec`); ``compare``, ``sweep`` and
 ``tune`` map specs over an executor (:mod:`blocks.executors`: serial, process pool, Dask).
 
-* :class:`RunSpec` -- what a run is: diagram, preset, dataset (name, file, or a
+* :class:`RunSpec` (:mod:`app.run_spec`) -- what a run is: diagram, preset, dataset (name, file, or a
   ``GRF|KINEMATICS`` pair, with the subject's mass/height and a time window), typed parameter
   settings, ``dt``, ``duration`` and engine options. Frozen and picklable.
-* :func:`build` -- load the diagram, apply preset then settings, load and crop the data, scale
-  the model to the subject, compile; returns a :class:`Built` whose runner is ready.
+* :func:`build` -- load the diagram, apply preset then settings, run the registered build hooks
+  (:func:`register_build_hook`: the walking library's loads and crops the data and scales the
+  biped to the subject, :mod:`app.walking_run`), compile; returns a :class:`Built` whose runner
+  is ready.
 * :func:`run` -- build, simulate to the end, summarise: a :class:`RunResult` with ``.summary``
   (the ``summary.json`` dict) and ``.results`` (the recorded signals).
 * :func:`summarise` -- the ``summary.json`` dict; the registered metric functions
   (:data:`METRICS`, :func:`register_metric`) add their keys.
 Signals are found by block *type* and port, never by block name (:mod:`app.signals`), so a
-renamed block changes nothing.
+renamed block changes nothing. The service knows no biped: what a library adds to a run (build
+hooks, metrics, stop checks) registers itself from the modules named in :data:`PLUGINS`, imported
+by name at the first build or summary.
 """
 
 from __future__ import annotations
 
 import functools
-import math
+import importlib
 import warnings as pywarnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.defaults import DEFAULT_PRESET
+from app.run_spec import RunSpec
 from app.signals import by_type, find_signal
 from models.errors import UserError
 
 if TYPE_CHECKING:
-    from app.posture import SolveResult, SolveSpec
+    from app.posture import SolveResult
     from blocks import Diagram, Results, Runner
     from blocks.compile import CompiledModel
     from models.dataset import GaitDataset
-    from models.params import BipedParams
 
-__all__ = ["RunSpec", "Built", "RunResult", "build", "build_diagram", "run", "summarise", "METRICS", "register_metric",
-           "metric_inputs", "default_diagram_path", "PAPER_SUBJECT"]
+__all__ = ["RunSpec", "Built", "RunResult", "Assembly", "build", "build_diagram", "run", "summarise", "METRICS",
+           "PLUGINS", "register_build_hook", "register_metric", "register_stop", "metric_inputs", "uses_dataset",
+           "default_diagram_path", "PAPER_SUBJECT"]
 
 PAPER_SUBJECT = (55.33, 1.66)  # kg, m: the model of Table 1 (Luxman & Zielinska 2017)
+
+PLUGINS: list[str] = ["app.walking_run"]
+"""Modules that register build hooks, metrics and stop checks when imported (by name: the
+service imports none of them); :func:`load_plugins` imports them."""
+
+
+def load_plugins() -> None:
+    """Import every module of :data:`PLUGINS` (each registers what it adds to a run)."""
+    for name in PLUGINS:
+        importlib.import_module(name)
 
 
 def default_diagram_path() -> Path:
@@ -49,104 +63,6 @@ def default_diagram_path() -> Path:
     import assets
 
     return Path(assets.__file__).resolve().parent / "diagrams" / "grf_walk.json"
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """One run, complete. Every field has a default: ``RunSpec()`` runs the default diagram with the
-    default preset on the default dataset.
-
-    Parameters
-    ----------
-    dataset : str
-        Bundled or registered name, file, or ``"GRF_FILE|KINEMATICS_FILE"``; ``""`` = the
-        diagram's dataset, else the registry default.
-    settings : tuple of (str, value)
-        ``("block.param", value)`` pairs with typed values, applied after the preset, in order.
-    preset : str or None
-        Preset name (``assets/presets``); ``None`` runs the diagram as it is.
-    diagram : Diagram, path or None
-        A :class:`~blocks.Diagram` (copied, never changed), a diagram file, or ``None`` for
-        ``assets/diagrams/grf_walk.json``.
-    duration : float or None
-        Simulated seconds [s]; default the diagram's ``t_end - t_start``. Longer than the data:
-        cut to the data's length with a warning (``Built.warnings``), or, with ``repeat``, reached.
-    repeat : bool
-        Lengthen the data by repeating its whole gait cycles when the run is longer than the
-        recording (:func:`models.gaitdata.repeat.repeat_dataset`; ``--repeat-cycles``).
-    dt : float or None
-        Solver tick [s]; default the diagram's.
-    kinematics : str or None
-        Joint-angle file paired with a GRF file.
-    mass, height : float or None
-        Subject mass [kg] and height [m]: scale the model (the other defaults to the paper's
-        subject) and tell the importer the body weight.
-    start, end : float or None
-        Window of the trial used [s of data time].
-    foot_radius : float or None
-        Rolling-foot radius [m] (0 = point foot); default fitted to the data.
-    logged : tuple of str or None
-        Signals ``block.port`` to record; ``None`` records every output.
-    record_every : int
-        Record every k-th solver tick (1 = every tick; :class:`blocks.recorder.Recorder`).
-        The summary's metrics are computed from what is recorded (``docs/long-runs.md``).
-    engine : {"compiled", "python"} or None
-        Stepping engine (:class:`blocks.runner.Runner`; ``--engine``): ``None`` = compiled when every
-        block of the diagram has kernels and the solver is RK4, else python (``docs/engine.md``).
-    solve : SolveSpec or None
-        The posture-solver mode (:func:`solve`, ``gaitblocks solve``): the periodic gait the
-        dataset's GRF and CoP produce (:mod:`app.posture`); the diagram fields are then unused.
-    stop_at_fall : bool
-        End the run :data:`app.walking.FALL_MARGIN_S` after a walker's first fall (:func:`simulate`;
-        ``--continue-after-fall`` turns it off): the summary is ``fell`` with the results up to there.
-    solution : str, Path or None
-        The posture solution a diagram on the solved gait walks (``emergent``; :mod:`app.solved`):
-        a solve output folder or its ``results.npz``; ``None`` = the dataset solved with default
-        settings, cached per dataset content. Unused by diagrams that read no solution.
-    """
-
-    dataset: str = ""
-    settings: tuple[tuple[str, Any], ...] = ()
-    preset: str | None = DEFAULT_PRESET
-    diagram: Diagram | str | Path | None = None
-    duration: float | None = None
-    dt: float | None = None
-    kinematics: str | None = None
-    mass: float | None = None
-    height: float | None = None
-    start: float | None = None
-    end: float | None = None
-    foot_radius: float | None = None
-    logged: tuple[str, ...] | None = None
-    repeat: bool = False
-    record_every: int = 1
-    engine: str | None = None
-    solve: SolveSpec | None = None
-    stop_at_fall: bool = True
-    solution: str | Path | None = None
-
-    def with_settings(self, *pairs: tuple[str, Any]) -> RunSpec:
-        """A copy with ``pairs`` applied after this spec's settings (an earlier value of the same
-        parameter is dropped: the last one wins either way)."""
-        refs = {ref for ref, _ in pairs}
-        return replace(self, settings=tuple(p for p in self.settings if p[0] not in refs) + tuple(pairs))
-
-    def check(self) -> None:
-        """Raise :class:`UserError` for a bad number or an unknown dataset, without loading data."""
-        for name in ("dt", "duration"):
-            v = getattr(self, name)
-            if v is not None and not (math.isfinite(v) and v > 0):
-                raise UserError(f"--{name} must be a positive number of seconds, got {v}")
-        if self.foot_radius is not None and not (math.isfinite(self.foot_radius) and 0.0 <= self.foot_radius < 1.0):
-            raise UserError(f"--foot-radius must be a number of metres in [0, 1), got {self.foot_radius}")
-        if self.dataset:
-            from blocks.datasets import check_dataset
-
-            check_dataset(self.dataset)
-        if isinstance(self.record_every, bool) or not isinstance(self.record_every, int) or self.record_every < 1:
-            raise UserError(f"--record-every must be a whole number of ticks >= 1, got {self.record_every}")
-        if self.engine not in (None, "compiled", "python"):
-            raise UserError(f"--engine must be 'compiled' or 'python', got {self.engine!r}")
 
 
 @dataclass
@@ -188,7 +104,7 @@ class RunResult:
 def build_diagram(spec: RunSpec) -> Diagram:
     """The spec's diagram with its preset, then its settings, applied (a new object)."""
     from blocks import Diagram
-    from blocks.presets import apply_preset
+    from blocks.library.presets import apply_preset
 
     source = spec.diagram
     if isinstance(source, Diagram):
@@ -202,13 +118,14 @@ def build_diagram(spec: RunSpec) -> Diagram:
     return diagram
 
 
-def _uses_dataset(diagram: Diagram) -> bool:
+def uses_dataset(diagram: Diagram) -> bool:
+    """Whether a block of ``diagram`` reads a dataset (has a ``dataset`` parameter)."""
     return any("dataset" in diagram.instantiate(name).params for name in diagram.blocks)
 
 
 def load_data(spec: RunSpec, dataset: str) -> GaitDataset:
     """The dataset of a run: bundled name or file (+ kinematics), with the subject's mass, cropped."""
-    from blocks.datasets import resolve_dataset
+    from blocks.library.datasets import resolve_dataset
 
     if spec.kinematics is None and spec.mass is None and spec.height is None and spec.start is None \
             and spec.end is None:
@@ -220,98 +137,57 @@ def load_data(spec: RunSpec, dataset: str) -> GaitDataset:
                         start=spec.start, end=spec.end)
 
 
-def foot_rule(spec: RunSpec) -> str:
-    """How a run's auto foot radius is chosen: the preset file's ``"foot_radius"`` (``"fixed"``: a
-    preset whose posture is an output must not read the recorded posture through the fit), else
-    ``"fit"``."""
-    if not spec.preset:
-        return "fit"
-    from blocks.presets import load_preset
+@dataclass
+class Assembly:
+    """A run being built, handed to each build hook before the diagram is compiled: a hook may
+    change ``diagram`` (its copy of the spec's), ``t_end`` [s], and add ``resources`` (handed to
+    the blocks, :attr:`blocks.core.CompileContext.resources`) and ``warnings``."""
 
-    return str(load_preset(spec.preset).get("foot_radius", "fit"))
+    spec: RunSpec
+    diagram: Diagram
+    dataset: str
+    t0: float
+    t_end: float
+    resources: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
-def model_for(diagram: Diagram, data: GaitDataset | None, rule: str = "fit") -> BipedParams:
-    """The biped of a run: the diagram's model settings, with an auto foot radius for ``data``:
-    ``rule`` ``"fit"`` fits it to the recording's double supports (:func:`models.footfit.fit_foot_radius`,
-    which reads the recorded trunk and stance angles), ``"fixed"`` takes the roll-over shape's
-    (:func:`models.footfit.fixed_foot_radius`); the point foot without data."""
-    radius = None
-    if diagram.model.foot_radius_m is None and data is not None:
-        from models.footfit import fit_foot_radius, fixed_foot_radius
+BuildHook = Callable[[Assembly], None]
+BUILD_HOOKS: list[BuildHook] = []
 
-        params = diagram.model.biped_params()
-        radius = fixed_foot_radius(data, params) if rule == "fixed" else fit_foot_radius(data, params).radius
-    return diagram.model.biped_params(radius)
+
+def register_build_hook(fn: BuildHook) -> BuildHook:
+    """Add ``fn(assembly)``, called by :func:`build` on every run, in registration order."""
+    BUILD_HOOKS.append(fn)
+    return fn
 
 
 def build(spec: RunSpec) -> Built:
     """Load, configure and compile ``spec``; the runner is ready to go (module docstring)."""
     from blocks import Runner, compile_diagram
-    from blocks.datasets import default_dataset_name, resolve_dataset
-    from blocks.library.context import BIPED, DATASETS
+    from blocks.library.datasets import default_dataset_name
 
     spec.check()
-    warnings: list[str] = []
+    load_plugins()
     diagram = build_diagram(spec)
-    dataset = spec.dataset or diagram.dataset or default_dataset_name()
     t0 = diagram.solver.t_start
-    t_end = t0 + (spec.duration if spec.duration is not None else diagram.solver.t_end - t0)
-    if spec.mass is not None or spec.height is not None:
-        diagram.model = replace(diagram.model, mass_kg=spec.mass if spec.mass is not None else PAPER_SUBJECT[0],
-                                height_m=spec.height if spec.height is not None else PAPER_SUBJECT[1])
-    if spec.foot_radius is not None:
-        diagram.model = replace(diagram.model, foot_radius_m=spec.foot_radius)
-    from app.solved import prepare_diagram, solution_resources
-
-    diagram = prepare_diagram(diagram, spec)
-    if _uses_dataset(diagram):
-        from models.gaitdata.subject import run_subject
-
-        data = recorded = load_data(spec, dataset)
-        t_end, data, note = _fit_to_data(spec, t0, t_end, data)
-        if note:
-            warnings.append(note)
-        subject = run_subject(spec.mass, spec.height, recorded)
-        if subject is not None and (diagram.model.mass_kg is None or spec.mass is not None or spec.height is not None):
-            # a recording: scale the model to its subject (given, else estimated, else the default height)
-            diagram.model = replace(diagram.model, mass_kg=subject["mass_kg"], height_m=subject["height_m"])
-        cached = {dataset: data}
-        biped = model_for(diagram, recorded, foot_rule(spec))
-        resources = {BIPED: biped, DATASETS: lambda s: cached[s] if s in cached else resolve_dataset(s),
-                     **solution_resources(spec, diagram, dataset, recorded, biped)}
-        with pywarnings.catch_warnings(record=True) as caught:  # a block's note on its data (e.g. init_vy)
-            pywarnings.simplefilter("always", UserWarning)
-            model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end, resources=resources)
-        warnings.extend(str(w.message) for w in caught if w.category is UserWarning)
-    else:
-        model = compile_diagram(diagram, dataset=dataset, dt=spec.dt, t_end=t_end)
+    job = Assembly(spec, diagram, spec.dataset or diagram.dataset or default_dataset_name(), t0,
+                   t0 + (spec.duration if spec.duration is not None else diagram.solver.t_end - t0))
+    for hook in BUILD_HOOKS:
+        hook(job)
+    with pywarnings.catch_warnings(record=True) as caught:  # a block's note on its data (e.g. init_vy)
+        pywarnings.simplefilter("always", UserWarning)
+        model = compile_diagram(job.diagram, dataset=job.dataset, dt=spec.dt, t_end=job.t_end,
+                                resources=job.resources)
+    job.warnings.extend(str(w.message) for w in caught if w.category is UserWarning)
     logged = list(spec.logged) if spec.logged is not None else None
-    ticks = int(round((t_end - t0) / model.dt))
+    ticks = int(round((job.t_end - t0) / model.dt))
     runner = Runner(model, capacity=ticks // spec.record_every + 2, logged=logged, record_every=spec.record_every,
                     engine=spec.engine)
     warning = runner.coarse_step_warning()
     if warning:
-        warnings.append(warning)
-    return Built(spec, diagram, model, runner, dataset, tuple(warnings))
-
-
-def _fit_to_data(spec: RunSpec, t0: float, t_end: float, data: GaitDataset) -> tuple[float, GaitDataset, str | None]:
-    """``(t_end, data, warning)`` of a run of ``[t0, t_end]`` [s] on ``data``: the data repeated by
-    whole cycles when ``spec.repeat`` (:func:`models.gaitdata.repeat.repeat_dataset`), else ``t_end``
-    cut to the data's end, with a warning naming the asked and the used duration."""
-    asked = t_end - t0
-    if asked <= data.duration + 0.5 * data.dt:
-        return t_end, data, None
-    if spec.repeat:
-        from models.gaitdata.repeat import repeat_dataset
-
-        return t_end, repeat_dataset(data, asked), None
-    note = None
-    if spec.duration is not None:  # the diagram's own t_end is documented as "at most the data length"
-        note = (f"--duration {asked:g} s is longer than the data ('{data.name}', {data.duration:g} s): the run is "
-                f"cut to {data.duration:g} s; give --repeat-cycles to repeat whole gait cycles of the recording")
-    return t0 + data.duration, data, note
+        job.warnings.append(warning)
+    return Built(spec, job.diagram, model, runner, job.dataset, tuple(job.warnings))
 
 
 # ----------------------------------------------------------------------------- summary
@@ -332,6 +208,7 @@ def register_metric(fn: MetricFn, signals: Callable[[Diagram], list[str]] | None
 
 def metric_inputs(diagram: Diagram) -> list[str] | None:
     """The signals every registered metric reads on ``diagram`` (``None`` if one does not say)."""
+    load_plugins()
     out: list[str] = []
     for fn in METRICS:
         declared = getattr(fn, "signals", None)
@@ -339,58 +216,6 @@ def metric_inputs(diagram: Diagram) -> list[str] | None:
             return None
         out += [name for name in declared(diagram) if name not in out]
     return out
-
-
-def _walking(results: Results, built: Built) -> dict[str, Any]:
-    from app.walking import walking_summary
-
-    return walking_summary(results, built)
-
-
-def _walking_signals(diagram: Diagram) -> list[str]:
-    from app.signals import metric_signals
-
-    return metric_signals(diagram)
-
-
-register_metric(_walking, _walking_signals)
-
-
-def _subject(results: Results, built: Built) -> dict[str, Any]:
-    """``subject``: mass, height, model scale, foot radius and window, and where each came from."""
-    from blocks.library.context import biped_of, dataset_of
-    from models.gaitdata.subject import run_subject, subject_summary
-
-    if not _uses_dataset(built.diagram):
-        return {}  # a diagram without a biped on data (e.g. a mechanism)
-    spec = built.spec
-    data = dataset_of(built.model.ctx, built.dataset)
-    sub = run_subject(spec.mass, spec.height, data)
-    bp = biped_of(built.model.ctx)
-    how = ("given" if spec.foot_radius is not None else "diagram"
-           if built.diagram.model.foot_radius_m is not None else "fitted to the dataset's double supports"
-           if foot_rule(spec) == "fit" else "fixed: the roll-over shape's radius, 0.3 leg lengths (0 on a synthetic "
-           "set), not fitted to the recorded posture")
-    return {"subject": subject_summary(sub, data, bp.total_mass, built.diagram.model.height_m, bp.foot_radius, how,
-                                       PAPER_SUBJECT)}
-
-
-register_metric(_subject, lambda diagram: [])
-
-
-def _solved(results: Results, built: Built) -> dict[str, Any]:
-    from app.solved import solved_summary
-
-    return solved_summary(results, built)
-
-
-def _solved_signals(diagram: Diagram) -> list[str]:
-    from app.solved import solved_signals
-
-    return solved_signals(diagram)
-
-
-register_metric(_solved, _solved_signals)
 
 
 def _dataset_info(built: Built) -> dict[str, Any]:
@@ -407,7 +232,7 @@ def applied_preset(spec: RunSpec) -> str | None:
     first preset whose every value the spec's diagram already has (the default diagram holds
     ``tracking``'s), else None. Settings made after the preset do not change it."""
     from blocks import Diagram
-    from blocks.presets import ALIASES
+    from blocks.library.presets import ALIASES
 
     if spec.preset:
         return ALIASES.get(spec.preset, spec.preset)
@@ -429,7 +254,7 @@ def _file_preset(path: str | None) -> str | None:
 
 
 def _held_preset(diagram: Diagram) -> str | None:
-    from blocks.presets import PRESETS, load_preset
+    from blocks.library.presets import PRESETS, load_preset
 
     def holds(ref: str, value: Any) -> bool:
         try:
@@ -442,9 +267,8 @@ def _held_preset(diagram: Diagram) -> str | None:
 
 def summarise(results: Results, built: Built) -> dict[str, Any]:
     """The ``summary.json`` dict of a finished run: status, timing, events, parameters, solver,
-    diagram, dataset, model, then every registered metric's keys. The one place it is built."""
-    from blocks.library.context import biped_of
-
+    diagram, dataset, then every registered metric's keys. The one place it is built."""
+    load_plugins()
     reached = float(results.t[-1]) if results.t.size else built.model.ctx.t0
     summary: dict[str, Any] = {
         "status": results.status,
@@ -461,9 +285,7 @@ def summarise(results: Results, built: Built) -> dict[str, Any]:
         "params": {k: list(v) if isinstance(v, tuple) else v for k, v in results.params.items() if not callable(v)},
         "solver": results.solver,
         "diagram": built.diagram.name,
-        "data_settings": asdict(built.diagram.data),
-        "dataset": _dataset_info(built) if _uses_dataset(built.diagram) else None,  # None: the run read no data
-        "model": biped_of(built.model.ctx).to_dict(),
+        "dataset": _dataset_info(built) if uses_dataset(built.diagram) else None,  # None: the run read no data
         "warnings": list(built.warnings),
     }
     typed = by_type(results, built.diagram)
@@ -480,13 +302,23 @@ def run(spec: RunSpec) -> RunResult:
     return RunResult(spec, summarise(results, built), results, built)
 
 
-def simulate(built: Built, extra_stop: Callable[[Any, int], float | None] | None = None) -> Results:
-    """Run ``built`` to its end, or, with ``spec.stop_at_fall``, to just past a fall
-    (:func:`app.walking.fall_stop`); ``extra_stop`` is one more stop check of
-    :meth:`blocks.runner.Runner.run` (the CLI's Ctrl+C and progress): the earliest end wins."""
-    from app.walking import fall_stop
+StopCheck = Callable[[Any, int], "float | None"]
+STOPS: list[Callable[[Built], StopCheck | None]] = []
 
-    checks = [c for c in (extra_stop, fall_stop(built) if built.spec.stop_at_fall else None) if c is not None]
+
+def register_stop(fn: Callable[[Built], StopCheck | None]) -> Callable[[Built], StopCheck | None]:
+    """Add ``fn(built) -> check or None``: a stop check of :meth:`blocks.runner.Runner.run` for
+    every run :func:`simulate` steps (the walking library's ends a run just past a fall)."""
+    STOPS.append(fn)
+    return fn
+
+
+def simulate(built: Built, extra_stop: StopCheck | None = None) -> Results:
+    """Run ``built`` to its end, or to the first end a registered stop check (:func:`register_stop`;
+    the walking library's: just past a fall with ``spec.stop_at_fall``) or ``extra_stop`` (the CLI's
+    Ctrl+C and progress) gives: the earliest end wins."""
+    load_plugins()
+    checks = [c for c in (extra_stop, *(fn(built) for fn in STOPS)) if c is not None]
     if not checks:
         return built.runner.run(built.t_end)
 

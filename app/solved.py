@@ -70,8 +70,11 @@ def uses_solution(diagram: Diagram) -> bool:
 def prepare_diagram(diagram: Diagram, spec: RunSpec) -> Diagram:
     """``diagram`` with point feet when it walks a solved gait and the spec names no foot radius
     (the solver's feet are points); otherwise unchanged."""
-    if spec.foot_radius is None and diagram.model.foot_radius_m is None and uses_solution(diagram):
-        diagram.model = replace(diagram.model, foot_radius_m=0.0)
+    from blocks.library.settings import MODEL
+
+    model = diagram.section(MODEL)
+    if spec.foot_radius is None and model.foot_radius_m is None and uses_solution(diagram):
+        diagram.set_section(MODEL, replace(model, foot_radius_m=0.0))
     return diagram
 
 

@@ -125,7 +125,7 @@ def random_variants(n: int, seed: int) -> tuple[tuple[str, Settings], ...]:
 def jitter_variants(n: int, seed: int, rel: float = 0.05) -> tuple[tuple[str, Settings], ...]:
     """``n`` variants with every :data:`BOX` parameter the preset sets (but the set-point) scaled by a
     factor drawn uniformly in [1 - rel, 1 + rel]: how robust the preset's figures are."""
-    from blocks.presets import load_preset
+    from blocks.library.presets import load_preset
 
     preset = load_preset("setpoint")["set"]
     rng = np.random.default_rng(seed)

@@ -27,18 +27,18 @@ if TYPE_CHECKING:
         PortSpec,
         SimulationError,
     )
-    from blocks.diagram import Diagram, ModelSettings, SolverSettings
+    from blocks.diagram import Diagram, SolverSettings
     from blocks.recorder import Recorder, Results
     from blocks.registry import ParameterRegistry
     from blocks.runner import Runner, Snapshot
 
-# name -> submodule: imported on first use, so ``import blocks.presets`` stays light (PEP 562)
+# name -> submodule: imported on first use, so ``import blocks`` stays light (PEP 562)
 _WHERE = {
     "CompiledModel": "compile", "compile_diagram": "compile",
     "BLOCK_TYPES": "core", "AlgebraicLoopError": "core", "Block": "core", "BlockError": "core",
     "CompileContext": "core", "DiagramError": "core", "Params": "core", "ParamSpec": "core", "PortSpec": "core",
     "SimulationError": "core",
-    "Diagram": "diagram", "ModelSettings": "diagram", "SolverSettings": "diagram",
+    "Diagram": "diagram", "SolverSettings": "diagram",
     "Recorder": "recorder", "Results": "recorder", "ParameterRegistry": "registry",
     "Runner": "runner", "Snapshot": "runner",
 }
@@ -52,5 +52,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'blocks' has no attribute {name!r}")
 
 __all__ = ["AlgebraicLoopError", "BLOCK_TYPES", "Block", "BlockError", "CompileContext", "CompiledModel",
-           "Diagram", "DiagramError", "ModelSettings", "ParamSpec", "ParameterRegistry", "Params", "PortSpec",
+           "Diagram", "DiagramError", "ParamSpec", "ParameterRegistry", "Params", "PortSpec",
            "Recorder", "Results", "Runner", "SimulationError", "Snapshot", "SolverSettings", "compile_diagram"]

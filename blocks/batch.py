@@ -25,10 +25,10 @@ import numpy as np
 
 from blocks.codegen import NONFINITE_SIGNAL, NONFINITE_STATE, NONFINITE_STATE_AND_MODE, block_kernels
 from blocks.compile import CompiledModel, compile_diagram
-from blocks.core import BlockError, Params
+from blocks.core import BlockError, Params, resolve_setting
 from blocks.diagram import Diagram
 from blocks.recorder import Recorder
-from blocks.spec import split_param, with_item
+from blocks.spec import split_param
 
 __all__ = ["BatchRunner", "BatchResult", "blockers", "run_batch"]
 
@@ -57,6 +57,12 @@ class BatchResult:
     events: list[list[dict[str, Any]]] = field(default_factory=list)
 
 
+def _current(p: Params, block: Any, ref: str) -> Any:
+    """The value a copy holds for ``ref``'s parameter (the base of an item change)."""
+    _, key, _ = split_param(ref, "override")
+    return getattr(p, key) if key in block.params else None
+
+
 def _copy_params(model: CompiledModel, overrides: Sequence[Mapping[str, Any]]) -> list[dict[str, Params]]:
     """Per copy, ``{block: Params}``: the model's own object for untouched blocks (shared), a
     re-derived copy for the blocks an override names (``"block.param"`` or ``"block.param[i]"``)."""
@@ -65,17 +71,13 @@ def _copy_params(model: CompiledModel, overrides: Sequence[Mapping[str, Any]]) -
     for ov in overrides:
         params = dict(model.params)
         for ref, value in ov.items():
-            name, key, index = split_param(ref, "override")
-            if name not in blocks or key not in blocks[name].params:
-                raise BlockError(f"override '{ref}': no such block parameter")
-            b = blocks[name]
+            name, _, _ = split_param(ref, "override")
+            if name not in blocks:
+                raise BlockError(f"override '{ref}': no block '{name}'")
             if params[name] is model.params[name]:
                 params[name] = model.params[name].copy()
-            spec = b.params[key]
-            if index is not None:
-                value = with_item(getattr(params[name], key), index, spec.item().validate(value, f"override '{ref}'"),
-                                  int(b.values[spec.size]), f"override '{ref}'")
-            params[name].set(key, spec.validate(value, f"override '{ref}'"))
+            key, value = resolve_setting(blocks[name], ref, value, _current(params[name], blocks[name], ref))
+            params[name].set(key, value)
         for name, p in params.items():
             if p is not model.params[name]:
                 blocks[name].derive(p, model.ctx)

@@ -91,8 +91,8 @@ def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
                     resources: Mapping[str, Any] | None = None) -> CompiledModel:
     """Check and plan ``diagram``. ``dataset``/``dt``/``t_end`` override the diagram's settings;
     ``resources`` are handed to the blocks by name (:attr:`CompileContext.resources`), over the
-    ones the diagram's model and data sections provide (:meth:`~blocks.diagram.Diagram.resources`;
-    the run service passes the model scaled and fitted to the run's data). Compiling reads no data."""
+    ones the diagram's named sections provide (:meth:`~blocks.diagram.Diagram.resources`; a run's
+    build hooks pass theirs, :mod:`app.runs`). Compiling reads no data."""
     solver = diagram.solver
     ctx = CompileContext(dt=solver.dt if dt is None else float(dt), t0=solver.t_start,
                          t_end=solver.t_end if t_end is None else float(t_end),

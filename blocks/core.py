@@ -32,6 +32,7 @@ entries) writes no callbacks; the defaults above run its kernels as plain Python
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -52,6 +53,8 @@ from blocks.spec import (
     PortSpec,
     SimulationError,
     UnknownParameterError,
+    split_param,
+    with_item,
 )
 
 if TYPE_CHECKING:
@@ -61,9 +64,9 @@ Vec = np.ndarray
 Ports = tuple[np.ndarray, ...]
 
 __all__ = [
-    "AlgebraicLoopError", "Block", "BlockError", "BLOCK_TYPES", "CompileContext", "DiagramError", "Kernels",
-    "ParamSpec", "ParameterValueError", "Params", "Ports", "PortSpec", "Probe", "Vec", "SimulationError",
-    "UnknownParameterError",
+    "AlgebraicLoopError", "Block", "BlockError", "BLOCK_TYPES", "LIBRARIES", "CompileContext", "DiagramError",
+    "Kernels", "ParamSpec", "ParameterValueError", "Params", "Ports", "PortSpec", "Probe", "Vec", "SimulationError",
+    "UnknownParameterError", "block_type", "load_libraries", "resolve_setting",
 ]
 
 @dataclass
@@ -78,11 +81,11 @@ class CompileContext:
         The run's dataset (name or path); blocks whose ``dataset`` parameter is empty use it.
     resources : mapping
         Objects the run's builder hands to the blocks by name; the engine never reads them.
-        :func:`blocks.compile.compile_diagram` fills it from the diagram's model and data
-        sections (:meth:`blocks.diagram.Diagram.resources`: the biped under ``"biped"``, the
-        shared data settings under ``"data"``) and the caller's ``resources=`` (the run service passes the
-        biped scaled to the subject with its fitted foot, and the dataset resolver). Library
-        blocks read it through helpers of their own (:mod:`blocks.library.context`).
+        :func:`blocks.compile.compile_diagram` fills it from the diagram's named sections
+        (:meth:`blocks.diagram.Diagram.resources`; each section's library says what it hands
+        over, :mod:`blocks.sections`) and the caller's ``resources=`` (a run's build hooks add
+        theirs, :mod:`app.runs`). Library blocks read it through helpers of their own
+        (e.g. :mod:`blocks.library.context`).
     cache : dict
         Scratch space for those helpers, one per compile (e.g. a dataset loaded once).
     """
@@ -126,6 +129,29 @@ class Kernels(NamedTuple):
 
 
 BLOCK_TYPES: dict[str, type[Block]] = {}
+"""Every block type by name: a :class:`Block` subclass registers itself when it is defined."""
+
+LIBRARIES: list[str] = ["blocks.library.catalog"]
+"""The modules that register block types and diagram sections (:mod:`blocks.sections`) when
+imported, by module name: :func:`load_libraries` imports them at the first look-up, so the
+engine names its libraries without importing them. An application appends its own."""
+
+
+def load_libraries() -> None:
+    """Import every module of :data:`LIBRARIES` not yet imported (each registers what it defines)."""
+    for name in LIBRARIES:
+        importlib.import_module(name)
+
+
+def block_type(type_name: str, name: str = "") -> type[Block]:
+    """The registered class of ``type_name`` (block ``name`` in the message), or a :class:`DiagramError`."""
+    if type_name not in BLOCK_TYPES:
+        load_libraries()
+    if type_name not in BLOCK_TYPES:
+        raise DiagramError(f"block '{name}': unknown block type '{type_name}'; known types: "
+                           f"{', '.join(sorted(BLOCK_TYPES))}")
+    return BLOCK_TYPES[type_name]
+
 _CALLBACK_ARGS = {"output": 6, "derivative": 6, "update": 6}
 _TS_SPEC = ParamSpec(0.0, min=0.0, max=3600.0, unit="s", tunable=False,
                      description="sample period, a whole number of solver ticks; 0 = every tick")
@@ -313,6 +339,34 @@ class Block:
         if self.discrete and zn.size:  # blocks with n_discrete = 0 are sampled, stateless
             self.update(t, xa, za, ua, p, zn)
         return Probe({s.name: arr for s, arr in zip(outs, y)}, dx, zn)
+
+
+_SAME = object()
+
+
+def resolve_setting(block: Block, ref: str, value: Any, current: Any = _SAME) -> tuple[str, Any]:
+    """``(param, whole value)`` of setting ``ref`` (``"block.param"`` or ``"block.param[i]"``) of
+    ``block`` to ``value``: the one place a setting is checked, for a diagram
+    (:meth:`blocks.diagram.Diagram.set_param`), a live change
+    (:meth:`blocks.registry.ParameterRegistry.set`) and a batch copy (:mod:`blocks.batch`).
+
+    ``value`` is checked against the parameter's :class:`ParamSpec` (one item's for ``[i]``: range,
+    unit, kind); for ``[i]``, item ``i`` of ``current`` (default the block's own value; a number =
+    every item) is replaced (:func:`blocks.spec.with_item`)."""
+    _, param, index = split_param(ref)
+    if param not in block.params:
+        raise BlockError(f"block '{block.name}' ({block.type_name}) has no parameter '{param}'; "
+                         f"known: {', '.join(block.params)}")
+    spec = block.params[param]
+    if index is None:
+        return param, spec.validate(value, f"block '{block.name}' parameter '{param}'")
+    if not spec.size:
+        raise BlockError(f"'{ref}': parameter '{param}' of block '{block.name}' has no items; "
+                         f"write '{block.name}.{param}'")
+    item = spec.item().validate(value, f"'{ref}'")
+    whole = with_item(block.values[param] if current is _SAME else current, index, item,
+                      int(block.values[spec.size]), f"'{ref}'")
+    return param, spec.validate(whole, f"'{ref}'")
 
 
 def _contract_problems(cls: type[Block]) -> list[str]:

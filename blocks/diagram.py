@@ -9,13 +9,11 @@ Python::
     d.log("k.y")
     d.save("my.json")
 
-File format (version 3; ``format`` is always ``"gaitblocks-diagram"``)::
+File format (version 4; ``format`` is always ``"gaitblocks-diagram"``)::
 
-    {"format": "gaitblocks-diagram", "version": 3, "name": str, "description": str,
+    {"format": "gaitblocks-diagram", "version": 4, "name": str, "description": str,
      "dataset": str,                              # the run's dataset ("" = registry default)
-     "model": {"mass_kg": float|null, "height_m": float|null,    # null, null = paper Table 1
-               "foot_radius_m": float|null},              # rolling foot; null = auto (ModelSettings)
-     "data": {"t_offset_s": s, "ref_filter_hz": Hz},      # shared by every reader (DataSettings)
+     "sections": {name: {field: literal}},        # the libraries' named sections (blocks.sections)
      "solver": {"method": "rk4"|"solve_ivp", "dt": s, "t_start": s, "t_end": s},
      "blocks": [{"name": str, "type": str, "params": {name: literal}}],
      "connections": [{"from": "block.output", "to": "block.input"}],
@@ -23,14 +21,18 @@ File format (version 3; ``format`` is always ``"gaitblocks-diagram"``)::
      "ui": {"blocks": {name: {"x": px, "y": px}},         # GUI only, never read by the engine
             "subsystems": [{"name": str, "blocks": [name, ...], "x": px, "y": px}], ...}}
 
+``sections`` holds the settings that the diagram's blocks read beside their own parameters
+(the walking library's biped ``model`` and shared ``data``, say): each library registers its
+sections with the block types that read them (:func:`blocks.sections.register_section`), and a
+diagram carries, and saves, the sections its blocks read; ``"NAME.FIELD"`` sets a section's
+parameter as ``"block.param"`` sets a block's.
+
 ``ui.subsystems`` groups blocks into virtual subsystems (:mod:`blocks.subsystems`): drawn as one
 block, checked on load, invisible to the compiler.
 
 Parameters are literals only (numbers, booleans, text, lists of numbers); nothing is
-evaluated. Version 1 (first drafts) kept block positions inside each block, wires as
-``[[from, to], ...]`` and the solver tick as ``"step"``; :func:`_migrate_1_to_2` converts it.
-Version 2 declared the data offset and the reference filter on each block that reads the
-recording; :func:`_migrate_2_to_3` moves them to the ``data`` section.
+evaluated. Files of older versions are brought up to date by the format's migrations
+(:mod:`blocks.migrations`), one version at a time.
 Saving is deterministic, so save -> load -> save is byte-identical.
 """
 
@@ -38,24 +40,20 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from blocks.core import BLOCK_TYPES, Block, BlockError, DiagramError, ParamSpec
-from blocks.settings import BIPED, DATA, DATA_PARAMS, DataSettings, ModelSettings, SolverSettings
-from blocks.spec import split_param, with_item
+from blocks.core import Block, BlockError, DiagramError, ParamSpec, block_type, resolve_setting
+from blocks.migrations import FORMAT, MIGRATIONS, VERSION, migrate
+from blocks.sections import is_section, section_type, sections_read_by
+from blocks.settings import SolverSettings
+from blocks.spec import split_param
 from blocks.subsystems import check as check_subsystems
 from blocks.subsystems import subsystems
 from models.errors import DataFormatError
 
-__all__ = ["BIPED", "DATA", "DataSettings", "Diagram", "BlockEntry", "ModelSettings", "SolverSettings", "FORMAT",
-           "VERSION", "split_port"]
-
-FORMAT = "gaitblocks-diagram"
-VERSION = 3
-
+__all__ = ["Diagram", "BlockEntry", "SolverSettings", "FORMAT", "MIGRATIONS", "VERSION", "migrate", "split_port"]
 
 def split_port(ref: str, what: str = "port") -> tuple[str, str]:
     """``"block.port"`` -> ``("block", "port")``, or a clear :class:`DiagramError`."""
@@ -75,18 +73,20 @@ class BlockEntry:
 
 
 class Diagram:
-    """A block diagram: blocks, connections, logged signals, solver, model and data settings
-    (:mod:`blocks.settings`) and UI fields."""
+    """A block diagram: blocks, connections, logged signals, solver settings
+    (:mod:`blocks.settings`), the libraries' named sections (:mod:`blocks.sections`) and UI fields.
+
+    ``sections`` gives values of sections by name; a section not given has its defaults."""
 
     def __init__(self, name: str = "untitled", *, description: str = "", dataset: str = "",
-                 solver: SolverSettings | None = None, model: ModelSettings | None = None,
-                 data: DataSettings | None = None) -> None:
+                 solver: SolverSettings | None = None, sections: dict[str, Any] | None = None) -> None:
         self.name = name
         self.description = description
         self.dataset = dataset
         self.solver = solver if solver is not None else SolverSettings()
-        self.model = model if model is not None else ModelSettings()
-        self.data = data if data is not None else DataSettings()
+        self._sections: dict[str, Any] = {}
+        for key, value in (sections or {}).items():
+            self.set_section(key, value)
         self.blocks: dict[str, BlockEntry] = {}
         self.connections: list[tuple[str, str]] = []
         self.logged: list[str] = []
@@ -99,9 +99,8 @@ class Diagram:
             raise DiagramError(f"diagram '{self.name}': a block named '{name}' already exists")
         if any(sub.get("name") == name for sub in subsystems(self)):
             raise DiagramError(f"diagram '{self.name}': '{name}' names a subsystem; name the block otherwise")
-        if name == DATA:
-            raise DiagramError(f"'{DATA}' names the diagram's data section (data.t_offset_s ...); "
-                               "name the block otherwise")
+        if is_section(name):
+            raise DiagramError(f"'{name}' names a diagram section ({name}.FIELD); name the block otherwise")
         block = _block_class(type_name, name)(name, **params)
         self.blocks[name] = BlockEntry(name, type_name, {k: block.values[k] for k in params})
         return name
@@ -110,15 +109,42 @@ class Diagram:
         entry = self._entry(name)
         return _block_class(entry.type, name)(name, **entry.params)
 
+    # ------------------------------------------------------------- sections
+    def section(self, name: str) -> Any:
+        """The value of section ``name``: as set, else the section's defaults."""
+        kind = section_type(name)
+        return self._sections[name] if name in self._sections else kind.cls()
+
+    def set_section(self, name: str, value: Any) -> None:
+        """Set section ``name`` to ``value`` (an instance of its registered class)."""
+        kind = section_type(name)
+        if not isinstance(value, kind.cls):
+            raise DiagramError(f"section '{name}' must be a {kind.cls.__name__}, got {type(value).__name__}")
+        self._sections[name] = value
+
+    @property
+    def sections(self) -> dict[str, Any]:
+        """``{name: value}`` of the sections this diagram's blocks read (the ones it saves)."""
+        return {name: self.section(name) for name in sections_read_by({e.type for e in self.blocks.values()})}
+
+    def resources(self) -> dict[str, Any]:
+        """What the diagram's sections hand to the blocks at compile time (``CompileContext.resources``)."""
+        out: dict[str, Any] = {}
+        for name, value in self.sections.items():
+            out.update(section_type(name).resources(value))
+        return out
+
+    # ------------------------------------------------------------- parameters
     def param_spec(self, ref: str) -> ParamSpec:
         """The :class:`ParamSpec` of ``"block.param"``, of one item for ``"block.param[i]"``, or of
-        ``"data.FIELD"``: the diagram's data section."""
+        ``"SECTION.FIELD"``: a field of a named section."""
         block, param, index = split_param(ref)
-        if block == DATA:
-            if param not in DATA_PARAMS or index is not None:
-                raise DiagramError(f"the diagram's data section has no field '{ref[len(DATA) + 1:]}'; "
-                                   f"known: {', '.join(DATA_PARAMS)}")
-            return DATA_PARAMS[param]
+        if block not in self.blocks and is_section(block):
+            params = section_type(block).params
+            if param not in params or index is not None:
+                raise DiagramError(f"the diagram's {block} section has no parameter '{ref[len(block) + 1:]}'; "
+                                   f"known: {', '.join(params) or 'none'}")
+            return params[param]
         cls = _block_class(self._entry(block).type, block)
         if param not in cls.params:
             raise DiagramError(f"block '{block}' ({cls.type_name}) has no parameter '{param}'; "
@@ -137,27 +163,27 @@ class Diagram:
         """Current value of ``"block.param"`` (explicit, else the default), or of item ``[i]``."""
         block, param, index = split_param(ref)
         self.param_spec(ref)
-        if block == DATA:
-            return getattr(self.data, param)
+        if block not in self.blocks:  # a section's field (param_spec checked it)
+            return getattr(self.section(block), param)
         v = self.instantiate(block).values[param]
         if index is None:
             return v
         return float(v[index]) if isinstance(v, tuple) else float(v)
 
     def set_param(self, ref: str, value: Any) -> None:
-        """Set ``"block.param"`` (or ``"data.FIELD"``) before compiling (structural or tunable);
+        """Set ``"block.param"`` (or ``"SECTION.FIELD"``) before compiling (structural or tunable);
         ``"block.param[i]"`` sets one item of a per-item parameter (a number for all items becomes a list)."""
-        block, param, index = split_param(ref)
+        block, param, _ = split_param(ref)
         spec = self.param_spec(ref)
-        if block == DATA:
-            self.data = replace(self.data, **{param: spec.validate(value, f"data.{param}")})
+        if block not in self.blocks:  # a section's field
+            value = spec.validate(value, f"{block}.{param}")
+            try:
+                self.set_section(block, replace(self.section(block), **{param: value}))
+            except ValueError as exc:
+                raise DiagramError(f"{ref}: {exc}") from None
             return
-        value = spec.validate(value, f"block '{block}' parameter '{param}'")
         entry = self._entry(block)
-        if index is not None:
-            current = self.instantiate(block)
-            n = int(current.values[_block_class(entry.type, block).params[param].size])
-            value = with_item(current.values[param], index, value, n, f"'{ref}'")
+        param, value = resolve_setting(self.instantiate(block), ref, value)
         trial = {**entry.params, param: value}
         _block_class(entry.type, block)(block, **trial)
         entry.params[param] = value
@@ -198,11 +224,6 @@ class Diagram:
     def copy(self) -> Diagram:
         return Diagram.from_dict(self.to_dict())
 
-    def resources(self) -> dict[str, Any]:
-        """What the diagram's model and data sections hand to the blocks at compile time
-        (``CompileContext.resources``): ``{BIPED: BipedParams, DATA: DataSettings}``."""
-        return {**self.model.resources(), **self.data.resources()}
-
     # ------------------------------------------------------------- files
     def to_dict(self) -> dict[str, Any]:
         blocks = []
@@ -216,7 +237,8 @@ class Diagram:
             blocks.append({"name": e.name, "type": e.type, "params": params})
         return {
             "format": FORMAT, "version": VERSION, "name": self.name, "description": self.description,
-            "dataset": self.dataset, "model": asdict(self.model), "data": asdict(self.data),
+            "dataset": self.dataset,
+            "sections": {name: section_type(name).to_dict(value) for name, value in self.sections.items()},
             "solver": asdict(self.solver),
             "blocks": blocks, "connections": [{"from": a, "to": b} for a, b in self.connections],
             "logged": list(self.logged), "ui": copy.deepcopy(self.ui),
@@ -248,15 +270,15 @@ class Diagram:
     def from_dict(cls, data: Any) -> Diagram:
         data = migrate(data)
         _check_keys(data, "diagram", required={"format", "version", "name", "solver", "blocks", "connections"},
-                    optional={"description", "dataset", "model", "data", "logged", "ui"})
+                    optional={"description", "dataset", "sections", "logged", "ui"})
         solver = data["solver"]
         _check_keys(solver, "solver", required={"dt", "t_end"}, optional={"method", "t_start", "rtol", "atol"})
-        model = data.get("model", {})
-        _check_keys(model, "model", required=set(), optional={"mass_kg", "height_m", "foot_radius_m"})
-        shared = data.get("data", {})
-        _check_keys(shared, "data", required=set(), optional={"t_offset_s", "ref_filter_hz"})
+        sections = data.get("sections", {})
+        if not isinstance(sections, dict):
+            raise DiagramError("'sections' must be an object")
         d = cls(str(data["name"]), description=str(data.get("description", "")), dataset=str(data.get("dataset", "")),
-                solver=SolverSettings(**solver), model=ModelSettings(**model), data=DataSettings(**shared))
+                solver=SolverSettings(**solver),
+                sections={name: section_type(name).from_dict(fields) for name, fields in sections.items()})
         if not isinstance(data["blocks"], list):
             raise DiagramError("'blocks' must be a list")
         for i, b in enumerate(data["blocks"]):
@@ -280,12 +302,7 @@ class Diagram:
 
 
 def _block_class(type_name: str, name: str) -> type[Block]:
-    import blocks.library  # noqa: F401  (registers the library's block types)
-
-    if type_name not in BLOCK_TYPES:
-        raise DiagramError(f"block '{name}': unknown block type '{type_name}'; known types: "
-                           f"{', '.join(sorted(BLOCK_TYPES))}")
-    return BLOCK_TYPES[type_name]
+    return block_type(type_name, name)
 
 
 def _check_keys(obj: Any, where: str, required: set[str], optional: set[str]) -> None:
@@ -298,80 +315,3 @@ def _check_keys(obj: Any, where: str, required: set[str], optional: set[str]) ->
     if unknown:
         raise DiagramError(f"{where}: unknown field(s) {', '.join(unknown)}; allowed: "
                            f"{', '.join(sorted(required | optional))}")
-
-
-# ------------------------------------------------------------------ migrations
-def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
-    """v1 -> v2: ``solver.step`` -> ``solver.dt``; ``wires`` [[a, b]] -> ``connections``;
-    block ``position`` [x, y] moved to ``ui.blocks`` (UI fields separated from simulation)."""
-    out = {k: v for k, v in d.items() if k not in ("wires", "version")}
-    out["version"] = 2
-    solver = dict(d.get("solver", {}))
-    if "step" in solver:
-        solver["dt"] = solver.pop("step")
-    out["solver"] = solver
-    out["connections"] = [{"from": w[0], "to": w[1]} for w in d.get("wires", [])]
-    blocks, positions = [], {}
-    for b in d.get("blocks", []):
-        b = dict(b)
-        if "position" in b:
-            x, y = b.pop("position")
-            positions[b.get("name")] = {"x": float(x), "y": float(y)}
-        blocks.append(b)
-    out["blocks"] = blocks
-    out["ui"] = {"blocks": positions} if positions else {}
-    return out
-
-
-# v2 block parameters now set once per diagram: {block type: {parameter: data field}}
-_V2_SHARED = {"GrfSource": {"t_offset": "t_offset_s"},
-              "ReferenceSource": {"t_offset": "t_offset_s", "filter_hz": "ref_filter_hz"},
-              "FiveLinkDynamics": {"t_offset": "t_offset_s", "ref_filter_hz": "ref_filter_hz"},
-              "ReferenceMotion": {"t_offset": "t_offset_s", "filter_hz": "ref_filter_hz"}}
-
-
-def _migrate_2_to_3(d: dict[str, Any]) -> dict[str, Any]:
-    """v2 -> v3: the data offset and reference filter set on blocks move to the ``data`` section.
-    Blocks that set different values raise (the diagram must choose one); values left unset take
-    the v3 default (:class:`DataSettings`)."""
-    out = {k: v for k, v in d.items() if k != "version"}
-    out["version"] = 3
-    shared: dict[str, tuple[Any, str]] = {}
-    blocks = []
-    for b in d.get("blocks", []):
-        moved = _V2_SHARED.get(b.get("type", "")) if isinstance(b, dict) else None
-        if moved and isinstance(b.get("params"), dict):
-            b = {**b, "params": dict(b["params"])}
-            for param, key in moved.items():
-                if param in b["params"]:
-                    value, where = b["params"].pop(param), f"{b.get('name')}.{param}"
-                    if key in shared and shared[key][0] != value:
-                        raise DiagramError(f"{shared[key][1]} = {shared[key][0]!r} and {where} = {value!r} differ; "
-                                           f"version 3 sets them once per diagram: put one value in 'data.{key}'")
-                    shared[key] = (value, where)
-        blocks.append(b)
-    out["blocks"] = blocks
-    out["data"] = {key: value for key, (value, _) in shared.items()}
-    return out
-
-
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
-
-
-def migrate(data: Any) -> dict[str, Any]:
-    """Bring a parsed diagram file up to :data:`VERSION`, one migration at a time."""
-    if not isinstance(data, dict):
-        raise DiagramError("a diagram file must hold a JSON object")
-    if data.get("format") != FORMAT:
-        raise DiagramError(f"not a gaitblocks diagram: 'format' is {data.get('format')!r}, expected {FORMAT!r}")
-    version = data.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise DiagramError(f"'version' must be an integer, got {version!r}")
-    if version > VERSION:
-        raise DiagramError(f"diagram version {version} was written by a newer gaitblocks (this one reads <= {VERSION})")
-    while version < VERSION:
-        if version not in MIGRATIONS:
-            raise DiagramError(f"no migration from diagram version {version}")
-        data = MIGRATIONS[version](data)
-        version = data["version"]
-    return data

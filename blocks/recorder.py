@@ -248,6 +248,29 @@ class Results:
     message: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def of_run(cls, model: CompiledModel, rec: Recorder, t: np.ndarray, signals: dict[str, np.ndarray], *,
+               steps: int, rhs_calls: int, wall_s: float, engine: str, events: list[dict[str, Any]],
+               param_changes: list[dict[str, Any]], params: dict[str, Any], status: str = "ok",
+               message: str = "") -> Results:
+        """The results of one run of ``model``: the one place they are assembled, for a single run
+        (:meth:`blocks.runner.Runner.results`) and each copy of a batch (:mod:`app.tuning.vectorized`).
+        ``signals`` as ``rec`` recorded them (their labels and units come from ``rec``); ``steps``
+        solver ticks of ``dt`` [s] took ``wall_s`` [s] of stepping (``realtime_factor`` = simulated
+        over wall time)."""
+        ctx = model.ctx
+        solver = model.diagram.solver
+        sim_time = steps * ctx.dt
+        stats = {"steps": steps, "rhs_calls": rhs_calls, "wall_s": wall_s, "sim_time_s": sim_time,
+                 "realtime_factor": sim_time / wall_s if wall_s > 0 else None,
+                 "blocks": len(model.blocks), "engine": engine}
+        solver_info = {"method": solver.method, "dt": ctx.dt, "t_start": ctx.t0, "t_end": ctx.t_end}
+        if solver.method == "solve_ivp":
+            solver_info |= {"rtol": solver.rtol, "atol": solver.atol}
+        return cls(t, signals, {n: rec.labels[n] for n in signals}, {n: rec.units[n] for n in signals}, events,
+                   param_changes, params, solver_info, stats, status, message,
+                   {"diagram": model.diagram.name, "dataset": ctx.dataset})
+
     def __getitem__(self, name: str) -> np.ndarray:
         return self.signals[name]
 

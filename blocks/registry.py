@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from blocks.core import BlockError, Params, ParamSpec
-from blocks.spec import split_param, with_item
+from blocks.core import BlockError, Params, ParamSpec, resolve_setting
+from blocks.spec import split_param
 
 if TYPE_CHECKING:
     from blocks.compile import CompiledModel
@@ -91,21 +91,15 @@ class ParameterRegistry:
     def set(self, name: str, value: Any) -> None:
         """Queue ``name = value``; applied at the start of the next step. ``"block.param[i]"`` queues
         the whole parameter with item ``i`` replaced (after any change already queued)."""
-        spec = self.spec(name)
-        if not spec.tunable:
+        if not self.spec(name).tunable:
             raise BlockError(f"'{name}' is structural (it changes sizes, data or modes); set it in the diagram "
                              "and compile again")
-        value = spec.validate(value, f"parameter '{name}'")
-        block, param, index = split_param(name)
-        if index is not None:
-            whole = f"{block}.{param}"
-            queued = [v for n, v in self._queue if n == whole]
-            current = queued[-1] if queued else self._values[whole]
-            size = self._blocks[block].params[param].size
-            n = int(self._blocks[block].values[size])
-            value = with_item(current, index, value, n, f"parameter '{name}'")
-            name = whole
-        self._queue.append((name, value))
+        block, param, _ = split_param(name)
+        whole = f"{block}.{param}"
+        queued = [v for n, v in self._queue if n == whole]
+        param, value = resolve_setting(self._blocks[block], name, value,
+                                       queued[-1] if queued else self._values[whole])
+        self._queue.append((whole, value))
         for cb in self.listeners:
             cb()
 

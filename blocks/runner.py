@@ -414,17 +414,7 @@ class Runner:
             t, signals = rec.time(), {n: rec.view(n).copy() for n in rec.names}
         else:
             t, signals = rec.share()  # streamed: the rows the sink kept for the summary
-        sim_time = self.tick * self.dt
-        solver = self.model.diagram.solver
-        ctx = self.model.ctx
-        stats = {"steps": self.tick, "rhs_calls": self.rhs_calls, "wall_s": self.wall_s, "sim_time_s": sim_time,
-                 "realtime_factor": sim_time / self.wall_s if self.wall_s > 0 else None,
-                 "blocks": len(self.model.blocks), "engine": self.engine}
-        solver_info = {"method": solver.method, "dt": ctx.dt, "t_start": ctx.t0, "t_end": ctx.t_end}
-        if solver.method == "solve_ivp":
-            solver_info |= {"rtol": solver.rtol, "atol": solver.atol}
-        status = "failed" if self.error is not None else "ok"
-        return Results(t, signals, {n: rec.labels[n] for n in signals}, {n: rec.units[n] for n in signals},
-                       list(self.events),
-                       [c.to_dict() for c in self.registry.log], self.registry.values(), solver_info, stats,
-                       status, self.message, {"diagram": self.model.diagram.name, "dataset": ctx.dataset})
+        return Results.of_run(self.model, rec, t, signals, steps=self.tick, rhs_calls=self.rhs_calls,
+                              wall_s=self.wall_s, engine=self.engine, events=list(self.events),
+                              param_changes=[c.to_dict() for c in self.registry.log], params=self.registry.values(),
+                              status="failed" if self.error is not None else "ok", message=self.message)

@@ -1,6 +1,6 @@
 """The paper's scheme (Luxman & Zielinska 2017) against the recommended configuration.
 
-The same diagram (``blocks.default_diagram.build_grf_walk``: recorded GRF -> gait phases -> net-torque
+The same diagram (``blocks.library.default_diagram.build_grf_walk``: recorded GRF -> gait phases -> net-torque
 estimator in stance, PID in swing -> five-link dynamics) runs with two presets on the bundled
 ``sneakers`` set: ``paper`` (as published: swing-only PID with the paper's gains) and ``tracking``
 (ground contact, trunk balance and stance feedback added; called ``default`` before, a name still
@@ -12,7 +12,7 @@ Run:  python examples/paper_scheme.py
 from __future__ import annotations
 
 from app.runs import RunSpec, run
-from blocks.default_diagram import build_grf_walk
+from blocks.library.default_diagram import build_grf_walk
 
 
 def walk(preset: str, seconds: float = 3.0) -> dict:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from app.commands.run import add_output_options, check_out_dir
 from app.defaults import COMPARE_PRESET
-from blocks.presets import PRESET_CHOICES
+from blocks.library.presets import PRESET_CHOICES
 from models.errors import UserError
 
 HELP = "compare datasets (footwear conditions) with the same diagram: metrics table, overlay plots, verdict"
@@ -110,7 +110,7 @@ def _report(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     from app.comparison import compare, metrics_table, overlay_plots, verdict
     from app.runs import RunSpec
-    from blocks.datasets import check_dataset
+    from blocks.library.datasets import check_dataset
 
     if args.report is not None or args.posture == "solved":
         return _report(args)

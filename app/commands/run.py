@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from blocks.presets import PRESET_CHOICES
+from blocks.library.presets import PRESET_CHOICES
 from models.errors import UserError
 
 if TYPE_CHECKING:
@@ -147,7 +147,6 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
 
     from app.runs import RunSpec, default_diagram_path
     from blocks import Diagram
-    from blocks.presets import apply_preset
 
     diagram_file = getattr(args, "diagram", None)
     preset = getattr(args, "preset", None)
@@ -164,9 +163,9 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     if every is not None:
         spec = replace(spec, record_every=every)
     spec.check()  # numbers and dataset name first: these errors come before any engine import
+    # the settings are parsed against the diagram's parameter specs, which no preset changes (a
+    # preset sets values): the preset is applied once, by the run's build (app.runs.build_diagram)
     diagram = Diagram.load(diagram_file if diagram_file is not None else default_diagram_path())
-    if preset:
-        diagram = apply_preset(diagram, preset)
     settings = parse_settings(diagram, list(getattr(args, "sets", [])), getattr(args, "set_file", None))
     logged = getattr(args, "logged", None)
     if logged:

@@ -32,7 +32,7 @@ from app.tuning.service import best_on_edge, best_row, edge_text, sweep_points, 
 from app.tuning.sweep import Progress, SweepCsv, run_sweep
 from app.tuning.worker import run_one
 from blocks.executors import EXECUTORS, make_executor
-from blocks.presets import PRESET_CHOICES
+from blocks.library.presets import PRESET_CHOICES
 from models.errors import UserError
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def check_numbers(args: argparse.Namespace) -> None:
             raise UserError(f"--{name} must be a positive number of seconds, got {v}")
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
-    from blocks.datasets import check_dataset
+    from blocks.library.datasets import check_dataset
 
     check_dataset(args.grf)  # an unknown name or a missing file fails here, once, with its own message
 

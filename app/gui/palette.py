@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from blocks.core import BLOCK_TYPES
+from blocks.core import BLOCK_TYPES, load_libraries
 
 __all__ = ["MIME_BLOCK", "BlockPalette", "block_library"]
 
@@ -15,7 +15,7 @@ MIME_BLOCK = "application/x-gaitblocks-block-type"
 
 def block_library() -> dict[str, list[tuple[str, str]]]:
     """``{group: [(type name, first docstring line), ...]}``; the group is the library module."""
-    import blocks.library  # noqa: F401  (registers the library's block types)
+    load_libraries()  # every registered library's block types
 
     groups: dict[str, list[tuple[str, str]]] = {}
     for name, cls in sorted(BLOCK_TYPES.items()):

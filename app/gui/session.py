@@ -34,9 +34,9 @@ from typing import Any
 from app.defaults import DEFAULT_PRESET
 from app.gui.session_catalog import (
     GAIN_NAMES,
-    apply_preset,
     available_datasets,
     available_presets,
+    check_preset,
     default_dataset,
     diagram_value,
 )
@@ -100,7 +100,7 @@ class SimSession(SessionReading):
         Bundled name or file; ``""`` = the diagram's dataset or the registry default.
     preset : str
         ``"tracking"`` (default: :data:`app.defaults.DEFAULT_PRESET`), ``"emergent"``, ``"setpoint"``
-        or ``"paper"`` (``blocks.presets``), applied to a copy of the diagram;
+        or ``"paper"`` (``blocks.library.presets``), applied to a copy of the diagram;
         ``""`` runs the diagram as it is.
     t_end : float, optional
         Simulated end time [s]; default the diagram's solver ``t_end``.
@@ -216,7 +216,7 @@ class SimSession(SessionReading):
         """Preset ``name`` applied to ``source`` (default: the diagram as loaded); the parameter
         changes made since are dropped. An unknown preset raises here."""
         src = (source if source is not None else self.source).copy()
-        apply_preset(src, name)
+        check_preset(name)  # an unknown or broken preset raises here; the run's build applies it
         return self._plan(_spec=replace(self._spec, diagram=src, preset=name or None, settings=()),
                           preset=name, source=src.copy())
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from blocks import Diagram
 
-__all__ = ["GAIN_NAMES", "SOLVED_GAINS", "apply_preset", "available_datasets", "available_presets", "default_dataset",
-           "diagram_value", "gain_refs", "solved_gait_blocks"]
+__all__ = ["GAIN_NAMES", "SOLVED_GAINS", "available_datasets", "available_presets", "check_preset",
+           "default_dataset", "diagram_value", "gain_refs", "solved_gait_blocks"]
 
 GAIN_NAMES = ("kp", "ki", "kd")
 #: the gains of a ``SolvedGait`` block's PD around the solution (:mod:`blocks.library.solved_gait`):
@@ -38,16 +38,18 @@ def default_dataset() -> str:
 
 
 def available_presets() -> tuple[str, ...]:
-    from blocks.presets import PRESETS
+    from blocks.library.presets import PRESETS
 
     return PRESETS
 
 
-def apply_preset(diagram: Diagram, name: str) -> Diagram:
-    """A copy of ``diagram`` with preset ``name`` applied (``""``: the diagram as it is)."""
-    from blocks.presets import apply_preset as _apply
+def check_preset(name: str) -> None:
+    """Raise the :class:`~models.errors.UserError` of an unknown or unreadable preset (``""``: none);
+    the run's build applies it (:func:`app.runs.build_diagram`)."""
+    from blocks.library.presets import load_preset
 
-    return _apply(diagram, name) if name else diagram.copy()
+    if name:
+        load_preset(name)
 
 
 def solved_gait_blocks(diagram: Diagram) -> list[str]:

@@ -15,7 +15,7 @@ import numpy as np
 from app.runs import Built, summarise
 from app.signals import find_signal
 from blocks import Diagram
-from blocks.library.context import biped_of, dataset_of
+from blocks.library.context import biped_of, data_of, dataset_of
 from models.params import G_EARTH
 
 __all__ = ["SessionReading"]
@@ -83,7 +83,7 @@ class SessionReading:
         block = grf.split(".")[0]
         spec = self.diagram.blocks[block].params.get("dataset") or self.dataset
         ds = dataset_of(self.model.ctx, spec)
-        shift = self.model.ctx.t0 - ds.t[0] - self.diagram.data.t_offset_s
+        shift = self.model.ctx.t0 - ds.t[0] - data_of(self.model.ctx).t_offset_s
         return [(f["start_s"] + shift, f["end_s"] + shift, f["foot"])
                 for f in ds.meta.extra.get("filled_contacts", [])]
 

@@ -103,16 +103,11 @@ def run_many(specs: list[RunSpec], objective: Objective | None = None,
             signals = {n: (a[j][keep][:, 0] if a.shape[2] == 1 else a[j][keep]) for n, a in res.signals.items()}
             t = res.t[keep]
             message = "" if ok else f"a value went non-finite at t = {res.failed_at[j]:.6g} s (vectorised run)"
-            stats = {"steps": int(round(sim / built.model.dt)), "rhs_calls": 4 * int(round(sim / built.model.dt)),
-                     "wall_s": run_wall, "sim_time_s": sim,
-                     "realtime_factor": sim / run_wall if run_wall > 0 else None,
-                     "blocks": len(built.model.blocks), "engine": "vectorized"}
-            ctx = built.model.ctx
-            solver = {"method": "rk4", "dt": ctx.dt, "t_start": ctx.t0, "t_end": ctx.t_end}
-            results = Results(t, signals, {n: rec.labels[n] for n in logged if n in rec.labels},
-                              {n: rec.units[n] for n in logged if n in rec.units}, res.events[j], [],
-                              {**base_values, **overrides[j]}, solver, stats, "ok" if ok else "failed", message,
-                              {"diagram": built.diagram.name, "dataset": built.model.ctx.dataset})
+            steps = int(round(sim / built.model.dt))
+            results = Results.of_run(built.model, rec, t, signals, steps=steps, rhs_calls=4 * steps, wall_s=run_wall,
+                                     engine="vectorized", events=res.events[j], param_changes=[],
+                                     params={**base_values, **overrides[j]}, status="ok" if ok else "failed",
+                                     message=message)
             row: dict[str, Any] = {ref: value for ref, value in specs[i].settings}
             rows[i] = summary_row(row, summarise(results, built), objective, start)
             rows[i]["job_wall_s"] = wall

@@ -29,29 +29,9 @@ if TYPE_CHECKING:
     from app.runs import Built, RunSpec
     from blocks import Diagram
 
-__all__ = ["zn_tune", "swing_operating_point", "mid_swing_pose", "BLOCKS"]
+__all__ = ["zn_tune", "swing_operating_point", "BLOCKS"]
 
 BLOCKS = {"hip": "pid_hip", "knee": "pid_knee"}
-
-
-def mid_swing_pose(dataset: str) -> np.ndarray:
-    """``q`` (7,) of the reference at mid-swing of the left leg (the middle of the first interval
-    where its vertical GRF is below 1 % of body weight); base position at the origin."""
-    from blocks.datasets import resolve_dataset
-
-    data = resolve_dataset(dataset)
-    ang = data.reference_angles()
-    if ang is None:
-        raise UserError(f"--method zn needs reference angles in dataset {dataset!r}")
-    fy = data.grf[:, 1]
-    swing = fy < 0.01 * float(np.max(np.abs(data.grf[:, 1] + data.grf[:, 3])))
-    idx = np.flatnonzero(swing)
-    if idx.size == 0:
-        raise UserError(f"dataset {dataset!r}: the left foot is never in swing")
-    gaps = np.flatnonzero(np.diff(idx) > 1)
-    end = idx[gaps[0]] if gaps.size else idx[-1]
-    mid = (idx[0] + end) // 2
-    return np.concatenate([[0.0, 0.0], ang[mid]])
 
 
 def _block_of(built: Built, type_name: str) -> str:
@@ -97,13 +77,14 @@ def zn_tune(diagram: Diagram, args: argparse.Namespace, plot: Path) -> tuple[dic
     """Gains ``{"pid_hip.kp": ..., ...}`` and the report ``{"zn": {joint: {ku, tu, plant, gains}}}``."""
     from app.commands.run import spec_from_args
     from app.tuning.zn import simulate_p_loop
+    from blocks.library.context import biped_of
     from blocks.linearize import linearize
 
     built, body = swing_operating_point(spec_from_args(args))
     lm = linearize(built.runner, body_inputs(body), [f"{body}.q"])
     rows = lm.state_index(body)
     q, qd = lm.x0[rows[:7]], lm.x0[rows[7:]]
-    biped = built.model.params[body]._biped.params
+    biped = biped_of(built.model.ctx)  # the subject-scaled model build() handed to the blocks
     best: dict[str, float] = {}
     report: dict[str, Any] = {}
     curves = {}

@@ -4,10 +4,10 @@ The engine passes both without knowing what they are
 (:attr:`blocks.core.CompileContext.resources`); this module is the one place the library reads
 them. Keys: :data:`BIPED` (a :class:`~models.params.BipedParams`; the diagram's model section
 provides it, the run service overrides it with the model scaled and fitted to the run's data),
-:data:`DATA` (the diagram's :class:`~blocks.settings.DataSettings`: the offset into the
+:data:`DATA` (the diagram's :class:`~blocks.library.settings.DataSettings`: the offset into the
 recording and the reference filter, shared by every block that reads the recording)
 and :data:`DATASETS` (a callable ``spec -> GaitDataset``; default
-:func:`blocks.datasets.resolve_dataset`; tests inject in-memory datasets here).
+:func:`blocks.library.datasets.resolve_dataset`; tests inject in-memory datasets here).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from blocks.core import CompileContext
-from blocks.settings import BIPED, DATA, DataSettings
+from blocks.library.settings import BIPED, DATA, DataSettings
 from models.params import BipedParams
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def biped_of(ctx: CompileContext) -> BipedParams:
 
 def data_of(ctx: CompileContext) -> DataSettings:
     """The diagram's shared data settings (offset [s], reference filter [Hz]):
-    ``ctx.resources[DATA]``, else the defaults (:class:`~blocks.settings.DataSettings`)."""
+    ``ctx.resources[DATA]``, else the defaults (:class:`~blocks.library.settings.DataSettings`)."""
     data = ctx.resources.get(DATA)
     if data is None:
         return DataSettings()
@@ -52,10 +52,10 @@ def data_of(ctx: CompileContext) -> DataSettings:
 
 def dataset_of(ctx: CompileContext, spec: str = "") -> GaitDataset:
     """The dataset ``spec`` names (``""``: the run's, ``ctx.dataset``), loaded once per compile
-    (kept in ``ctx.cache``) by ``ctx.resources[DATASETS]`` or :func:`blocks.datasets.resolve_dataset`."""
+    (kept in ``ctx.cache``) by ``ctx.resources[DATASETS]`` or :func:`blocks.library.datasets.resolve_dataset`."""
     key = f"dataset:{spec or ctx.dataset}"
     if key not in ctx.cache:
-        from blocks.datasets import resolve_dataset
+        from blocks.library.datasets import resolve_dataset
 
         resolve: Callable[[str], GaitDataset] = ctx.resources.get(DATASETS) or resolve_dataset
         ctx.cache[key] = resolve(spec or ctx.dataset)

@@ -5,7 +5,7 @@ time lands on a row): their laws (kernels, both engines run them) compute that g
 recording (:mod:`blocks.library.sources_kernels`).
 Simulation time ``t`` [s] reads dataset time ``t - t_start + t_data[0] + t_offset_s``, and the
 reference angles are low-passed at ``ref_filter_hz``: both are the diagram's, shared by every
-block that reads the recording (:class:`blocks.settings.DataSettings`). Beyond the end of the
+block that reads the recording (:class:`blocks.library.settings.DataSettings`). Beyond the end of the
 data the last sample holds. Off-grid times (``solve_ivp``) interpolate linearly.
 """
 

@@ -132,7 +132,7 @@ def test_help_shows_every_default() -> None:
 def test_user_errors_come_before_the_engine_is_imported(tmp_path: Path, args: list[str]) -> None:
     code = ("import sys; from app.cli import main; "
             f"rc = main({[*args, '--out', str(tmp_path / 'o')]!r}); "
-            "print(rc, sorted(m for m in ('scipy.signal', 'matplotlib', 'numba', 'blocks.library') "
+            "print(rc, sorted(m for m in ('scipy.signal', 'matplotlib', 'numba', 'blocks.library.catalog') "
             "if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "2 []", proc.stdout + proc.stderr

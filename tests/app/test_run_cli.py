@@ -12,8 +12,8 @@ import pytest
 
 from app.cli import main
 from blocks import Diagram
-from blocks.default_diagram import build_grf_walk
 from blocks.diagram import SolverSettings
+from blocks.library.default_diagram import build_grf_walk
 
 REPO = Path(__file__).resolve().parents[2]
 SUMMARY_KEYS = {"status", "message", "t_end_reached", "wall_s", "realtime_factor", "steps", "events", "params"}

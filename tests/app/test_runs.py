@@ -129,7 +129,7 @@ def test_init_vy_grf_starts_at_the_grf_velocity_whatever_the_duration() -> None:
     the run's start to its end (computed here from the dataset itself), with the stance foot at rest; a
     0.5 s run starts exactly as a 3 s one; a recording cropped to less than a cycle keeps the reference's
     velocity and its summary says why (a block's compile-time warning)."""
-    from blocks.datasets import resolve_dataset
+    from blocks.library.datasets import resolve_dataset
     from models.initial_state import periodic_vertical_velocity
     from models.params import G_EARTH
 

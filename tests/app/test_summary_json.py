@@ -57,7 +57,7 @@ def test_the_preset_a_diagram_holds() -> None:
     """Without ``--preset``: the preset whose every value the diagram holds, None for a diagram without them."""
     from app.runs import RunSpec, applied_preset, default_diagram_path
     from blocks import Diagram
-    from blocks.presets import apply_preset
+    from blocks.library.presets import apply_preset
 
     default = Diagram.load(default_diagram_path())
     assert applied_preset(RunSpec(preset=None)) == "tracking"

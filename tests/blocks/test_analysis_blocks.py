@@ -42,7 +42,7 @@ def test_decomposition_parts_add_up_to_the_applied_torque() -> None:
 
 
 def test_analysis_diagram_runs_and_scopes_the_terms() -> None:
-    from blocks.default_diagram import build_grf_walk_analysis
+    from blocks.library.default_diagram import build_grf_walk_analysis
 
     d: Diagram = build_grf_walk_analysis()
     m = compile_diagram(d, dataset="sneakers", t_end=0.5)

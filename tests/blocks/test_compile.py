@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from blocks import AlgebraicLoopError, Diagram, DiagramError, compile_diagram
-from blocks.default_diagram import build_grf_walk
 from blocks.diagram import SolverSettings
 from blocks.library.context import DATASETS
+from blocks.library.default_diagram import build_grf_walk
 
 from .conftest import sine_dataset
 

@@ -186,7 +186,7 @@ def test_walking_diagrams_agree_over_a_whole_run(path: Path, preset: str, python
 
     The Python engine (about 0.5 s of CPU per simulated second) runs once per preset, on
     ``grf_walk_analysis``, and both compiled diagrams are compared with that run: ``grf_walk`` is the
-    same diagram without the two sampled observers (``blocks/default_diagram.py``; the shipped files
+    same diagram without the two sampled observers (``blocks/library/default_diagram.py``; the shipped files
     equal their builders, ``tests/blocks/test_diagram.py``), which feed no block, so its Python run is
     the analysis run's signals of the same names. Each compiled step is still checked against the
     Python engine over the whole run, signal by signal and event by event."""

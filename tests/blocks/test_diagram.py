@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 
 from blocks.core import DiagramError
-from blocks.default_diagram import build_grf_walk
-from blocks.diagram import VERSION, DataSettings, Diagram, SolverSettings
+from blocks.diagram import VERSION, Diagram, SolverSettings
+from blocks.library.default_diagram import build_grf_walk
+from blocks.library.settings import DATA, MODEL, DataSettings, ModelSettings
 from models.errors import DataFormatError
 
 ASSET = Path(__file__).resolve().parents[2] / "assets" / "diagrams" / "grf_walk.json"
+OLD = Path(__file__).resolve().parent / "old_formats"   # files as earlier versions saved them
 
 
 def small() -> Diagram:
@@ -55,7 +57,7 @@ def test_save_load_save_is_byte_identical(tmp_path: Path) -> None:
 def test_asset_is_the_built_default_diagram() -> None:
     """Both walking assets are their builders' output: grf_walk_analysis is grf_walk plus two sampled
     observers (tests/blocks/test_compiled.py compares both compiled diagrams with one Python run)."""
-    from blocks.default_diagram import build_grf_walk_analysis
+    from blocks.library.default_diagram import build_grf_walk_analysis
 
     assert ASSET.read_text(encoding="utf-8") == build_grf_walk().to_json()
     analysis = ASSET.with_name("grf_walk_analysis.json")
@@ -81,7 +83,7 @@ def test_migration_from_version_1(tmp_path: Path) -> None:
     assert d.solver.dt == 0.002 and d.solver.t_end == 1.5
     assert d.connections == [("c.y", "g.u")]
     assert d.ui == {"blocks": {"c": {"x": 5.0, "y": 6.0}, "g": {"x": 50.0, "y": 6.0}}}
-    assert d.to_dict()["version"] == VERSION == 3
+    assert d.to_dict()["version"] == VERSION == 4
 
 
 def _v2(ref_params: dict, motion_params: dict) -> dict:
@@ -94,11 +96,11 @@ def _v2(ref_params: dict, motion_params: dict) -> dict:
 
 def test_migration_from_version_2_sets_the_shared_data_settings_once() -> None:
     d = Diagram.from_dict(_v2({"t_offset": 0.5, "filter_hz": 8.0}, {"filter_hz": 8.0, "gain": 0.0}))
-    assert (d.data.t_offset_s, d.data.ref_filter_hz) == (0.5, 8.0)
+    assert (d.section(DATA).t_offset_s, d.section(DATA).ref_filter_hz) == (0.5, 8.0)
     assert d.blocks["grf"].params == {"filter_hz": 12.0}     # the GRF's own filter stays on its block
     assert d.blocks["ref"].params == {} and d.blocks["ref_motion"].params == {"gain": 0.0}
     unset = Diagram.from_dict(_v2({}, {}))
-    assert unset.data.ref_filter_hz == DataSettings().ref_filter_hz and unset.data.t_offset_s == 0.5
+    assert unset.section(DATA) == DataSettings(t_offset_s=0.5)
 
 
 def test_migration_from_version_2_rejects_readers_that_disagree() -> None:
@@ -107,14 +109,60 @@ def test_migration_from_version_2_rejects_readers_that_disagree() -> None:
         Diagram.from_dict(_v2({"filter_hz": 0.0}, {"filter_hz": 20.0}))
 
 
+def reader() -> Diagram:
+    """A diagram with one block that reads the walking library's sections."""
+    d = Diagram("reader", solver=SolverSettings(dt=0.01, t_end=1.0))
+    d.add("grf", "GrfSource")
+    return d
+
+
 def test_data_section_round_trips_and_is_checked() -> None:
-    d = small()
-    d.data = DataSettings(t_offset_s=1.25, ref_filter_hz=0.0)
-    assert Diagram.from_dict(d.to_dict()).data == d.data
+    d = reader()
+    d.set_section(DATA, DataSettings(t_offset_s=1.25, ref_filter_hz=0.0))
+    assert Diagram.from_dict(d.to_dict()).section(DATA) == d.section(DATA)
+    assert d.to_dict()["sections"][DATA] == {"t_offset_s": 1.25, "ref_filter_hz": 0.0}
     bad = d.to_dict()
-    bad["data"] = {"ref_filter_hz": -1.0}
+    bad["sections"][DATA] = {"ref_filter_hz": -1.0}
     with pytest.raises(DiagramError, match="data.ref_filter_hz"):
         Diagram.from_dict(bad)
+    bad["sections"] = {"weather": {}}
+    with pytest.raises(DiagramError, match="unknown diagram section 'weather'.*model, data"):
+        Diagram.from_dict(bad)
+    with pytest.raises(DiagramError, match="must be a DataSettings"):
+        d.set_section(DATA, ModelSettings())
+
+
+def test_a_diagram_carries_the_sections_its_blocks_read() -> None:
+    """Generic blocks read no section: nothing of the walking library is saved with them."""
+    assert small().sections == {} and "sections" in small().to_dict() and small().to_dict()["sections"] == {}
+    assert list(reader().sections) == [MODEL, DATA]
+    assert small().resources() == {}
+    assert set(reader().resources()) == {"biped", "data"}
+
+
+def test_version_3_file_loads_with_its_sections() -> None:
+    """The default diagram as version 3 saved it (``model`` and ``data`` at the top level) loads
+    into the same diagram as today's, its sections moved under ``sections``."""
+    old = json.loads((OLD / "grf_walk_v3.json").read_text(encoding="utf-8"))
+    assert old["version"] == 3 and "model" in old and "sections" not in old
+    old["model"] = {"mass_kg": 70.0, "height_m": 1.75, "foot_radius_m": 0.3}
+    old["data"] = {"t_offset_s": 0.25, "ref_filter_hz": 12.0}
+    d = Diagram.from_dict(old)
+    assert d.section(MODEL) == ModelSettings(mass_kg=70.0, height_m=1.75, foot_radius_m=0.3)
+    assert d.section(DATA) == DataSettings(t_offset_s=0.25, ref_filter_hz=12.0)
+    assert d.to_dict()["version"] == 4 and "model" not in d.to_dict()
+    same = Diagram.load(OLD / "grf_walk_v3.json").to_dict()
+    assert same == build_grf_walk().to_dict()
+
+
+def test_old_mechanism_file_loses_its_biped_section() -> None:
+    """The Andrews squeezer as version 2 saved it carried a biped ``model`` section; loaded, it
+    carries no section, and saves none."""
+    old = json.loads((OLD / "andrews_squeezer_v2.json").read_text(encoding="utf-8"))
+    assert old["version"] == 2 and "model" in old
+    d = Diagram.load(OLD / "andrews_squeezer_v2.json")
+    assert d.sections == {} and d.to_dict()["sections"] == {}
+    assert d.to_dict()["blocks"] == Diagram.load(ASSET.parent / "andrews_squeezer.json").to_dict()["blocks"]
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -155,8 +203,11 @@ def test_data_fields_are_set_like_parameters() -> None:
     assert d.param_spec("data.ref_filter_hz").unit == "Hz"
     d.set_param("data.ref_filter_hz", 6)
     d.set_param("data.t_offset_s", 0.5)
-    assert d.data == DataSettings(t_offset_s=0.5, ref_filter_hz=6.0)
-    with pytest.raises(DiagramError, match="no field 'cutoff'"):
+    assert d.section(DATA) == DataSettings(t_offset_s=0.5, ref_filter_hz=6.0)
+    assert d.value("data.ref_filter_hz") == 6.0
+    with pytest.raises(DiagramError, match="no parameter 'cutoff'"):
         d.set_param("data.cutoff", 1.0)
-    with pytest.raises(DiagramError, match="names the diagram's data section"):
+    with pytest.raises(DiagramError, match="names a diagram section"):
         d.add("data", "Gain")
+    with pytest.raises(DiagramError, match="no parameter 'mass_kg'"):  # the model section has no parameters
+        d.set_param("model.mass_kg", 70.0)

@@ -15,7 +15,7 @@ import pytest
 from blocks.core import CompileContext
 from blocks.kernels import probe_kernels
 from blocks.library.grf_match import GrfMatch
-from blocks.settings import BIPED
+from blocks.library.settings import BIPED
 from models.biped import FiveLinkBiped
 from models.params import BipedParams
 

@@ -9,7 +9,7 @@ import pytest
 
 from blocks import Diagram, Runner, compile_diagram
 from blocks.core import CompileContext
-from blocks.diagram import DataSettings, SolverSettings
+from blocks.diagram import SolverSettings
 from blocks.library import (
     PID,
     BipedKinematics,
@@ -21,6 +21,7 @@ from blocks.library import (
     TorqueSwitch,
 )
 from blocks.library.context import BIPED, DATA, DATASETS, biped_of
+from blocks.library.settings import DataSettings
 from blocks.library.sources import initial_from_reference
 from models.biped import FiveLinkBiped
 from models.params import BipedParams

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from blocks import BlockError, Diagram, Runner, SimulationError, compile_diagram
-from blocks.default_diagram import build_grf_walk
 from blocks.diagram import SolverSettings
 from blocks.library.context import DATASETS
+from blocks.library.default_diagram import build_grf_walk
 from tests.blocks.demo_data import demo_dataset
 
 

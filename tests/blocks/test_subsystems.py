@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from blocks import Diagram
-from blocks.default_diagram import STABILISERS, build_grf_walk
+from blocks.library.default_diagram import STABILISERS, build_grf_walk
 from blocks.spec import DiagramError
 from blocks.subsystems import boundary, group, owners, ungroup
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from blocks import Recorder, compile_diagram
-from blocks.default_diagram import build_grf_walk
 from blocks.library.context import DATASETS
+from blocks.library.default_diagram import build_grf_walk
 from blocks.units import column_units, join_units, signal_units
 
 from .conftest import sine_dataset

@@ -111,7 +111,7 @@ def test_the_walk_reads_no_recorded_posture(runs: dict[str, RunResult], monkeypa
     the walk on a given solution bit-identical: no block of the diagram reads them under ``emergent``."""
     from dataclasses import replace
 
-    import blocks.datasets
+    import blocks.library.datasets
     from grf_data.registry import load_dataset
 
     ds = load_dataset("sneakers")
@@ -126,8 +126,8 @@ def test_the_walk_reads_no_recorded_posture(runs: dict[str, RunResult], monkeypa
     solution = Path(runs["sneakers"].summary["solution"]["path"]).parent
     spec = RunSpec(dataset="sneakers", preset="emergent", duration=3.0, solution=solution)
     first = run(spec)
-    real = blocks.datasets.resolve_dataset
-    monkeypatch.setattr(blocks.datasets, "resolve_dataset", lambda s="": edited if s == "sneakers" else real(s))
+    real = blocks.library.datasets.resolve_dataset
+    monkeypatch.setattr(blocks.library.datasets, "resolve_dataset", lambda s="": edited if s == "sneakers" else real(s))
     second = run(spec)
     assert second.built.model.ctx.cache["dataset:sneakers"] is edited  # the edited recording was read
     np.testing.assert_array_equal(first.results["body.q"], second.results["body.q"])

@@ -12,8 +12,8 @@ from app.gui.session import SimSession
 from app.gui.session_catalog import SOLVED_GAINS, gain_refs, solved_gait_blocks
 from app.runs import RunSpec, default_diagram_path
 from blocks import Diagram
+from blocks.library.presets import apply_preset
 from blocks.library.solved_gait import SolvedGait
-from blocks.presets import apply_preset
 
 
 def test_the_solved_gait_gains_are_offered_only_where_the_block_acts() -> None:

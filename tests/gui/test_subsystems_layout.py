@@ -16,7 +16,7 @@ from app.gui.diagram_pane import DiagramPane
 from app.gui.diagram_view import BLOCK, SUBSYSTEM
 from app.gui.session import SimSession
 from blocks import Diagram
-from blocks.default_diagram import STABILISERS
+from blocks.library.default_diagram import STABILISERS
 from blocks.settings import SolverSettings
 from blocks.subsystems import boundary
 from tests.gui.test_diagram_editing import drag_wire, drop_block, palette_add

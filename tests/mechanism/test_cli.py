@@ -63,3 +63,23 @@ def test_ehsani_coordinate_four_bar_stops_cleanly_at_its_singularity(tmp_path: P
     assert "state 'q' is nan at t = 1.12 s" in err
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "failed" and summary["t_end_reached"] == pytest.approx(1.11)  # the last whole tick
+
+
+def test_squeezer_summary_carries_no_biped(tmp_path: Path) -> None:
+    """A mechanism diagram carries no section of the walking library, and its run summary names
+    no biped: no ``model`` (trunk, thigh, shank), no ``data_settings``, no ``subject``."""
+    from blocks import Diagram
+
+    assert Diagram.load(DIAGRAMS / "andrews_squeezer.json").sections == {}
+    out = tmp_path / "sq"
+    assert main(["run", "--diagram", str(DIAGRAMS / "andrews_squeezer.json"), "--duration", "0.0005",
+                 "--no-csv", "--out", str(out)]) == 0
+    text = (out / "summary.json").read_text()
+    summary = json.loads(text)
+    assert summary["status"] == "ok" and summary["steps"] == 5
+    assert not {"model", "data_settings", "subject"} & set(summary)
+    assert not any(word in text for word in ("trunk", "thigh", "shank", "biped"))
+    walk = tmp_path / "walk"   # the walking diagram's summary has both
+    assert main(["run", "--duration", "0.01", "--no-csv", "--out", str(walk)]) == 0
+    walking = json.loads((walk / "summary.json").read_text())
+    assert set(walking["model"]) >= {"trunk", "thigh", "shank"} and walking["data_settings"]["ref_filter_hz"] == 20.0

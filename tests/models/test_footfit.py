@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from blocks import Diagram, ModelSettings
+from blocks import Diagram
 from blocks.core import DiagramError
+from blocks.library.settings import MODEL, ModelSettings
 from grf_data.registry import load_dataset
 from models.footfit import fit_foot_radius
 from models.params import BipedParams
@@ -46,14 +47,14 @@ def test_bundled_sets_fit_the_point_foot_they_were_generated_for(name: str) -> N
 
 def test_model_settings_resolve_auto_and_keep_an_explicit_radius(shared_data: Path) -> None:
     ds = load_dataset(str(shared_data / SUBJECT01[0]), kinematics=str(shared_data / SUBJECT01[1]))
-    from app.runs import model_for
+    from app.walking_run import model_for
 
     auto = ModelSettings(mass_kg=72.6, height_m=1.8)
     assert auto.biped_params().foot_radius == 0.0                     # no dataset: the point foot
-    d = Diagram("x", model=auto)
+    d = Diagram("x", sections={MODEL: auto})
     assert model_for(d, None).foot_radius == 0.0
     assert model_for(d, ds).foot_radius == pytest.approx(fit_foot_radius(ds, auto.biped_params()).radius)
-    assert model_for(Diagram("y", model=ModelSettings(foot_radius_m=0.2)), ds).foot_radius == 0.2
+    assert model_for(Diagram("y", sections={MODEL: ModelSettings(foot_radius_m=0.2)}), ds).foot_radius == 0.2
     with pytest.raises(DiagramError, match="foot_radius_m"):
         ModelSettings(foot_radius_m=-1.0)
     with pytest.raises(DiagramError, match="foot_radius"):
@@ -61,10 +62,11 @@ def test_model_settings_resolve_auto_and_keep_an_explicit_radius(shared_data: Pa
 
 
 def test_diagram_file_round_trips_the_foot_radius(tmp_path: Path) -> None:
-    d = Diagram("x", model=ModelSettings(foot_radius_m=0.25))
+    d = Diagram("x", sections={MODEL: ModelSettings(foot_radius_m=0.25)})
+    d.add("body", "FiveLinkDynamics")                                  # a block that reads the model
     d.save(tmp_path / "d.json")
-    assert json.loads((tmp_path / "d.json").read_text())["model"]["foot_radius_m"] == 0.25
-    assert Diagram.load(tmp_path / "d.json").model.foot_radius_m == 0.25
+    assert json.loads((tmp_path / "d.json").read_text())["sections"][MODEL]["foot_radius_m"] == 0.25
+    assert Diagram.load(tmp_path / "d.json").section(MODEL).foot_radius_m == 0.25
 
 
 def test_run_reports_the_radius_and_takes_an_override(shared_data: Path, tmp_path: Path) -> None:
@@ -84,7 +86,8 @@ def test_the_setpoint_preset_takes_a_radius_that_reads_no_recorded_posture(share
 
     import numpy as np
 
-    from app.runs import RunSpec, build, foot_rule, model_for
+    from app.runs import RunSpec, build
+    from app.walking_run import foot_rule, model_for
     from models.footfit import ROLLOVER_FRACTION, fixed_foot_radius
 
     ds = load_dataset(str(shared_data / SUBJECT01[0]), kinematics=str(shared_data / SUBJECT01[1]))
@@ -98,7 +101,7 @@ def test_the_setpoint_preset_takes_a_radius_that_reads_no_recorded_posture(share
     assert fit_foot_radius(edited, params).radius != pytest.approx(fit_foot_radius(ds, params).radius, abs=1e-3)
     assert fixed_foot_radius(load_dataset("sneakers"), params) == 0.0    # generated for the point foot
     assert foot_rule(RunSpec(preset="setpoint")) == "fixed" and foot_rule(RunSpec(preset="tracking")) == "fit"
-    d = Diagram("x", model=ModelSettings(mass_kg=72.6, height_m=1.8))
+    d = Diagram("x", sections={MODEL: ModelSettings(mass_kg=72.6, height_m=1.8)})
     assert model_for(d, edited, "fixed").foot_radius == pytest.approx(ROLLOVER_FRACTION * params.leg_length)
     spec = RunSpec(dataset=str(shared_data / SUBJECT01[0]), kinematics=str(shared_data / SUBJECT01[1]),
                    mass=72.6, height=1.8, duration=0.05)

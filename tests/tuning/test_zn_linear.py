@@ -7,8 +7,9 @@ import pytest
 
 from app.runs import RunSpec
 from app.tuning.zn import JointPlant, body_inputs, linearised_joint_plant, swing_joint_plant
-from app.tuning.znrun import mid_swing_pose, swing_operating_point
+from app.tuning.znrun import swing_operating_point
 from blocks import Runner, compile_diagram
+from blocks.library.datasets import resolve_dataset
 from blocks.linearize import linearize
 from models.biped import FiveLinkBiped
 from models.params import BipedParams
@@ -16,6 +17,26 @@ from tests.blocks.test_linearize import body_diagram
 
 ASSUMED = {"damping": 1.0, "tau_a": 0.02, "delay": 0.01}
 JOINTS = {"hip": 3, "knee": 5}
+
+
+def mid_swing_pose(dataset: str) -> np.ndarray:
+    """A pose to linearise about (the tuning itself linearises the run that ``build`` makes,
+    :func:`app.tuning.znrun.swing_operating_point`): ``q`` (7,) of the reference at mid-swing of
+    the left leg (the middle of the first interval where its vertical GRF is below 1 % of body
+    weight); base position at the origin."""
+    data = resolve_dataset(dataset)
+    ang = data.reference_angles()
+    if ang is None:
+        raise AssertionError(f"dataset {dataset!r} has no reference angles")
+    fy = data.grf[:, 1]
+    swing = fy < 0.01 * float(np.max(np.abs(data.grf[:, 1] + data.grf[:, 3])))
+    idx = np.flatnonzero(swing)
+    if idx.size == 0:
+        raise AssertionError(f"dataset {dataset!r}: the left foot is never in swing")
+    gaps = np.flatnonzero(np.diff(idx) > 1)
+    end = idx[gaps[0]] if gaps.size else idx[-1]
+    mid = (idx[0] + end) // 2
+    return np.concatenate([[0.0, 0.0], ang[mid]])
 
 
 def _equilibrium_inputs(biped: FiveLinkBiped, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -24,7 +24,7 @@ virtual subsystem ``stabilisers`` (:data:`STABILISERS`), drawn as one block unti
 Mass scaling of the GRF is the GRF source's
 ``scale_to_model``; matched initial conditions are the dynamics block's ``init``.
 
-Regenerate the files with ``python -m blocks.default_diagram assets/diagrams`` (also writes
+Regenerate the files with ``python -m blocks.library.default_diagram assets/diagrams`` (also writes
 ``grf_walk_analysis.json``: the same diagram plus the joint-reaction and torque-decomposition
 blocks, for scoping which term dominates).
 """
@@ -48,7 +48,7 @@ STABILISERS = ("contact", "trunk", "fb_enable", "stance_fb", "ref_motion", "ankl
 def preset_gains(block: str, preset: str = "tracking") -> dict[str, float]:
     """``{"kp", "ki", "kd"}`` of PID ``block`` in ``assets/presets/<preset>.json``, the one place the
     gains are written (kp N m/rad, ki N m/(rad s), kd N m s/rad)."""
-    from blocks.presets import load_preset
+    from blocks.library.presets import load_preset
 
     values = load_preset(preset)["set"]
     return {k: float(values[f"{block}.{k}"]) for k in ("kp", "ki", "kd")}
