@@ -159,6 +159,7 @@ register_metric(_walking, _walking_signals)
 def _subject(results: Results, built: Built) -> dict[str, Any]:
     """``subject``: mass, height, model scale, foot radius and window, and where each came from."""
     from blocks.library.context import biped_of, dataset_of
+    from models.footfit import ROLLOVER_FRACTION
     from models.gaitdata.subject import run_subject, subject_summary
 
     if not uses_dataset(built.diagram):
@@ -170,8 +171,8 @@ def _subject(results: Results, built: Built) -> dict[str, Any]:
     model = built.diagram.section(MODEL)
     how = ("given" if spec.foot_radius is not None else "diagram"
            if model.foot_radius_m is not None else "fitted to the dataset's double supports"
-           if foot_rule(spec) == "fit" else "fixed: the roll-over shape's radius, 0.3 leg lengths (0 on a synthetic "
-           "set), not fitted to the recorded posture")
+           if foot_rule(spec) == "fit" else f"fixed: the roll-over shape's radius, {ROLLOVER_FRACTION:g} leg lengths "
+           "(0 on a synthetic set), not fitted to the recorded posture")
     return {"subject": subject_summary(sub, data, bp.total_mass, model.height_m, bp.foot_radius, how,
                                        PAPER_SUBJECT)}
 
