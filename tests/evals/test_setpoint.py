@@ -265,12 +265,19 @@ def test_setpoint_real_trial_falls_are_reported(trials: dict[str, dict[str, Any]
         assert s["fell_at_s"] is None and s["metrics_scope"] == "whole run"
 
 
+#: issue 30 §7: the set-point preset's foot radius is the fixed roll-over one (0.3 leg lengths), no longer
+#: fitted to the recorded trunk and stance angles; with the fitted radius (0.435-0.488 m) these two walked
+_FIXED_FOOT = {"subject01": "with the fixed 0.286 m foot (the fit gave 0.435 m) it falls at 0.73 s",
+               "walk1": "with the fixed 0.289 m foot (the fit gave 0.469 m) the right knee hyperextends at 2.27 s"}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(TRIALS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_FIXED_FOOT[n]))
+                                  if n in _FIXED_FOOT else n for n in sorted(TRIALS)])
 def test_setpoint_walks_the_real_trials_whole(trials: dict[str, dict[str, Any]], name: str) -> None:
-    """Every real trial walks its whole length (measured trunk -1.9..5.6 deg, slip 0.1 cm at most). Their
-    vertical residual is acceptable or poor (7.1 / 15.3 / 10.9 % of the peak GRF: subject01 / walk1 / walk2),
-    which ``summary.json`` reports."""
+    """A real trial walks its whole length (measured with the fitted foot: trunk -1.9..5.6 deg, slip 0.1 cm
+    at most; vertical residual 7.1 / 15.3 / 10.9 % of the peak GRF: subject01 / walk1 / walk2, which
+    ``summary.json`` reports). With the foot no longer fitted to the recorded posture only walk2 still does."""
     s = trials[name]
     assert s["status"] == "ok" and s["fell_at_s"] is None
     assert -5.0 <= s["trunk_deg"]["min"] and s["trunk_deg"]["max"] <= 12.0
@@ -283,11 +290,15 @@ _FAST_GRF = ("walk1 strides 1.477 m against its recorded 1.190 m (+24 %): its re
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["subject01", "walk2",
-                                  pytest.param("walk1", marks=pytest.mark.xfail(strict=True, reason=_FAST_GRF))])
+@pytest.mark.parametrize("name", [pytest.param("subject01", marks=pytest.mark.xfail(strict=True,
+                                                                                    reason=_FIXED_FOOT["subject01"])),
+                                  "walk2",
+                                  pytest.param("walk1", marks=pytest.mark.xfail(strict=True, reason=_FIXED_FOOT["walk1"]
+                                                                                + "; " + _FAST_GRF))])
 def test_setpoint_real_trial_stride_within_10_percent(trials: dict[str, dict[str, Any]], name: str) -> None:
-    """Measured: subject01 1.517 m against its recorded 1.432 m (+5.9 %), walk2 1.196 against 1.096 m
-    (+9.1 %), walk1 +24 % (xfail: its GRF speeds the body up, see the next test)."""
+    """Measured with the fitted foot: subject01 1.517 m against its recorded 1.432 m (+5.9 %), walk2 1.196
+    against 1.096 m (+9.1 %), walk1 +24 % (its GRF speeds the body up, see the next test). With the fixed
+    foot subject01 and walk1 fall (xfail)."""
     s = trials[name]
     assert s["status"] == "ok"
     assert s["stride_length_m"] == pytest.approx(s["recording"]["stride_length_m"], rel=0.10)
