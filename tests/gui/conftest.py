@@ -23,16 +23,22 @@ def settings(tmp_path: Path) -> QtCore.QSettings:
     return QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
 
 
-@pytest.fixture
-def window(qtbot, settings: QtCore.QSettings) -> Iterator[MainWindow]:
-    """The main window on the default diagram and dataset, 2.5 s long, as fast as possible."""
-    win = MainWindow(SimSession(t_end=2.5), settings=settings)
+def open_window(qtbot: Any, settings: QtCore.QSettings, t_end: float) -> Iterator[MainWindow]:
+    """The main window on the default diagram and dataset, ``t_end`` [s] long, as fast as possible
+    (a fixture's body: yields the window, closes it after)."""
+    win = MainWindow(SimSession(t_end=t_end), settings=settings)
     qtbot.addWidget(win)
     win.show()
     win.controls.speed.setCurrentIndex(win.controls.speed.count() - 1)
     yield win
     win.errors.close_all()
     win.close()
+
+
+@pytest.fixture
+def window(qtbot, settings: QtCore.QSettings) -> Iterator[MainWindow]:
+    """The main window on the default diagram and dataset, 2.5 s long, as fast as possible."""
+    yield from open_window(qtbot, settings, 2.5)
 
 
 def given(curve: Any) -> tuple[np.ndarray, np.ndarray]:

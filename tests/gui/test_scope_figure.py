@@ -15,8 +15,7 @@ from app.gui import export
 from app.gui.main_window import MainWindow
 from app.gui.scope_figure import FONT_PT, JOURNAL_WIDTHS_MM, PNG_DPI
 from app.gui.scope_measure import B_COLOUR
-from app.gui.session import SimSession
-from tests.gui.conftest import run_until
+from tests.gui.conftest import open_window, run_until
 
 pytestmark = pytest.mark.gui
 
@@ -39,13 +38,7 @@ def _pdf_width_mm(path: Path) -> float:
 @pytest.fixture
 def window_10s(qtbot, settings) -> Iterator[MainWindow]:
     """The main window on a 10 s run of the default diagram and dataset."""
-    win = MainWindow(SimSession(t_end=10.0), settings=settings)
-    qtbot.addWidget(win)
-    win.show()
-    win.controls.speed.setCurrentIndex(win.controls.speed.count() - 1)
-    yield win
-    win.errors.close_all()
-    win.close()
+    yield from open_window(qtbot, settings, 10.0)
 
 
 @pytest.mark.slow
