@@ -15,6 +15,8 @@
 from __future__ import annotations
 
 import os
+import signal
+from collections.abc import Iterator
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -76,3 +78,14 @@ def full_data(shared_data: Path) -> Path:
         if not (shared_data / rel).is_file():
             pytest.skip(refdata.not_shipped_note(rel, "this test"))
     return shared_data
+
+
+@pytest.fixture
+def default_sigint() -> Iterator[None]:
+    """SIGINT to Python's default handler for one test, then back: an in-process command installs its
+    Ctrl+C handler only over that default, and a pytest started in the background by a shell, or a
+    pytest-xdist worker, may ignore SIGINT."""
+    original = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, original)

@@ -1,5 +1,9 @@
 """Helpers of the interrupt tests: a command in a subprocess, its stderr read as it comes, and a real
-SIGINT sent once its progress shows that enough work is done."""
+SIGINT sent once its progress shows that enough work is done.
+
+The command always starts with Python's own SIGINT handling: a pytest launched in the background by a
+shell, or a pytest-xdist worker, may ignore SIGINT, and a child inherits that (the commands then, by
+design, leave an ignored SIGINT ignored, as ``nohup`` asks)."""
 
 from __future__ import annotations
 
@@ -16,12 +20,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
+def _default_sigint() -> None:
+    """In the child before ``exec``: SIGINT back to its default, so Python installs KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Command:
     """``python -m app ARGS`` in a subprocess (this interpreter, this environment); its stderr is read
     on a thread into :attr:`err` as it comes (progress lines end in ``\\r``, not ``\\n``)."""
 
     def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "app", *args], cwd=REPO, env=dict(os.environ),
+        self.proc = subprocess.Popen([sys.executable, "-m", "app", *args], cwd=REPO,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=_default_sigint,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.err = self.out = ""
         self._lock = threading.Lock()
@@ -70,3 +80,4 @@ def last_number(pattern: str, text: str) -> float | None:
     """The number of the last match of ``pattern`` (one group) in ``text``."""
     found = re.findall(pattern, text)
     return float(found[-1]) if found else None
+

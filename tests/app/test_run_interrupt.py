@@ -50,6 +50,7 @@ def test_sigint_keeps_the_run_so_far(tmp_path: Path) -> None:
                             f"{summary['steps']} steps")
 
 
+@pytest.mark.usefixtures("default_sigint")
 def test_sigint_between_compiled_slices_keeps_the_run_so_far(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     """The compiled engine steps in slices of about 0.2 s of wall time: a SIGINT sent to this process

@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import signal
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +17,7 @@ from app.tuning.objective import Objective
 from app.tuning.sweep import read_csv, run_sweep
 from app.tuning.worker import run_one
 from blocks.executors import Executor
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.interrupts import Command
 
 
 def test_axis_grid_and_lhs() -> None:
@@ -102,24 +96,13 @@ def test_cancel_flag_and_interrupt_keep_finished_rows() -> None:
 
 def test_sigint_stops_cleanly_and_writes_finished_rows(tmp_path: Path) -> None:
     out = tmp_path / "sw"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "app", "sweep", "--grf", "sneakers", "--param",
-                             "pid_hip.kp=300:1000:12", "--duration", "2.0", "--workers", "1", "--out", str(out),
-                             # one run at a time on the Python engine, so the sweep is still going when
-                             # the signal comes (a vectorised batch finishes all 12 within a second)
-                             "--executor", "serial", "--engine", "python"],
-                            cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-    assert proc.stderr is not None
-    buf = b""
-    deadline = time.monotonic() + 60
-    while b"2/12 done" not in buf and time.monotonic() < deadline:
-        ch = proc.stderr.read(1)
-        if not ch:
-            break
-        buf += ch
-    proc.send_signal(signal.SIGINT)
-    _, rest = proc.communicate(timeout=60)
-    assert proc.returncode == 130, (buf + rest).decode()
+    # one run at a time on the Python engine, so the sweep is still going when the signal comes
+    # (a vectorised batch finishes all 12 within a second)
+    cmd = Command("sweep", "--grf", "sneakers", "--param", "pid_hip.kp=300:1000:12", "--duration", "2.0",
+                  "--workers", "1", "--out", str(out), "--executor", "serial", "--engine", "python")
+    cmd.wait_for(lambda err: "2/12 done" in err, timeout=60)
+    code, stdout, err = cmd.interrupt(timeout=60)
+    assert code == 130, stdout + err
     rows = read_csv(out / "sweep.csv")
     assert 2 <= len(rows) < 12
     assert [float(r["pid_hip.kp"]) for r in rows] == pytest.approx([300 + i * 700 / 11 for i in range(len(rows))])
