@@ -37,7 +37,7 @@ import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -47,6 +47,7 @@ from blocks.spec import (
     AlgebraicLoopError,
     BlockError,
     DiagramError,
+    Kernels,
     ParameterValueError,
     Params,
     ParamSpec,
@@ -105,27 +106,6 @@ class Probe:
     y: dict[str, np.ndarray]
     dx: np.ndarray
     z_next: np.ndarray
-
-
-class Kernels(NamedTuple):
-    """A block's law: ``@kernel`` functions (:mod:`blocks.kernels`), compiled by the compiled engine
-    and run as plain Python (their ``py_func``) by the Python engine and :meth:`Block.probe`.
-
-    Each takes the block's ports as separate 1-D float64 arrays, in declaration order, and its
-    packed parameters ``p`` (:meth:`Block.pack`, laid out by :class:`blocks.packing.Layout`)::
-
-        output(t, x, z, u_0, ..., u_{m-1}, p, y_0, ..., y_{k-1})
-        derivative(t, x, z, u_0, ..., u_{m-1}, p, dx)
-        update(t, x, z, u_0, ..., u_{m-1}, p, znext)
-
-    A kernel the block does not need is ``None``. The compiled engine emits one step function
-    that calls them in the compiled schedule; a copy of the diagram is one row of its arrays,
-    so one run and a batch of N runs are the same code.
-    """
-
-    output: Any = None
-    derivative: Any = None
-    update: Any = None
 
 
 BLOCK_TYPES: dict[str, type[Block]] = {}
@@ -286,7 +266,10 @@ class Block:
         """The kernels as plain Python, bound to ``p``'s packed vector (the Python engine's calls)."""
         from blocks.kernels import PythonLaw
 
-        return PythonLaw(self, p)
+        k = self.kernels()
+        if k is None:
+            raise TypeError(f"block '{self.name}' ({self.type_name}) has no kernels")
+        return PythonLaw(k, self.pack, p)
 
     # ------------------------------------------------------------------- queries
     def _size(self, size: int | str) -> int:

@@ -168,9 +168,7 @@ class Runner:
     # ---------------------------------------------------------------- the step
     def _outputs(self, t: float, k: int) -> None:
         if self._engine is not None:
-            from blocks.compiled import runner_outputs
-
-            runner_outputs(self)
+            self._engine.outputs_now(self)
             return
         c: tuple[Any, ...] = ()
         try:
@@ -180,15 +178,12 @@ class Runner:
         except (ArithmeticError, ValueError, IndexError) as exc:
             raise SimulationError(f"block '{c[7]}' failed at t = {t:.6g} s: {exc}", block=c[7], t=t) from exc
         if not math.isfinite(float(np.add.reduce(self.sig))):
-            self._raise_nonfinite(t)
+            self.raise_nonfinite(t)
 
     def _step_once(self) -> None:
         k = self.tick
         t = self.t0 + k * self.dt
-        if self.registry.pending:
-            for name in dict.fromkeys(c.name.split(".")[0] for c in self.registry.apply(t)):
-                if name in self._laws:
-                    self._laws[name].repack(self.params[name])
+        self.apply_changes()
         self._outputs(t, k)
         self.recorder.record(k, self.sig)
         if self._updates:
@@ -199,7 +194,7 @@ class Runner:
                 if every == 1 or k % every == 0:
                     old, new = zm.tolist(), znm.tolist()
                     if old != new:
-                        self._log_modes(t, name, modes, labels, old, new)
+                        self.log_modes(t, name, modes, labels, old, new)
             for _, _, z, _, _, zn, every, _ in self._updates:
                 if every == 1 or k % every == 0:
                     z[:] = zn
@@ -210,7 +205,7 @@ class Runner:
                 self._solve_ivp(t)
             if not math.isfinite(float(np.add.reduce(self.x))):
                 self.tick = k + 1
-                self._raise_nonfinite_state(t + self.dt)
+                self.raise_nonfinite_state(t + self.dt)
         self.tick = k + 1
 
     def _rk4(self, t: float) -> None:
@@ -250,15 +245,29 @@ class Runner:
         self.x[:] = sol.y[:, -1]
         self.rhs_calls += int(sol.nfev)
 
-    def _log_modes(self, t: float, name: str, modes: tuple[str, ...], labels: Any, old: list[float],
-                   new: list[float]) -> None:
+    # ------------------------------------- what an engine calls back (blocks.compiled.Host)
+    def apply_changes(self) -> tuple[str, ...]:
+        """Apply the queued parameter changes now (at :attr:`time`); the names of the blocks changed
+        (their Python laws are re-packed here; the compiled engine re-packs its own)."""
+        if not self.registry.pending:
+            return ()
+        names = tuple(dict.fromkeys(c.name.split(".")[0] for c in self.registry.apply(self.time)))
+        for name in names:
+            if name in self._laws:
+                self._laws[name].repack(self.params[name])
+        return names
+
+    def log_modes(self, t: float, name: str, modes: tuple[str, ...], labels: Any, old: list[float],
+                  new: list[float]) -> None:
+        """Add the switches from ``old`` to ``new`` of block ``name``'s ``modes`` at ``t`` [s] to :attr:`events`."""
         for mode, a, b in zip(modes, old, new):
             if a != b:
                 lab = labels.get(mode, {})
                 self.events.append({"t": t, "block": name, "mode": mode, "from": lab.get(int(a), str(a)),
                                     "to": lab.get(int(b), str(b))})
 
-    def _raise_nonfinite(self, t: float) -> None:
+    def raise_nonfinite(self, t: float) -> None:
+        """Raise the :class:`SimulationError` naming the first non-finite output (block, port, element) at ``t``."""
         for name, (off, size) in self.model.out_slot.items():
             seg = self.sig[off: off + size]
             bad = np.flatnonzero(~np.isfinite(seg))
@@ -270,7 +279,8 @@ class Runner:
                                       block=block, port=port, t=t, value=float(seg[bad[0]]))
         raise SimulationError(f"signals overflow at t = {t:.6g} s", t=t)
 
-    def _raise_nonfinite_state(self, t: float) -> None:
+    def raise_nonfinite_state(self, t: float) -> None:
+        """Raise the :class:`SimulationError` naming the first non-finite continuous state at ``t``."""
         for name, (off, size) in self.model.x_slot.items():
             seg = self.x[off: off + size]
             bad = np.flatnonzero(~np.isfinite(seg))
@@ -289,16 +299,17 @@ class Runner:
                 self._guarded_step()
             yield self.time
 
-    def _guarded_step(self) -> None:
-        if self._engine is not None:
-            from blocks.compiled import runner_advance
-
-            runner_advance(self, 1)
-            return
+    def _guarded_step(self, n: int = 1) -> None:
+        """``n`` ticks (the compiled engine: in one call, :meth:`blocks.compiled.CompiledEngine.run_ticks`);
+        a failure is kept (status, message, error) and raised."""
         if self.error is not None:
             raise SimulationError(f"the run has failed ({self.error}); restore a snapshot or reset()")
         try:
-            self._step_once()
+            if self._engine is not None:
+                self._engine.run_ticks(self, n)
+            else:
+                for _ in range(n):
+                    self._step_once()
         except SimulationError as exc:
             self.status, self.message, self.error = "failed", str(exc), exc
             raise
@@ -310,9 +321,7 @@ class Runner:
         try:
             with np.errstate(all="ignore"):  # non-finite values are caught and named by the runner
                 if self._engine is not None:
-                    from blocks.compiled import runner_advance
-
-                    runner_advance(self, n)
+                    self._guarded_step(int(n))
                 else:
                     for _ in range(int(n)):
                         self._guarded_step()

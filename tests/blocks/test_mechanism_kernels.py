@@ -14,7 +14,7 @@ import pytest
 
 from blocks import Diagram, Runner, compile_diagram
 from blocks.core import CompileContext, Params, Probe
-from blocks.kernels import probe_kernels
+from blocks.law_check import probe_kernels
 from blocks.library.mechanism import PlanarMechanism
 from models.mechanism import ConstraintError
 
