@@ -56,12 +56,16 @@ from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
 from blocks.library.context import biped_of
+from blocks.packing import state_offsets
 from models._eom_numba import com_contact_x
 from models.biped import GRF_NAMES, Q_NAMES
 
 __all__ = ["AnkleBalance", "TARGETS"]
 
 TARGETS = ("reference", "own_speed")
+#: the discrete state: the body's own mean forward speed [m/s] and whether it has started (1) yet
+_STATE = state_offsets((("v_mean", 1), ("started", 1)), {})
+_ZV, _ZSTARTED = _STATE["v_mean"], _STATE["started"]
 
 
 class AnkleBalance(Block):
@@ -81,7 +85,7 @@ class AnkleBalance(Block):
               PortSpec("com_ref", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
     outputs = (PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r")),
                PortSpec("cop", 2, "m", "CoP shift ahead of the contact point", ("l", "r")))
-    n_discrete = 2
+    n_discrete = _STATE["size"]
     discrete = True
 
     packed = ("kp", "kd", "d_max", "gain", "target", "tau_v", "_dt", "_bp[]")
@@ -99,13 +103,13 @@ _KP, _KD, _DMAX, _GAIN, _TARGET, _TAU_V, _DT, _BP = AnkleBalance.packed_at(*Ankl
 
 @kernel
 def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):
-    """``z = [v_mean, started]``: the body's own mean forward speed, a first-order lag of ``v_com``."""
+    """``z = [v_mean, started]`` (``_STATE``): the body's own mean forward speed, a first-order lag of ``v_com``."""
     v = com_contact_x(seg(p, _BP), q, qd)[1]
     a = p[_DT] / p[_TAU_V]
     if a > 1.0:
         a = 1.0
-    znext[0] = v if z[1] < 0.5 else z[0] + a * (v - z[0])
-    znext[1] = 1.0
+    znext[_ZV] = v if z[_ZSTARTED] < 0.5 else z[_ZV] + a * (v - z[_ZV])
+    znext[_ZSTARTED] = 1.0
 
 
 @kernel
@@ -117,7 +121,7 @@ def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):
     x_com, v_com, xi_l, xi_r = com_contact_x(seg(p, _BP), q, qd)
     own = p[_TARGET] > 0.5
     if own:
-        rate_err = v_com - (z[0] if z[1] > 0.5 else v_com)
+        rate_err = v_com - (z[_ZV] if z[_ZSTARTED] > 0.5 else v_com)
     else:
         rate_err = v_com - com_ref[2]
     d_max = p[_DMAX]

@@ -79,7 +79,7 @@ def test_kernels_agree_with_callbacks(values: dict) -> None:
 
 def test_a_wrong_packed_value_is_seen() -> None:
     """The comparison can fail: 1 % more gravity in the packed vector changes the derivative."""
-    from blocks.library.mechanism_pack import H
+    from blocks.library.mechanism_pack import LAYOUT
 
     block = PlanarMechanism("m", mechanism="five_bar")
     ctx = CompileContext()
@@ -87,7 +87,7 @@ def test_a_wrong_packed_value_is_seen() -> None:
     x, z = block.initial_state(p, ctx), block.initial_discrete(p, ctx)
     u = (np.zeros(2),)
     packed = block.pack(p)
-    packed[int(packed[H["grav"]]) + 1] *= 1.01
+    packed[int(packed[LAYOUT.at("_grav")]) + 1] *= 1.01
     from blocks.library.mechanism_kernels import mech_derivative
 
     dx = np.zeros(4)
