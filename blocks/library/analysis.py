@@ -41,38 +41,6 @@ _INPUTS = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7,
            PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES))
 
 
-class _Sampled(Block, register=False):
-    inputs = _INPUTS
-    discrete = True
-
-    packed = ("_bp[]",)
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", tuple(biped_of(ctx).as_array()))
-
-
-class JointReactions(_Sampled):
-    """Hip and knee reaction forces (module docstring)."""
-
-    outputs = (PortSpec("reaction", 8, "N", "joint reaction forces", REACTION_NAMES),)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_reactions_output)
-
-
-class TorqueDecomposition(_Sampled):
-    """Inertial, Coriolis/centrifugal, gravity and external parts of the joint torques (module docstring)."""
-
-    outputs = tuple(PortSpec(name, 4, "N*m", f"{name} part of the joint torques", TAU_NAMES)
-                    for name in ("inertial", "coriolis", "gravity", "external"))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_decomposition_output)
-
-
-_BP = _Sampled.packed_at("_bp")
-
-
 @kernel
 def _reactions_output(t, x, z, q, qd, tau, F, p, reaction):
     bp = seg(p, _BP)
@@ -87,3 +55,32 @@ def _decomposition_output(t, x, z, q, qd, tau, F, p, inertial, coriolis, gravity
     buf = np.zeros(9)
     forward_dynamics_into(bp, q, qd, tau, F, buf[7:9], buf[0:7])
     decomposition_one(bp, q, qd, buf[0:7], F, inertial, coriolis, gravity, external)
+
+
+class _Sampled(Block, register=False):
+    inputs = _INPUTS
+    discrete = True
+
+    packed = ("_bp[]",)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_bp", tuple(biped_of(ctx).as_array()))
+
+
+class JointReactions(_Sampled):
+    """Hip and knee reaction forces (module docstring)."""
+
+    outputs = (PortSpec("reaction", 8, "N", "joint reaction forces", REACTION_NAMES),)
+    law = Kernels(output=_reactions_output)
+
+
+class TorqueDecomposition(_Sampled):
+    """Inertial, Coriolis/centrifugal, gravity and external parts of the joint torques (module docstring)."""
+
+    outputs = tuple(PortSpec(name, 4, "N*m", f"{name} part of the joint torques", TAU_NAMES)
+                    for name in ("inertial", "coriolis", "gravity", "external"))
+    law = Kernels(output=_decomposition_output)
+
+
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_BP = _Sampled.packed_at("_bp")

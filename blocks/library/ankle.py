@@ -68,39 +68,6 @@ _STATE = state_offsets((("v_mean", 1), ("started", 1)), {})
 _ZV, _ZSTARTED = _STATE["v_mean"], _STATE["started"]
 
 
-class AnkleBalance(Block):
-    """CoP shift under each stance foot from a PD on the CoM over that foot (module docstring)."""
-
-    params = {"kp": P(2.0, min=0.0, max=100.0, unit="m/m", description="CoP shift per metre of CoM error"),
-              "kd": P(0.3, min=0.0, max=10.0, unit="s", description="CoP shift per m/s of CoM velocity error"),
-              "d_max": P(0.10, min=0.0, max=0.5, unit="m", description="largest CoP shift from the contact point"),
-              "gain": P(1.0, min=0.0, max=1.0, description="1 = on, 0 = off (paper)"),
-              "target": P("reference", choices=TARGETS,
-                          description="reference: the reference CoM; own_speed: the body's own mean speed"),
-              "tau_v": P(2.0, min=0.05, max=100.0, unit="s", description="own_speed: time constant of the mean speed")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
-              PortSpec("F", 4, "N", "foot forces applied by the ground", GRF_NAMES),
-              PortSpec("feet_ref", 4, "m", "reference contact coordinates", ("x_l", "y_l", "x_r", "y_r")),
-              PortSpec("com_ref", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
-    outputs = (PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r")),
-               PortSpec("cop", 2, "m", "CoP shift ahead of the contact point", ("l", "r")))
-    n_discrete = _STATE["size"]
-    discrete = True
-
-    packed = ("kp", "kd", "d_max", "gain", "target", "tau_v", "_dt", "_bp[]")
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", tuple(biped_of(ctx).as_array()))
-        p.set("_dt", ctx.dt * max(1, round(p.ts / ctx.dt)) if p.ts > 0 else ctx.dt)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_ankle_output, update=_ankle_update)
-
-
-_KP, _KD, _DMAX, _GAIN, _TARGET, _TAU_V, _DT, _BP = AnkleBalance.packed_at(*AnkleBalance.packed)
-
-
 @kernel
 def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):
     """``z = [v_mean, started]`` (``_STATE``): the body's own mean forward speed, a first-order lag of ``v_com``."""
@@ -135,3 +102,35 @@ def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):
         cop[s] = d
         fy = F[2 * s + 1]
         mz[s] = d * (0.0 if 0.0 > fy else fy)
+
+
+class AnkleBalance(Block):
+    """CoP shift under each stance foot from a PD on the CoM over that foot (module docstring)."""
+
+    params = {"kp": P(2.0, min=0.0, max=100.0, unit="m/m", description="CoP shift per metre of CoM error"),
+              "kd": P(0.3, min=0.0, max=10.0, unit="s", description="CoP shift per m/s of CoM velocity error"),
+              "d_max": P(0.10, min=0.0, max=0.5, unit="m", description="largest CoP shift from the contact point"),
+              "gain": P(1.0, min=0.0, max=1.0, description="1 = on, 0 = off (paper)"),
+              "target": P("reference", choices=TARGETS,
+                          description="reference: the reference CoM; own_speed: the body's own mean speed"),
+              "tau_v": P(2.0, min=0.05, max=100.0, unit="s", description="own_speed: time constant of the mean speed")}
+    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
+              PortSpec("F", 4, "N", "foot forces applied by the ground", GRF_NAMES),
+              PortSpec("feet_ref", 4, "m", "reference contact coordinates", ("x_l", "y_l", "x_r", "y_r")),
+              PortSpec("com_ref", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
+    outputs = (PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r")),
+               PortSpec("cop", 2, "m", "CoP shift ahead of the contact point", ("l", "r")))
+    n_discrete = _STATE["size"]
+    discrete = True
+
+    packed = ("kp", "kd", "d_max", "gain", "target", "tau_v", "_dt", "_bp[]")
+    law = Kernels(output=_ankle_output, update=_ankle_update)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_bp", tuple(biped_of(ctx).as_array()))
+        p.set("_dt", ctx.dt * max(1, round(p.ts / ctx.dt)) if p.ts > 0 else ctx.dt)
+
+
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_KP, _KD, _DMAX, _GAIN, _TARGET, _TAU_V, _DT, _BP = AnkleBalance.packed_at(*AnkleBalance.packed)

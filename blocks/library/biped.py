@@ -45,6 +45,48 @@ KINEMATICS_LAYOUT = ("_l0", "_r0", "_l1", "_r1", "_l2", "_r2", "_m0", "_m1", "_m
 _STANDING = (0.0, 0.8735, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
+@kernel
+def _dynamics_output(t, x, z, tau, grf, mz, p, q, qd):
+    for i in range(7):
+        q[i] = x[i]
+        qd[i] = x[7 + i]
+
+
+@kernel
+def _dynamics_derivative(t, x, z, tau, grf, mz, p, dx):
+    for i in range(7):
+        dx[i] = x[7 + i]
+    forward_dynamics_into(seg(p, _BP), x[0:7], x[7:14], tau, grf, mz, dx[7:14])
+
+
+@register_jitable
+def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt, rf,
+               feet, com, hip, knees, head, contact):
+    """The points of :class:`BipedKinematics` from ``q`` and the geometry, into the output arrays
+    (plain Python from the callback, compiled inside the kernel: one source for both)."""
+    sa, ca = math.sin(a), math.cos(a)
+    hx, hy = x0 - r0 * sa, y0 - r0 * ca
+    s1l, c1l, s2l, c2l = math.sin(a - bl), math.cos(a - bl), math.sin(a - bl + gl), math.cos(a - bl + gl)
+    s1r, c1r, s2r, c2r = math.sin(a - br), math.cos(a - br), math.sin(a - br + gr), math.cos(a - br + gr)
+    kxl, kyl, kxr, kyr = hx - l1 * s1l, hy - l1 * c1l, hx - l1 * s1r, hy - l1 * c1r
+    feet[0], feet[1], feet[2], feet[3] = kxl - l2 * s2l, kyl - l2 * c2l, kxr - l2 * s2r, kyr - l2 * c2r
+    contact[0] = feet[0] + rf * (s2l - (a - bl + gl))
+    contact[1] = feet[1] + rf * (c2l - 1.0)
+    contact[2] = feet[2] + rf * (s2r - (a - br + gr))
+    contact[3] = feet[3] + rf * (c2r - 1.0)
+    knees[0], knees[1], knees[2], knees[3] = kxl, kyl, kxr, kyr
+    com[0] = (m0 * x0 + m1 * (2 * hx - r1 * (s1l + s1r)) + m2 * (kxl + kxr - r2 * (s2l + s2r))) / mt
+    com[1] = (m0 * y0 + m1 * (2 * hy - r1 * (c1l + c1r)) + m2 * (kyl + kyr - r2 * (c2l + c2r))) / mt
+    hip[0], hip[1] = hx, hy
+    head[0], head[1] = x0 + (l0 - r0) * sa, y0 + (l0 - r0) * ca
+
+
+@kernel
+def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
+    kinematics(q[0], q[1], q[2], q[3], q[4], q[5], q[6], p[_L0], p[_R0], p[_L1], p[_R1], p[_L2], p[_R2], p[_M0],
+               p[_M1], p[_M2], p[_MT], p[_RF], feet, com, hip, knees, head, contact)
+
+
 class FiveLinkDynamics(Block):
     """Floating-base five-link biped driven by joint torques and foot forces.
 
@@ -100,6 +142,7 @@ class FiveLinkDynamics(Block):
     feedthrough = "none"
     n_states = 14
     state_names = tuple(Q_NAMES) + tuple(f"{n}_dot" for n in Q_NAMES)
+    law = Kernels(output=_dynamics_output, derivative=_dynamics_derivative)
 
     def check(self, values: Mapping[str, Any]) -> None:
         for key in ("q0", "qd0"):
@@ -124,26 +167,6 @@ class FiveLinkDynamics(Block):
         q, qd = initial_from_reference(ctx, self.values, p._biped)
         return np.concatenate([q, qd])
 
-    def kernels(self) -> Kernels:
-        return Kernels(output=_dynamics_output, derivative=_dynamics_derivative)
-
-
-_BP = FiveLinkDynamics.packed_at("_bp")
-
-
-@kernel
-def _dynamics_output(t, x, z, tau, grf, mz, p, q, qd):
-    for i in range(7):
-        q[i] = x[i]
-        qd[i] = x[7 + i]
-
-
-@kernel
-def _dynamics_derivative(t, x, z, tau, grf, mz, p, dx):
-    for i in range(7):
-        dx[i] = x[7 + i]
-    forward_dynamics_into(seg(p, _BP), x[0:7], x[7:14], tau, grf, mz, dx[7:14])
-
 
 class BipedKinematics(Block):
     """Point positions of the biped (the formulas of :meth:`models.biped.FiveLinkBiped.points`).
@@ -162,6 +185,7 @@ class BipedKinematics(Block):
                PortSpec("contact", 4, "m", "rolling contact coordinates", ("xi_l", "eta_l", "xi_r", "eta_r")))
 
     packed = KINEMATICS_LAYOUT
+    law = Kernels(output=_kinematics_output)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         b = biped_of(ctx)
@@ -170,36 +194,7 @@ class BipedKinematics(Block):
                                               b.shank.mass, b.total_mass, b.foot_radius)):
             p.set(key, v)
 
-    def kernels(self) -> Kernels:
-        return Kernels(output=_kinematics_output)
 
-
-@register_jitable
-def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt, rf,
-               feet, com, hip, knees, head, contact):
-    """The points of :class:`BipedKinematics` from ``q`` and the geometry, into the output arrays
-    (plain Python from the callback, compiled inside the kernel: one source for both)."""
-    sa, ca = math.sin(a), math.cos(a)
-    hx, hy = x0 - r0 * sa, y0 - r0 * ca
-    s1l, c1l, s2l, c2l = math.sin(a - bl), math.cos(a - bl), math.sin(a - bl + gl), math.cos(a - bl + gl)
-    s1r, c1r, s2r, c2r = math.sin(a - br), math.cos(a - br), math.sin(a - br + gr), math.cos(a - br + gr)
-    kxl, kyl, kxr, kyr = hx - l1 * s1l, hy - l1 * c1l, hx - l1 * s1r, hy - l1 * c1r
-    feet[0], feet[1], feet[2], feet[3] = kxl - l2 * s2l, kyl - l2 * c2l, kxr - l2 * s2r, kyr - l2 * c2r
-    contact[0] = feet[0] + rf * (s2l - (a - bl + gl))
-    contact[1] = feet[1] + rf * (c2l - 1.0)
-    contact[2] = feet[2] + rf * (s2r - (a - br + gr))
-    contact[3] = feet[3] + rf * (c2r - 1.0)
-    knees[0], knees[1], knees[2], knees[3] = kxl, kyl, kxr, kyr
-    com[0] = (m0 * x0 + m1 * (2 * hx - r1 * (s1l + s1r)) + m2 * (kxl + kxr - r2 * (s2l + s2r))) / mt
-    com[1] = (m0 * y0 + m1 * (2 * hy - r1 * (c1l + c1r)) + m2 * (kyl + kyr - r2 * (c2l + c2r))) / mt
-    hip[0], hip[1] = hx, hy
-    head[0], head[1] = x0 + (l0 - r0) * sa, y0 + (l0 - r0) * ca
-
-
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_BP = FiveLinkDynamics.packed_at("_bp")
 _L0, _R0, _L1, _R1, _L2, _R2, _M0, _M1, _M2, _MT, _RF = BipedKinematics.packed_at(*KINEMATICS_LAYOUT)
-
-
-@kernel
-def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
-    kinematics(q[0], q[1], q[2], q[3], q[4], q[5], q[6], p[_L0], p[_R0], p[_L1], p[_R1], p[_L2], p[_R2], p[_M0],
-               p[_M1], p[_M2], p[_MT], p[_RF], feet, com, hip, knees, head, contact)

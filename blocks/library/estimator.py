@@ -106,34 +106,6 @@ def leg_torque_paper(th1: float, gamma: float, fx: float, fy: float, l1: float, 
     return -m_hip, m_knee, t_hip, t_knee
 
 
-class NetTorqueEstimator(Block):
-    """Stance hip and knee torques from the GRF geometry (equations in the module docstring)."""
-
-    params = {"mode": P("jacobian", tunable=False, choices=("jacobian", "paper"),
-                        description="jacobian: -J^T F - leg gravity; paper: literal lever-arm formula"),
-              "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the estimated torques (0 = off)"),
-              "mu_s": P(0.0, min=0.0, max=2.0, description="paper mode: static friction coefficient in M_knee")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("F", 4, "N", "foot forces"))
-    outputs = (PortSpec("tau", 4, "N*m", "estimated stance torques", TAU_NAMES),
-               PortSpec("tnet", 4, "N*m", "GRF moment about hip and knee (ccw +)", TAU_NAMES))
-    discrete = True
-
-    packed = ("mode", "gain", "mu_s", *_GEOMETRY)
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        bp = biped_of(ctx)
-        for key, v in zip(_GEOMETRY, (bp.thigh.length, bp.shank.length, bp.thigh.com, bp.shank.com, bp.thigh.mass,
-                                      bp.shank.mass, bp.g, bp.foot_radius)):
-            p.set(key, v)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_estimator_output)
-
-
-_MODE, _GAIN, _MU_S, _L1, _L2, _R1, _R2, _M1, _M2, _G, _RF = NetTorqueEstimator.packed_at(
-    *NetTorqueEstimator.packed)
-
-
 @kernel
 def _estimator_output(t, x, z, q, F, p, tau, tn):
     a, bl, br, gl, gr = q[2], q[3], q[4], q[5], q[6]
@@ -147,3 +119,30 @@ def _estimator_output(t, x, z, q, F, p, tau, tn):
     k = p[_GAIN]
     tn[0], tn[1], tn[2], tn[3] = t0, t1, t2, t3
     tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr
+
+
+class NetTorqueEstimator(Block):
+    """Stance hip and knee torques from the GRF geometry (equations in the module docstring)."""
+
+    params = {"mode": P("jacobian", tunable=False, choices=("jacobian", "paper"),
+                        description="jacobian: -J^T F - leg gravity; paper: literal lever-arm formula"),
+              "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the estimated torques (0 = off)"),
+              "mu_s": P(0.0, min=0.0, max=2.0, description="paper mode: static friction coefficient in M_knee")}
+    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("F", 4, "N", "foot forces"))
+    outputs = (PortSpec("tau", 4, "N*m", "estimated stance torques", TAU_NAMES),
+               PortSpec("tnet", 4, "N*m", "GRF moment about hip and knee (ccw +)", TAU_NAMES))
+    discrete = True
+
+    packed = ("mode", "gain", "mu_s", *_GEOMETRY)
+    law = Kernels(output=_estimator_output)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        bp = biped_of(ctx)
+        for key, v in zip(_GEOMETRY, (bp.thigh.length, bp.shank.length, bp.thigh.com, bp.shank.com, bp.thigh.mass,
+                                      bp.shank.mass, bp.g, bp.foot_radius)):
+            p.set(key, v)
+
+
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_MODE, _GAIN, _MU_S, _L1, _L2, _R1, _R2, _M1, _M2, _G, _RF = NetTorqueEstimator.packed_at(
+    *NetTorqueEstimator.packed)

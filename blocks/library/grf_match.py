@@ -187,12 +187,11 @@ class GrfMatch(Block):
     discrete = True
 
     packed = ("gain", "reg", "tau_v", "tau_p", "u_max", "_bp[]")
+    law = Kernels(output=grf_match_output)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         p.set("_bp", tuple(biped_of(ctx).as_array()))
 
-    def kernels(self) -> Kernels:
-        return Kernels(output=grf_match_output)
 
-
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
 _GAIN, _REG, _TAU_V, _TAU_P, _U_MAX, _BP = GrfMatch.packed_at("gain", "reg", "tau_v", "tau_p", "u_max", "_bp")

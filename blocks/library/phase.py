@@ -33,57 +33,6 @@ _STATE = state_offsets((("foot", 2), ("phase", 1), ("t_switch", 2)), {})
 _ZFOOT, _ZPHASE, _ZT = (_STATE[k] for k in ("foot", "phase", "t_switch"))
 
 
-class PhaseDetector(Block):
-    r"""Stance/swing per foot with threshold, hysteresis and minimum dwell; gait-phase code.
-
-    Inputs
-    ------
-    F : (4,) N
-        ``[F_lx, F_ly, F_rx, F_ry]``.
-
-    Outputs
-    -------
-    stance, swing : (2,) 1/0
-        Per foot ``[l, r]``; ``swing = 1 - stance``.
-    phase : (1,)
-        Gait-phase code (module docstring).
-
-    Discrete state ``[left, right, phase, t_switch_l, t_switch_r]`` (offsets from its declaration,
-    ``_STATE``); the first three are modes whose switches go into the event table.
-    """
-
-    params = {"threshold_n": P(40.0, min=0.0, max=5000.0, unit="N", description="stance when F_y exceeds this"),
-              "hysteresis_n": P(10.0, min=0.0, max=5000.0, unit="N",
-                                description="back to swing only below threshold - hysteresis"),
-              "min_dwell_s": P(0.05, min=0.0, max=5.0, unit="s", description="minimum time between switches")}
-    inputs = (PortSpec("F", 4, "N", "ground reaction forces"),)
-    outputs = (PortSpec("stance", 2, "1", "stance flags", ("l", "r")),
-               PortSpec("swing", 2, "1", "swing flags", ("l", "r")),
-               PortSpec("phase", 1, "1", "0 double, 1 left single, 2 right single, 3 flight"))
-    discrete = True
-    n_discrete = _STATE["size"]
-    modes = ("left", "right", "phase")
-    mode_labels = {"left": _FOOT, "right": _FOOT, "phase": {-1: "initial", **PHASE_NAMES}}
-
-    def check(self, values: Mapping[str, Any]) -> None:
-        if values["hysteresis_n"] > values["threshold_n"]:
-            raise ParameterValueError(f"block '{self.name}': hysteresis ({values['hysteresis_n']} N) must not exceed "
-                                      f"the threshold ({values['threshold_n']} N)")
-
-    packed = ("threshold_n", "hysteresis_n", "min_dwell_s")
-
-    def initial_discrete(self, p: Params, ctx: CompileContext) -> np.ndarray:
-        z = np.full(self.discrete_size(), -1.0)
-        z[_ZT: _ZT + 2] = _NEVER
-        return z
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_phase_output, update=_phase_update)
-
-
-_ON, _HYST, _DWELL = PhaseDetector.packed_at("threshold_n", "hysteresis_n", "min_dwell_s")
-
-
 @kernel
 def foot_decision(prev, since, fy, t, on, off, dwell):
     """New state (0 swing / 1 stance) of one foot; ``prev`` -1 means undecided, ``since`` the last switch [s]."""
@@ -126,3 +75,53 @@ def _phase_update(t, x, z, f, p, znext):
     tr = t if (sr != z[_ZFOOT + 1] and z[_ZFOOT + 1] >= 0) else z[_ZT + 1]
     znext[_ZFOOT], znext[_ZFOOT + 1], znext[_ZPHASE] = sl, sr, phase_code(sl != 0, sr != 0)
     znext[_ZT], znext[_ZT + 1] = tl, tr  # the first decision starts no dwell
+
+
+class PhaseDetector(Block):
+    r"""Stance/swing per foot with threshold, hysteresis and minimum dwell; gait-phase code.
+
+    Inputs
+    ------
+    F : (4,) N
+        ``[F_lx, F_ly, F_rx, F_ry]``.
+
+    Outputs
+    -------
+    stance, swing : (2,) 1/0
+        Per foot ``[l, r]``; ``swing = 1 - stance``.
+    phase : (1,)
+        Gait-phase code (module docstring).
+
+    Discrete state ``[left, right, phase, t_switch_l, t_switch_r]`` (offsets from its declaration,
+    ``_STATE``); the first three are modes whose switches go into the event table.
+    """
+
+    params = {"threshold_n": P(40.0, min=0.0, max=5000.0, unit="N", description="stance when F_y exceeds this"),
+              "hysteresis_n": P(10.0, min=0.0, max=5000.0, unit="N",
+                                description="back to swing only below threshold - hysteresis"),
+              "min_dwell_s": P(0.05, min=0.0, max=5.0, unit="s", description="minimum time between switches")}
+    inputs = (PortSpec("F", 4, "N", "ground reaction forces"),)
+    outputs = (PortSpec("stance", 2, "1", "stance flags", ("l", "r")),
+               PortSpec("swing", 2, "1", "swing flags", ("l", "r")),
+               PortSpec("phase", 1, "1", "0 double, 1 left single, 2 right single, 3 flight"))
+    discrete = True
+    n_discrete = _STATE["size"]
+    modes = ("left", "right", "phase")
+    mode_labels = {"left": _FOOT, "right": _FOOT, "phase": {-1: "initial", **PHASE_NAMES}}
+    law = Kernels(output=_phase_output, update=_phase_update)
+
+    def check(self, values: Mapping[str, Any]) -> None:
+        if values["hysteresis_n"] > values["threshold_n"]:
+            raise ParameterValueError(f"block '{self.name}': hysteresis ({values['hysteresis_n']} N) must not exceed "
+                                      f"the threshold ({values['threshold_n']} N)")
+
+    packed = ("threshold_n", "hysteresis_n", "min_dwell_s")
+
+    def initial_discrete(self, p: Params, ctx: CompileContext) -> np.ndarray:
+        z = np.full(self.discrete_size(), -1.0)
+        z[_ZT: _ZT + 2] = _NEVER
+        return z
+
+
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_ON, _HYST, _DWELL = PhaseDetector.packed_at("threshold_n", "hysteresis_n", "min_dwell_s")

@@ -188,6 +188,36 @@ def solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trun
     trunk[0] = q_sol[2]
 
 
+def run_solution(ctx: CompileContext) -> SolvedCycle:
+    """The run's solved cycle, ``ctx.resources[SOLVED_GAIT]`` (given by :mod:`app.solved`)."""
+    cycle = ctx.resources.get(SOLVED_GAIT)
+    if cycle is None:
+        raise DiagramError("the solved gait (SolvedGait source = run, FiveLinkDynamics init = solution): this run "
+                           "gives no posture solution; run it through app.runs, whose RunSpec.solution names or "
+                           "solves one, or read a file (SolvedGait source = file)")
+    if not isinstance(cycle, SolvedCycle):
+        raise TypeError(f"CompileContext.resources[{SOLVED_GAIT!r}] must be SolvedCycle, got {type(cycle).__name__}")
+    return cycle
+
+
+def solved_cycle_of(ctx: CompileContext, p: Params) -> SolvedCycle:
+    """The cycle a ``SolvedGait`` block with parameters ``p`` reads (module doc), loaded once per compile."""
+    if p.source == "run":
+        return run_solution(ctx)
+    key = f"solved:{p.file}:{p.cycle}"
+    if key not in ctx.cache:
+        if not p.file:
+            raise DiagramError("SolvedGait source = file: give the file (a solve output folder or its results.npz)")
+        ctx.cache[key] = load_solved_cycle(p.file, biped_of(ctx), int(p.cycle))
+    loaded: SolvedCycle = ctx.cache[key]
+    return loaded
+
+
+@kernel
+def _solved_output(t, x, z, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):
+    solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk)
+
+
 class SolvedGait(Block):
     """The solved periodic gait by phase: feedforward torques and ground moments, and a PD around it.
 
@@ -240,6 +270,7 @@ class SolvedGait(Block):
 
     packed = ("_n", "_period", "_shift", "_stride", "gain", "kp_hip", "kd_hip", "kp_knee", "kd_knee", "kp_trunk",
               "kd_trunk", "_table[]")
+    law = Kernels(output=_solved_output)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         cycle = solved_cycle_of(ctx, p) if p.source != "off" else None
@@ -254,39 +285,7 @@ class SolvedGait(Block):
             p.set(key, v)
         p.set("_table", table)
 
-    def kernels(self) -> Kernels:
-        return Kernels(output=_solved_output)
 
-
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
 (_N, _PERIOD, _SHIFT, _STRIDE, _GAIN, _KP_HIP, _KD_HIP, _KP_KNEE, _KD_KNEE, _KP_TRUNK, _KD_TRUNK,
  _TABLE) = SolvedGait.packed_at(*SolvedGait.packed)
-
-
-def run_solution(ctx: CompileContext) -> SolvedCycle:
-    """The run's solved cycle, ``ctx.resources[SOLVED_GAIT]`` (given by :mod:`app.solved`)."""
-    cycle = ctx.resources.get(SOLVED_GAIT)
-    if cycle is None:
-        raise DiagramError("the solved gait (SolvedGait source = run, FiveLinkDynamics init = solution): this run "
-                           "gives no posture solution; run it through app.runs, whose RunSpec.solution names or "
-                           "solves one, or read a file (SolvedGait source = file)")
-    if not isinstance(cycle, SolvedCycle):
-        raise TypeError(f"CompileContext.resources[{SOLVED_GAIT!r}] must be SolvedCycle, got {type(cycle).__name__}")
-    return cycle
-
-
-def solved_cycle_of(ctx: CompileContext, p: Params) -> SolvedCycle:
-    """The cycle a ``SolvedGait`` block with parameters ``p`` reads (module doc), loaded once per compile."""
-    if p.source == "run":
-        return run_solution(ctx)
-    key = f"solved:{p.file}:{p.cycle}"
-    if key not in ctx.cache:
-        if not p.file:
-            raise DiagramError("SolvedGait source = file: give the file (a solve output folder or its results.npz)")
-        ctx.cache[key] = load_solved_cycle(p.file, biped_of(ctx), int(p.cycle))
-    loaded: SolvedCycle = ctx.cache[key]
-    return loaded
-
-
-@kernel
-def _solved_output(t, x, z, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):
-    solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk)

@@ -60,57 +60,6 @@ def _data_times(ds: GaitDataset, ctx: CompileContext, grid: np.ndarray) -> np.nd
     return grid - ctx.t0 + ds.t[0] + data_of(ctx).t_offset_s
 
 
-class GrfSource(Block):
-    r"""Recorded two-foot ground reaction forces.
-
-    .. math:: F(t) = s\,\mathrm{LP}(F_{data})(t_{data}),\quad
-              s = g_{extra}\,m_{model}/m_{data}\ \text{(if scaled and the data mass is known)}
-
-    Perturbations for experiments (tunable, 1 = the recording): ``propulsion_gain`` multiplies
-    the propulsive (forward, ``F_x > 0``) part of each foot's fore-aft force, ``vertical_gain``
-    every vertical force.
-
-    Outputs
-    -------
-    F : (4,) N
-        ``[F_lx, F_ly, F_rx, F_ry]``, world frame, force *on* each foot.
-    cop : (2,) m
-        Centre of pressure x of left/right foot (0 where absent or off the ground).
-
-    Parameters: ``dataset``, ``filter_hz`` (zero-lag Butterworth of the forces, 0 = off),
-    ``scale_to_model`` (scale to the model's body weight), ``gain`` (tunable multiplier).
-    """
-
-    params = {"dataset": _DATASET,
-              "filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
-                             description="zero-lag Butterworth low-pass cut-off of the forces; 0 = off"),
-              "scale_to_model": P(True, tunable=False, description="scale forces by model mass / data mass"),
-              "gain": P(1.0, min=0.0, max=3.0, description="extra multiplier on all forces"),
-              "propulsion_gain": P(1.0, min=0.0, max=3.0, description="multiplier on the propulsive part of F_x"),
-              "vertical_gain": P(1.0, min=0.0, max=3.0, description="multiplier on F_y")}
-    outputs = (PortSpec("F", 4, "N", "ground reaction forces", GRF_NAMES), PortSpec("cop", 2, "m", "CoP x", ("l", "r")))
-    time_varying = True
-
-    packed = ("gain", "propulsion_gain", "vertical_gain", "_mass_scale", "_data[]")
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        if p.has("_data"):  # the recording is read once; a live change re-derives nothing here
-            return
-        ds = dataset_of(ctx, p.dataset)
-        grf = lowpass(ds.grf, p.filter_hz, ds.rate_hz)
-        cop = np.nan_to_num(ds.cop_x, nan=0.0) if ds.cop_x is not None else np.zeros((ds.t.size, 2))
-        if fold_of(ds) is not None:  # where each CoP was recorded (a folded recording moves it on there)
-            cop = np.column_stack([cop, np.isfinite(ds.cop_x) if ds.cop_x is not None else np.zeros_like(cop)])
-        mass = ds.meta.body_mass_kg
-        p.set("_mass_scale", biped_of(ctx).total_mass / mass if (p.scale_to_model and mass) else 1.0)
-        p.set("_dataset_name", ds.name)
-        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
-                                       ds.t, grf.T.ravel(), cop.T.ravel()]))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=grf_output)
-
-
 class _Spline:
     """A cubic ``PPoly`` (knots ``x`` (n,), coefficients ``c`` (4, n-1, k)) evaluated as scipy's
     ``PPoly.__call__`` does, in its order of operations (and the kernels' ``spline_at``): in interval
@@ -184,38 +133,6 @@ def _reference_table(ds: GaitDataset, td: np.ndarray, filter_hz: float,
     return np.column_stack([spline(tc), rates])
 
 
-class ReferenceSource(Block):
-    r"""Reference joint trajectories from a dataset (cubic spline; rates are its derivative).
-
-    Outputs
-    -------
-    angles, rates : (5,) rad, rad/s
-        ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` and their time derivatives.
-    hip, knee : (2,) rad
-        ``[beta_l, beta_r]``, ``[gamma_l, gamma_r]``.
-    """
-
-    params = {"dataset": _DATASET}
-    outputs = (PortSpec("angles", 5, "rad", "reference angles", ANGLE_NAMES),
-               PortSpec("rates", 5, "rad/s", "reference rates", ANGLE_NAMES),
-               PortSpec("hip", 2, "rad", "hip flexion", ("l", "r")),
-               PortSpec("knee", 2, "rad", "knee flexion", ("l", "r")))
-    time_varying = True
-
-    packed = ("_data[]",)
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        if p.has("_data"):
-            return
-        ds = dataset_of(ctx, p.dataset)
-        spline = _reference_spline(ds, data_of(ctx).ref_filter_hz)
-        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
-                                       spline.x, np.ascontiguousarray(spline.c).ravel()]))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=reference_output)
-
-
 def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped: FiveLinkBiped) -> tuple[
         np.ndarray, np.ndarray]:
     """``(q0, qd0)`` matching the reference at the start of the run.
@@ -272,9 +189,6 @@ def _grf_vertical_rate(ctx: CompileContext, ds: GaitDataset, biped: FiveLinkBipe
     return qd
 
 
-# ----------------------------------------------------------------- kernels (the laws)
-_GAIN, _PROPULSION, _VERTICAL, _MASS_SCALE, _GRF_DATA = GrfSource.packed_at(*GrfSource.packed)
-_REF_DATA = ReferenceSource.packed_at("_data")
 _NS = sk.GRID.index("n")  # the recording's sample count, in its grid header
 
 
@@ -304,7 +218,6 @@ def grf_output(t, x, z, p, y0, y1):
             y1[k - 4] = v
 
 
-# ----------------------------------------------------------- ReferenceSource
 @kernel
 def _reference_knot(p, i):
     """Data time clipped to the knots, its interval and whether the rates are zeroed, for grid row ``i``."""
@@ -338,3 +251,87 @@ def reference_output(t, x, z, p, y0, y1, y2, y3):
             y1[col] = (1.0 - f) * (0.0 if outa else ar) + f * (0.0 if outb else br)
     y2[0], y2[1] = y0[1], y0[2]
     y3[0], y3[1] = y0[3], y0[4]
+
+
+class GrfSource(Block):
+    r"""Recorded two-foot ground reaction forces.
+
+    .. math:: F(t) = s\,\mathrm{LP}(F_{data})(t_{data}),\quad
+              s = g_{extra}\,m_{model}/m_{data}\ \text{(if scaled and the data mass is known)}
+
+    Perturbations for experiments (tunable, 1 = the recording): ``propulsion_gain`` multiplies
+    the propulsive (forward, ``F_x > 0``) part of each foot's fore-aft force, ``vertical_gain``
+    every vertical force.
+
+    Outputs
+    -------
+    F : (4,) N
+        ``[F_lx, F_ly, F_rx, F_ry]``, world frame, force *on* each foot.
+    cop : (2,) m
+        Centre of pressure x of left/right foot (0 where absent or off the ground).
+
+    Parameters: ``dataset``, ``filter_hz`` (zero-lag Butterworth of the forces, 0 = off),
+    ``scale_to_model`` (scale to the model's body weight), ``gain`` (tunable multiplier).
+    """
+
+    params = {"dataset": _DATASET,
+              "filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
+                             description="zero-lag Butterworth low-pass cut-off of the forces; 0 = off"),
+              "scale_to_model": P(True, tunable=False, description="scale forces by model mass / data mass"),
+              "gain": P(1.0, min=0.0, max=3.0, description="extra multiplier on all forces"),
+              "propulsion_gain": P(1.0, min=0.0, max=3.0, description="multiplier on the propulsive part of F_x"),
+              "vertical_gain": P(1.0, min=0.0, max=3.0, description="multiplier on F_y")}
+    outputs = (PortSpec("F", 4, "N", "ground reaction forces", GRF_NAMES), PortSpec("cop", 2, "m", "CoP x", ("l", "r")))
+    time_varying = True
+
+    packed = ("gain", "propulsion_gain", "vertical_gain", "_mass_scale", "_data[]")
+    law = Kernels(output=grf_output)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        if p.has("_data"):  # the recording is read once; a live change re-derives nothing here
+            return
+        ds = dataset_of(ctx, p.dataset)
+        grf = lowpass(ds.grf, p.filter_hz, ds.rate_hz)
+        cop = np.nan_to_num(ds.cop_x, nan=0.0) if ds.cop_x is not None else np.zeros((ds.t.size, 2))
+        if fold_of(ds) is not None:  # where each CoP was recorded (a folded recording moves it on there)
+            cop = np.column_stack([cop, np.isfinite(ds.cop_x) if ds.cop_x is not None else np.zeros_like(cop)])
+        mass = ds.meta.body_mass_kg
+        p.set("_mass_scale", biped_of(ctx).total_mass / mass if (p.scale_to_model and mass) else 1.0)
+        p.set("_dataset_name", ds.name)
+        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
+                                       ds.t, grf.T.ravel(), cop.T.ravel()]))
+
+
+class ReferenceSource(Block):
+    r"""Reference joint trajectories from a dataset (cubic spline; rates are its derivative).
+
+    Outputs
+    -------
+    angles, rates : (5,) rad, rad/s
+        ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` and their time derivatives.
+    hip, knee : (2,) rad
+        ``[beta_l, beta_r]``, ``[gamma_l, gamma_r]``.
+    """
+
+    params = {"dataset": _DATASET}
+    outputs = (PortSpec("angles", 5, "rad", "reference angles", ANGLE_NAMES),
+               PortSpec("rates", 5, "rad/s", "reference rates", ANGLE_NAMES),
+               PortSpec("hip", 2, "rad", "hip flexion", ("l", "r")),
+               PortSpec("knee", 2, "rad", "knee flexion", ("l", "r")))
+    time_varying = True
+
+    packed = ("_data[]",)
+    law = Kernels(output=reference_output)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        if p.has("_data"):
+            return
+        ds = dataset_of(ctx, p.dataset)
+        spline = _reference_spline(ds, data_of(ctx).ref_filter_hz)
+        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
+                                       spline.x, np.ascontiguousarray(spline.c).ravel()]))
+
+
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_GAIN, _PROPULSION, _VERTICAL, _MASS_SCALE, _GRF_DATA = GrfSource.packed_at(*GrfSource.packed)
+_REF_DATA = ReferenceSource.packed_at("_data")
