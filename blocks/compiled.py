@@ -77,19 +77,19 @@ def load_step(model: CompiledModel) -> tuple[ModuleType, Path]:
 
 
 class Host(Protocol):
-    """What the compiled engine reads and calls of the run it advances (:class:`blocks.runner.Runner`
-    is one): the tick, the recorder, and the run's handling of parameter changes, mode switches and
-    non-finite values, so both engines share it."""
+    """What an engine (this one, or :class:`blocks.python_step.PythonEngine`) reads and calls of the run
+    it advances (:class:`blocks.runner.Runner` is one): the tick, the recorder, and the run's handling of
+    parameter changes, mode switches and non-finite values, so both engines share it."""
 
     tick: int
     rhs_calls: int
     recorder: Recorder
-    params: dict[str, Params]
 
     @property
     def time(self) -> float: ...
 
-    def apply_changes(self) -> tuple[str, ...]: ...
+    def apply_changes(self) -> tuple[str, ...]:
+        """Apply the queued parameter changes and have the engine re-pack those blocks (:meth:`repack`)."""
 
     def log_modes(self, t: float, name: str, modes: tuple[str, ...], labels: Any, old: list[float],
                   new: list[float]) -> None: ...
@@ -160,6 +160,14 @@ class CompiledEngine:
         else:
             self.P[j] = new
 
+    def raise_flag(self) -> None:
+        """Stop the running chunk after its tick: a live parameter change is queued (any thread)."""
+        self.FLAG[0] = 1
+
+    def packed(self, name: str) -> np.ndarray:
+        """Block ``name``'s packed vector as copy 0 reads it (a view)."""
+        return self.P[self._index[name]][0]
+
     def warm(self, parallel: bool = False) -> None:
         """Compile (first time ever: announced) or load the step now, so no run's wall time includes it."""
         self.advance(0, 0, np.zeros((self.n, 1, 0)), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.intp), 1,
@@ -219,8 +227,7 @@ class CompiledEngine:
         while remaining > 0:
             k = host.tick
             self.FLAG[0] = 0
-            for name in host.apply_changes():
-                self.repack(name, [host.params[name]])
+            host.apply_changes()  # the run re-packs the blocks it changes (repack)
             room = rec.writable(k, k + remaining - 1)  # all of them, unless the log is streamed in chunks
             self.advance(k, room, rec.data[None], rec.ticks, rec.index, rec.every, row0=rec.row0)
             done, reason = int(self.DONE[0]), int(self.REASON[0])
