@@ -15,7 +15,7 @@ import hashlib
 import os
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -60,24 +60,12 @@ def _data_times(ds: GaitDataset, ctx: CompileContext, grid: np.ndarray) -> np.nd
     return grid - ctx.t0 + ds.t[0] + data_of(ctx).t_offset_s
 
 
-class _Spline:
-    """A cubic ``PPoly`` (knots ``x`` (n,), coefficients ``c`` (4, n-1, k)) evaluated as scipy's
-    ``PPoly.__call__`` does, in its order of operations (and the kernels' ``spline_at``): in interval
-    ``j`` (``x_j <= t < x_{j+1}``, the last closed), ``s = t - x_j``,
-    ``f = c_3 + c_2 s + c_1 s^2 + c_0 s^3`` and ``f' = c_2 + 2 c_1 s + 3 c_0 s^2``."""
+class _Spline(NamedTuple):
+    """A cubic ``PPoly``: knots ``x`` (n,) and coefficients ``c`` (4, n-1, k), as scipy's ``CubicSpline``
+    holds them; the kernels evaluate it (``spline_at``, in scipy's order of operations)."""
 
-    def __init__(self, x: np.ndarray, c: np.ndarray) -> None:
-        self.x, self.c = x, c
-
-    def __call__(self, t: np.ndarray, nu: int = 0) -> np.ndarray:
-        x, c = self.x, self.c
-        j = np.clip(np.searchsorted(x, t, side="right") - 1, 0, x.size - 2)
-        s = (t - x[j])[:, None]
-        s2 = s * s
-        c0, c1, c2, c3 = c[0][j], c[1][j], c[2][j], c[3][j]
-        if nu == 0:
-            return 0.0 + c3 + c2 * s + c1 * s2 + c0 * (s2 * s)
-        return 0.0 + c2 * 1.0 * 1.0 + c1 * s * 2.0 + c0 * s2 * 3.0
+    x: np.ndarray
+    c: np.ndarray
 
 
 def _spline_cache() -> str:
@@ -124,20 +112,11 @@ def _reference_spline(ds: GaitDataset, filter_hz: float) -> _Spline:
                 np.ascontiguousarray(lowpass(ref, filter_hz, ds.rate_hz), dtype=np.float64))
 
 
-def _reference_table(ds: GaitDataset, td: np.ndarray, filter_hz: float,
-                     spline: _Spline | None = None) -> np.ndarray:
-    spline = _reference_spline(ds, filter_hz) if spline is None else spline
-    tc = np.clip(td, ds.t[0], ds.t[-1])
-    rates = spline(tc, 1)
-    rates[(td < ds.t[0]) | (td > ds.t[-1])] = 0.0
-    return np.column_stack([spline(tc), rates])
-
-
 def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped: FiveLinkBiped) -> tuple[
         np.ndarray, np.ndarray]:
     """``(q0, qd0)`` matching the reference at the start of the run.
 
-    The angles come from the reference (as :class:`ReferenceSource`). Their rates are the
+    The angles come from the reference (:class:`ReferenceSource`'s law at the start). Their rates are the
     slope at the start of a least-squares cubic fitted to the reference samples within
     ``rate_window_s`` of it (Savitzky-Golay's local polynomial; one-sided at the first
     sample). The spline's own derivative there is an edge value carrying the full marker
@@ -151,7 +130,8 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
     ds = dataset_of(ctx, values["dataset"])
     shared = data_of(ctx)
     td = _data_times(ds, ctx, np.array([ctx.t0]))
-    row = _reference_table(ds, td, shared.ref_filter_hz)[0]
+    start = ReferenceSource("reference", dataset=values["dataset"]).probe(ctx.t0, ctx=ctx).y  # its law at t0
+    row = np.concatenate([start["angles"], start["rates"]])
     window = float(values.get("rate_window_s", 0.0))
     near = np.abs(ds.t - td[0]) <= window
     if window > 0.0 and near.sum() >= 8 and ds.q is None:  # synthetic data (exact q) keep the spline
@@ -231,7 +211,8 @@ def _reference_knot(p, i):
 @kernel
 def reference_output(t, x, z, p, y0, y1, y2, y3):
     """ReferenceSource: the recording ``_data = [grid header, knots x (n), coefficients c (4, n-1, 5)
-    C-ordered]``; outputs the row ``[angles, rates]`` of :func:`_reference_table` on the grid."""
+    C-ordered]``; outputs the spline's angles and rates at the recording's time of the grid row (rates 0
+    beyond the recording)."""
     p = seg(p, _REF_DATA)
     n = int(p[_NS])
     cb = GRID_SIZE + n
