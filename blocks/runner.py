@@ -130,6 +130,12 @@ class Runner:
         """Simulation time of the current tick [s]."""
         return self.t0 + self.tick * self.dt
 
+    def record_current(self) -> None:
+        """Evaluate and record the current tick's outputs (a view then shows the state at :attr:`time`; the
+        tick's own step records the same row again). A failure is raised, not kept."""
+        self._engine.outputs_now(self)
+        self.recorder.record(self.tick, self.sig)
+
     def packed(self, name: str) -> np.ndarray:
         """Block ``name``'s packed vector as the running engine reads it (a copy; empty for a block with
         Python callbacks)."""
