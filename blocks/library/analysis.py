@@ -29,7 +29,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_of
+from blocks.library.context import biped_vector
 from models._eom_numba import decomposition_one, forward_dynamics_into, joint_reactions_one
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
 from models.reactions import REACTION_NAMES
@@ -64,7 +64,7 @@ class _Sampled(Block, register=False):
     packed = ("_bp[]",)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", tuple(biped_of(ctx).as_array()))
+        p.set("_bp", biped_vector(ctx))
 
 
 class JointReactions(_Sampled):

@@ -55,7 +55,7 @@ from __future__ import annotations
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_of
+from blocks.library.context import biped_vector
 from blocks.packing import state_offsets
 from models._eom_numba import com_contact_x
 from models.biped import GRF_NAMES, Q_NAMES
@@ -128,7 +128,7 @@ class AnkleBalance(Block):
     law = Kernels(output=_ankle_output, update=_ankle_update)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", tuple(biped_of(ctx).as_array()))
+        p.set("_bp", biped_vector(ctx))
         p.set("_dt", ctx.dt * max(1, round(p.ts / ctx.dt)) if p.ts > 0 else ctx.dt)
 
 

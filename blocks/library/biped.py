@@ -10,11 +10,9 @@ and ground moments on the shanks ``mz = [l, r]`` N m (counter-clockwise +; optio
 when unconnected).
 The biped's segment parameters are the diagram's ``model`` settings.
 
-Compiled forms (:class:`~blocks.core.Kernels`): the dynamics packs the biped's parameter vector
-(:meth:`models.params.BipedParams.as_array`, :data:`BIPED_LAYOUT`) and its kernel calls
-:func:`models._eom_numba.forward_dynamics_into`; the kinematics packs its geometry
-(:data:`KINEMATICS_LAYOUT`) and its kernel runs the same function as its Python callback
-(:func:`kinematics`, compiled).
+The laws (:class:`~blocks.core.Kernels`) read the biped's parameter vector
+(:meth:`models.params.BipedParams.as_array`, :data:`blocks.library.context.BIPED_LAYOUT`): the dynamics'
+kernel calls :func:`models._eom_numba.forward_dynamics_into`; the kinematics' runs :func:`kinematics`.
 """
 
 from __future__ import annotations
@@ -28,19 +26,17 @@ import numpy as np
 from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_of, data_of, dataset_of
+from blocks.library.context import BIPED_LAYOUT, biped_of, biped_vector, data_of, dataset_of
 from blocks.library.sources import initial_from_reference
 from models._eom_numba import forward_dynamics_into
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.jit import register_jitable
 
-__all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT", "KINEMATICS_LAYOUT", "kinematics"]
+__all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT", "kinematics"]
 
-#: the dynamics block's packed vector: the biped's parameters, in :meth:`BipedParams.as_array` order
-BIPED_LAYOUT = ("l0", "r0", "m0", "J0", "l1", "r1", "m1", "J1", "l2", "r2", "m2", "J2", "g", "R")
-#: the kinematics block's packed entries, derived constants (lengths and CoM distances [m], masses [kg],
-#: foot radius [m])
-KINEMATICS_LAYOUT = ("_l0", "_r0", "_l1", "_r1", "_l2", "_r2", "_m0", "_m1", "_m2", "_m_total", "_R")
+#: where the kinematics kernel reads the geometry [m], the masses [kg] and the foot radius [m] in the biped vector
+_L0, _R0, _L1, _R1, _L2, _R2, _M0, _M1, _M2, _RF = (BIPED_LAYOUT.index(k) for k in (
+    "l0", "r0", "l1", "r1", "l2", "r2", "m0", "m1", "m2", "R"))
 
 _STANDING = (0.0, 0.8735, 0.0, 0.0, 0.0, 0.0, 0.0)
 
@@ -83,8 +79,10 @@ def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt
 
 @kernel
 def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
-    kinematics(q[0], q[1], q[2], q[3], q[4], q[5], q[6], p[_L0], p[_R0], p[_L1], p[_R1], p[_L2], p[_R2], p[_M0],
-               p[_M1], p[_M2], p[_MT], p[_RF], feet, com, hip, knees, head, contact)
+    bp = seg(p, _KBP)
+    m_total = bp[_M0] + 2.0 * (bp[_M1] + bp[_M2])  # as BipedParams.total_mass
+    kinematics(q[0], q[1], q[2], q[3], q[4], q[5], q[6], bp[_L0], bp[_R0], bp[_L1], bp[_R1], bp[_L2], bp[_R2],
+               bp[_M0], bp[_M1], bp[_M2], m_total, bp[_RF], feet, com, hip, knees, head, contact)
 
 
 class FiveLinkDynamics(Block):
@@ -184,17 +182,13 @@ class BipedKinematics(Block):
                PortSpec("knees", 4, "m", "", ("x_l", "y_l", "x_r", "y_r")), PortSpec("head", 2, "m", "", ("x", "y")),
                PortSpec("contact", 4, "m", "rolling contact coordinates", ("xi_l", "eta_l", "xi_r", "eta_r")))
 
-    packed = KINEMATICS_LAYOUT
+    packed = ("_bp[]",)
     law = Kernels(output=_kinematics_output)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        b = biped_of(ctx)
-        for key, v in zip(KINEMATICS_LAYOUT, (b.trunk.length, b.trunk.com, b.thigh.length, b.thigh.com,
-                                              b.shank.length, b.shank.com, b.trunk.mass, b.thigh.mass,
-                                              b.shank.mass, b.total_mass, b.foot_radius)):
-            p.set(key, v)
+        p.set("_bp", biped_vector(ctx))
 
 
 #: where the kernels above read each packed entry (numba takes them as constants when it compiles)
 _BP = FiveLinkDynamics.packed_at("_bp")
-_L0, _R0, _L1, _R1, _L2, _R2, _M0, _M1, _M2, _MT, _RF = BipedKinematics.packed_at(*KINEMATICS_LAYOUT)
+_KBP = BipedKinematics.packed_at("_bp")

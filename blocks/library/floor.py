@@ -66,7 +66,7 @@ import math
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_of
+from blocks.library.context import biped_of, biped_vector
 from blocks.packing import state_offsets
 from models._eom_numba import foot_state_side
 from models.biped import Q_NAMES, TAU_NAMES
@@ -162,7 +162,7 @@ class Footprints(Block):
     law = Kernels(output=_footprints_output, update=_footprints_update)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", tuple(biped_of(ctx).as_array()))
+        p.set("_bp", biped_vector(ctx))
 
 
 class StanceDamping(Block):

@@ -84,7 +84,7 @@ from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
 from blocks.library import sources_kernels as sk
-from blocks.library.context import biped_of, data_of, dataset_of
+from blocks.library.context import biped_of, biped_vector, data_of, dataset_of
 from blocks.library.sources_kernels import table_row, table_value
 from models._eom_numba import foot_state_side
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
@@ -207,7 +207,7 @@ class GroundContact(Block):
     law = Kernels(output=_contact_output)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", tuple(biped_of(ctx).as_array()))
+        p.set("_bp", biped_vector(ctx))
         p.set("_m_shank", biped_of(ctx).shank.mass)
 
     def max_step(self, p: Params) -> float | None:
