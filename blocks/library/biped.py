@@ -28,12 +28,16 @@ from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
 from blocks.library.context import BIPED_LAYOUT, biped_of, biped_vector, data_of, dataset_of
 from blocks.library.sources import initial_from_reference
+from blocks.packing import state_offsets
 from models._eom_numba import forward_dynamics_into
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.jit import register_jitable
 
 __all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT", "kinematics"]
 
+#: the dynamics' continuous state: the coordinates q and their rates qd (7 each, :data:`models.biped.Q_NAMES`)
+_STATE = state_offsets((("q", 7), ("qd", 7)), {})
+_XQ, _XQD = _STATE["q"], _STATE["qd"]
 #: where the kinematics kernel reads the geometry [m], the masses [kg] and the foot radius [m] in the biped vector
 _L0, _R0, _L1, _R1, _L2, _R2, _M0, _M1, _M2, _RF = (BIPED_LAYOUT.index(k) for k in (
     "l0", "r0", "l1", "r1", "l2", "r2", "m0", "m1", "m2", "R"))
@@ -44,15 +48,15 @@ _STANDING = (0.0, 0.8735, 0.0, 0.0, 0.0, 0.0, 0.0)
 @kernel
 def _dynamics_output(t, x, z, tau, grf, mz, p, q, qd):
     for i in range(7):
-        q[i] = x[i]
-        qd[i] = x[7 + i]
+        q[i] = x[_XQ + i]
+        qd[i] = x[_XQD + i]
 
 
 @kernel
 def _dynamics_derivative(t, x, z, tau, grf, mz, p, dx):
     for i in range(7):
-        dx[i] = x[7 + i]
-    forward_dynamics_into(seg(p, _BP), x[0:7], x[7:14], tau, grf, mz, dx[7:14])
+        dx[_XQ + i] = x[_XQD + i]
+    forward_dynamics_into(seg(p, _BP), x[_XQ:_XQ + 7], x[_XQD:_XQD + 7], tau, grf, mz, dx[_XQD:_XQD + 7])
 
 
 @register_jitable
@@ -138,7 +142,7 @@ class FiveLinkDynamics(Block):
     outputs = (PortSpec("q", 7, "m, rad", "generalised coordinates", Q_NAMES),
                PortSpec("qd", 7, "m/s, rad/s", "generalised velocities", Q_NAMES))
     feedthrough = "none"
-    n_states = 14
+    n_states = _STATE["size"]
     state_names = tuple(Q_NAMES) + tuple(f"{n}_dot" for n in Q_NAMES)
     law = Kernels(output=_dynamics_output, derivative=_dynamics_derivative)
 
