@@ -99,7 +99,7 @@ class SolvedCycle:
                       _table=self.table())
         p = SolvedGait("state_at").pack(Params(values))
         out = [np.zeros(k) for k in (4, 4, 4, 2, 7, 7, 1)]
-        pure(solved_law)(t_data, np.zeros(7), np.zeros(7), np.zeros(2), p, *out)
+        pure(solved_law)(t_data, np.zeros(0), np.zeros(0), np.zeros(7), np.zeros(7), np.zeros(2), p, *out)
         return out[4], out[5]
 
 
@@ -139,9 +139,10 @@ def load_solved_cycle(path: str | Path, params: BipedParams, cycle: int = 0) -> 
 
 
 @kernel
-def solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):
+def solved_law(t, x, z, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):
     """The module docstring's outputs at time ``t`` for state ``q``, ``qd`` and the packed vector ``p`` of a
-    :class:`SolvedGait` (the table: ``n`` rows of :data:`ROW_FIELDS`)."""
+    :class:`SolvedGait` (the table: ``n`` rows of :data:`ROW_FIELDS`); the block's output kernel (it has no
+    state: ``x``, ``z`` are not read)."""
     n = int(p[_N])
     if n == 0:
         for j in range(4):
@@ -213,11 +214,6 @@ def solved_cycle_of(ctx: CompileContext, p: Params) -> SolvedCycle:
     return loaded
 
 
-@kernel
-def _solved_output(t, x, z, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):
-    solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk)
-
-
 class SolvedGait(Block):
     """The solved periodic gait by phase: feedforward torques and ground moments, and a PD around it.
 
@@ -270,7 +266,7 @@ class SolvedGait(Block):
 
     packed = ("_n", "_period", "_shift", "_stride", "gain", "kp_hip", "kd_hip", "kp_knee", "kd_knee", "kp_trunk",
               "kd_trunk", "_table[]")
-    law = Kernels(output=_solved_output)
+    law = Kernels(output=solved_law)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         cycle = solved_cycle_of(ctx, p) if p.source != "off" else None
