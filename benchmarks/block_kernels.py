@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.runs import RunSpec, build, default_diagram_path
-from blocks.kernels import live_slices
+from blocks.law_check import live_slices
 
 
 def _compiled_loop(fn: Any, n_args: int) -> Any:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -30,7 +30,10 @@ from blocks.codegen import generate, missing_kernels
 from blocks.compile import CompiledModel
 from blocks.core import BlockError, Params
 
-__all__ = ["CompiledEngine", "NOTIFY", "cache_dir", "compile_estimate_s", "load_step"]
+if TYPE_CHECKING:
+    from blocks.recorder import Recorder
+
+__all__ = ["CompiledEngine", "Host", "NOTIFY", "cache_dir", "choose_engine", "compile_estimate_s", "load_step"]
 
 #: called with one line of text before a first-ever compile (the CLI's stderr line; the GUI may replace it)
 NOTIFY: list[Callable[[str], None]] = [lambda msg: print(msg, file=sys.stderr, flush=True)]
@@ -71,6 +74,29 @@ def load_step(model: CompiledModel) -> tuple[ModuleType, Path]:
     spec.loader.exec_module(mod)
     _MODULES[key] = mod
     return mod, path
+
+
+class Host(Protocol):
+    """What an engine (this one, or :class:`blocks.python_step.PythonEngine`) reads and calls of the run
+    it advances (:class:`blocks.runner.Runner` is one): the tick, the recorder, and the run's handling of
+    parameter changes, mode switches and non-finite values, so both engines share it."""
+
+    tick: int
+    rhs_calls: int
+    recorder: Recorder
+
+    @property
+    def time(self) -> float: ...
+
+    def apply_changes(self) -> tuple[str, ...]:
+        """Apply the queued parameter changes and have the engine re-pack those blocks (:meth:`repack`)."""
+
+    def log_modes(self, t: float, name: str, modes: tuple[str, ...], labels: Any, old: list[float],
+                  new: list[float]) -> None: ...
+
+    def raise_nonfinite(self, t: float) -> None: ...
+
+    def raise_nonfinite_state(self, t: float) -> None: ...
 
 
 class CompiledEngine:
@@ -134,6 +160,14 @@ class CompiledEngine:
         else:
             self.P[j] = new
 
+    def raise_flag(self) -> None:
+        """Stop the running chunk after its tick: a live parameter change is queued (any thread)."""
+        self.FLAG[0] = 1
+
+    def packed(self, name: str) -> np.ndarray:
+        """Block ``name``'s packed vector as copy 0 reads it (a view)."""
+        return self.P[self._index[name]][0]
+
     def warm(self, parallel: bool = False) -> None:
         """Compile (first time ever: announced) or load the step now, so no run's wall time includes it."""
         self.advance(0, 0, np.zeros((self.n, 1, 0)), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.intp), 1,
@@ -165,7 +199,7 @@ class CompiledEngine:
             marker.write_text(f"{self.first_compile_s:.2f}\n", encoding="utf-8")
 
     def events(self, i: int) -> list[dict[str, Any]]:
-        """Copy ``i``'s mode switches from ``EV`` (as :meth:`blocks.runner.Runner._log_modes` logs them)."""
+        """Copy ``i``'s mode switches from ``EV`` (as :meth:`blocks.runner.Runner.log_modes` logs them)."""
         m = self.model
         owner = {}
         for b in m.blocks:
@@ -184,8 +218,51 @@ class CompiledEngine:
         stored, full = self.shared_bytes()
         return {"copies": self.n, "source": str(self.path), "param_bytes": stored, "param_bytes_unshared": full}
 
+    # ------------------------------------------------------- one run (copy 0) driven for a Host
+    def run_ticks(self, host: Host, n: int) -> None:
+        """Advance copy 0 by ``n`` ticks for ``host``: apply its queued parameter changes, log mode
+        switches and name non-finite values exactly as the Python step does."""
+        rec = host.recorder
+        remaining = int(n)
+        while remaining > 0:
+            k = host.tick
+            self.FLAG[0] = 0
+            host.apply_changes()  # the run re-packs the blocks it changes (repack)
+            room = rec.writable(k, k + remaining - 1)  # all of them, unless the log is streamed in chunks
+            self.advance(k, room, rec.data[None], rec.ticks, rec.index, rec.every, row0=rec.row0)
+            done, reason = int(self.DONE[0]), int(self.REASON[0])
+            rec.recorded(k, k + done - 1)
+            host.tick = k + done
+            host.rhs_calls += 4 * done if self.X.shape[1] else 0
+            remaining -= done
+            if reason in (1, 5):
+                self._log_modes(host, host.tick - 1)
+            if reason == 2:
+                host.raise_nonfinite(host.time)
+            if reason in (3, 5):
+                host.raise_nonfinite_state(host.time)
 
-# ----------------------------------------------------------------- the single run (Runner glue)
+    def outputs_now(self, host: Host) -> None:
+        """The major output pass at ``host``'s tick (its last row, :meth:`blocks.runner.Runner.results`)."""
+        rec = host.recorder
+        self.advance(host.tick, 0, rec.data[None], rec.ticks, rec.index, rec.every, final=1, row0=rec.row0)
+        if int(self.REASON[0]) == 2:
+            host.raise_nonfinite(host.time)
+
+    def _log_modes(self, host: Host, k: int) -> None:
+        m = self.model
+        t = m.ctx.t0 + k * m.ctx.dt
+        for b in m.blocks:
+            every = m.ticks[b.name]
+            if b.modes and b.discrete and (every == 1 or k % every == 0):
+                zo, _ = m.z_slot[b.name]
+                nm = len(b.modes)
+                old, new = self.ZOLD[0, zo: zo + nm].tolist(), self.Z[0, zo: zo + nm].tolist()
+                if old != new:
+                    host.log_modes(t, b.name, b.modes, b.mode_labels, old, new)
+
+
+# ----------------------------------------------------------------- choosing the engine
 def choose_engine(model: CompiledModel, engine: str | None) -> str:
     """``"compiled"`` or ``"python"``: ``None`` picks compiled when every block has kernels and the
     solver is RK4 (``$GAITBLOCKS_ENGINE=python`` makes python the default instead, e.g. on a machine
@@ -207,64 +284,3 @@ def choose_engine(model: CompiledModel, engine: str | None) -> str:
             raise BlockError(f"engine 'compiled' runs RK4; this diagram's solver is {model.diagram.solver.method!r}")
         return "compiled"
     return "compiled" if not missing and rk4 else "python"
-
-
-def runner_advance(runner: Any, n: int) -> None:
-    """Advance ``runner`` (a :class:`blocks.runner.Runner` on the compiled engine) by ``n`` ticks,
-    applying queued parameter changes, logging mode events and naming non-finite values exactly as
-    its Python step does."""
-    from blocks.core import SimulationError
-
-    eng: CompiledEngine = runner._engine
-    rec = runner.recorder
-    remaining = int(n)
-    while remaining > 0:
-        if runner.error is not None:
-            raise SimulationError(f"the run has failed ({runner.error}); restore a snapshot or reset()")
-        k = runner.tick
-        eng.FLAG[0] = 0
-        if runner.registry.pending:
-            changes = runner.registry.apply(runner.time)
-            for name in dict.fromkeys(c.name.split(".")[0] for c in changes):
-                eng.repack(name, [runner.params[name]])
-        room = rec.writable(k, k + remaining - 1)  # all of them, unless the log is streamed in chunks
-        eng.advance(k, room, rec.data[None], rec.ticks, rec.index, rec.every, row0=rec.row0)
-        done, reason = int(eng.DONE[0]), int(eng.REASON[0])
-        rec.recorded(k, k + done - 1)
-        runner.tick = k + done
-        runner.rhs_calls += 4 * done if eng.X.shape[1] else 0
-        remaining -= done
-        try:
-            if reason in (1, 5):
-                _log_modes(runner, runner.tick - 1)
-            if reason == 2:
-                runner._raise_nonfinite(runner.time)
-            if reason in (3, 5):
-                runner._raise_nonfinite_state(runner.time)
-        except SimulationError as exc:
-            runner.status, runner.message, runner.error = "failed", str(exc), exc
-            raise
-        runner.status = "running"
-
-
-def runner_outputs(runner: Any) -> None:
-    """The major output pass at the runner's tick (its last row, :meth:`Runner.results`)."""
-    eng: CompiledEngine = runner._engine
-    rec = runner.recorder
-    eng.advance(runner.tick, 0, rec.data[None], rec.ticks, rec.index, rec.every, final=1, row0=rec.row0)
-    if int(eng.REASON[0]) == 2:
-        runner._raise_nonfinite(runner.time)
-
-
-def _log_modes(runner: Any, k: int) -> None:
-    m = runner.model
-    eng: CompiledEngine = runner._engine
-    t = m.ctx.t0 + k * m.ctx.dt
-    for b in m.blocks:
-        every = m.ticks[b.name]
-        if b.modes and b.discrete and (every == 1 or k % every == 0):
-            zo, _ = m.z_slot[b.name]
-            nm = len(b.modes)
-            old, new = eng.ZOLD[0, zo: zo + nm].tolist(), eng.Z[0, zo: zo + nm].tolist()
-            if old != new:
-                runner._log_modes(t, b.name, b.modes, b.mode_labels, old, new)

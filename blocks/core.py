@@ -25,9 +25,10 @@ construction::
 namespace (parameter values plus constants computed by :meth:`Block.derive`). The
 contract is checked when the class is defined; unknown keyword arguments raise.
 
-One law per block: a block that defines :meth:`Block.kernels` (and ``packed``, its packed vector's
-entries) writes no callbacks; the defaults above run its kernels as plain Python
-(:mod:`blocks.kernels`), as the Python engine does, and the compiled engine runs them compiled.
+One law per block: a block that declares its kernels (``law = Kernels(output=..., ...)``, or a
+:meth:`Block.kernels` of its own) and ``packed`` (its packed vector's entries) writes no callbacks;
+the defaults above run its kernels as plain Python (:mod:`blocks.kernels`), as the Python engine
+does, and the compiled engine runs them compiled.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -47,6 +48,7 @@ from blocks.spec import (
     AlgebraicLoopError,
     BlockError,
     DiagramError,
+    Kernels,
     ParameterValueError,
     Params,
     ParamSpec,
@@ -107,27 +109,6 @@ class Probe:
     z_next: np.ndarray
 
 
-class Kernels(NamedTuple):
-    """A block's law: ``@kernel`` functions (:mod:`blocks.kernels`), compiled by the compiled engine
-    and run as plain Python (their ``py_func``) by the Python engine and :meth:`Block.probe`.
-
-    Each takes the block's ports as separate 1-D float64 arrays, in declaration order, and its
-    packed parameters ``p`` (:meth:`Block.pack`, laid out by :class:`blocks.packing.Layout`)::
-
-        output(t, x, z, u_0, ..., u_{m-1}, p, y_0, ..., y_{k-1})
-        derivative(t, x, z, u_0, ..., u_{m-1}, p, dx)
-        update(t, x, z, u_0, ..., u_{m-1}, p, znext)
-
-    A kernel the block does not need is ``None``. The compiled engine emits one step function
-    that calls them in the compiled schedule; a copy of the diagram is one row of its arrays,
-    so one run and a batch of N runs are the same code.
-    """
-
-    output: Any = None
-    derivative: Any = None
-    update: Any = None
-
-
 BLOCK_TYPES: dict[str, type[Block]] = {}
 """Every block type by name: a :class:`Block` subclass registers itself when it is defined."""
 
@@ -175,6 +156,7 @@ class Block:
     vectorisable: ClassVar[bool] = False
     packed: ClassVar[tuple[str, ...]] = ()
     layout: ClassVar[Layout | None] = None
+    law: ClassVar[Kernels | None] = None
 
     name: str
     values: Mapping[str, Any]
@@ -229,15 +211,20 @@ class Block:
         """Compute constants from parameters into ``p`` (called at compile and after changes)."""
 
     def kernels(self) -> Kernels | None:
-        """The block's law (:class:`Kernels`), or None: the block then defines Python callbacks, and the
-        compiled engine refuses the diagram and names this block."""
-        return None
+        """The block's law (:class:`Kernels`): the class's ``law`` (override for one that depends on the
+        instance), or None: the block then defines Python callbacks, and the compiled engine refuses the
+        diagram and names this block."""
+        return self.law
+
+    @classmethod
+    def has_kernels(cls) -> bool:
+        """Whether the class declares its law as kernels (``law``, or its own :meth:`kernels`)."""
+        return cls.law is not None or cls.kernels is not Block.kernels
 
     @classmethod
     def law_is_kernel(cls) -> bool:
         """Whether the kernels are the block's only law (it defines no Python callback of its own)."""
-        return cls.kernels is not Block.kernels and not any(getattr(cls, m) is not getattr(Block, m)
-                                                            for m in _CALLBACK_ARGS)
+        return cls.has_kernels() and not any(getattr(cls, m) is not getattr(Block, m) for m in _CALLBACK_ARGS)
 
     @classmethod
     def packed_at(cls, *names: str) -> Any:
@@ -286,7 +273,10 @@ class Block:
         """The kernels as plain Python, bound to ``p``'s packed vector (the Python engine's calls)."""
         from blocks.kernels import PythonLaw
 
-        return PythonLaw(self, p)
+        k = self.kernels()
+        if k is None:
+            raise TypeError(f"block '{self.name}' ({self.type_name}) has no kernels")
+        return PythonLaw(k, self.pack, p)
 
     # ------------------------------------------------------------------- queries
     def _size(self, size: int | str) -> int:
@@ -407,7 +397,9 @@ def _contract_problems(cls: type[Block]) -> list[str]:
         if isinstance(size, str) and size not in int_params:
             problems.append(f"{attr} {size!r} does not name an int parameter")
     overrides = {m: getattr(cls, m) is not getattr(Block, m) for m in _CALLBACK_ARGS}
-    if cls.kernels is not Block.kernels:  # the kernels are the law (checked when compiled)
+    if cls.law is not None and not isinstance(cls.law, Kernels):
+        problems.append("law must be a Kernels(output=..., derivative=..., update=...)")
+    if cls.has_kernels():  # the kernels are the law (checked when compiled)
         overrides = dict.fromkeys(overrides, True)
     if cls.n_states != 0 and not overrides["derivative"]:
         problems.append("a block with continuous states must define derivative()")

@@ -15,18 +15,15 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from blocks.core import Block, Kernels, Params, Probe
-    from blocks.runner import Runner
+from blocks.spec import Kernels, Params
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["IMPORTED", "PythonLaw", "kernel", "kernel_mismatch", "live_slices", "probe_kernels", "pure", "pure_kernels",
-           "seg"]
+__all__ = ["IMPORTED", "PythonLaw", "kernel", "pure", "pure_kernels", "seg"]
 
 
 #: ``{source file: (mtime_ns, size)}`` of every module that defined a kernel, as it was when imported
@@ -104,35 +101,30 @@ def _pure_globals(g: dict[str, Any]) -> dict[str, Any]:
     return new
 
 
-def pure_kernels(block: Block) -> Kernels:
-    """``block.kernels()`` with every function in its plain-Python form (:func:`pure`)."""
-    from blocks.core import Kernels
-
-    k = block.kernels()
-    if k is None:
-        raise TypeError(f"block '{block.name}' ({block.type_name}) has no kernels")
+def pure_kernels(k: Kernels) -> Kernels:
+    """A block's kernels ``k`` with every function in its plain-Python form (:func:`pure`)."""
     return Kernels(*(None if f is None else pure(f) for f in k))
 
 
 class PythonLaw:
-    """A block's pure kernels bound to its packed vector, called as the engine calls callbacks::
+    """A block's kernels ``k``, as plain Python, bound to its packed vector ``pack(p)``
+    (:meth:`blocks.core.Block.pack`) and called as the engine calls callbacks::
 
-        output(t, x, z, u, p, y)  ->  kernels.output(t, x, z, *u, packed, *y)
+        output(t, x, z, u, p, y)  ->  k.output(t, x, z, *u, packed, *y)
 
-    (``p``, the :class:`~blocks.core.Params`, is not read: the packed vector stands for it; call
+    (``p``, the :class:`~blocks.spec.Params`, is not read: the packed vector stands for it; call
     :meth:`repack` after a parameter change)."""
 
-    __slots__ = ("block", "packed", "_out", "_der", "_upd")
+    __slots__ = ("pack", "packed", "_out", "_der", "_upd")
 
-    def __init__(self, block: Block, p: Params) -> None:
-        k = pure_kernels(block)
-        self.block = block
-        self._out, self._der, self._upd = k.output, k.derivative, k.update
+    def __init__(self, k: Kernels, pack: Callable[[Params], np.ndarray], p: Params) -> None:
+        self._out, self._der, self._upd = pure_kernels(k)
+        self.pack = pack
         self.packed = np.zeros(0)
         self.repack(p)
 
     def repack(self, p: Params) -> None:
-        self.packed = np.ascontiguousarray(self.block.pack(p), dtype=np.float64).reshape(-1)
+        self.packed = np.ascontiguousarray(self.pack(p), dtype=np.float64).reshape(-1)
 
     def output(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
                y: tuple[np.ndarray, ...]) -> None:
@@ -146,66 +138,3 @@ class PythonLaw:
     def update(self, t: float, x: np.ndarray, z: np.ndarray, u: tuple[np.ndarray, ...], p: Params,
                znext: np.ndarray) -> None:
         self._upd(t, x, z, *u, self.packed, znext)
-
-
-def probe_kernels(block: Block, p: Params, t: float, u: tuple[np.ndarray, ...], x: np.ndarray,
-                  z: np.ndarray) -> Probe:
-    """Outputs, derivative and next discrete state from ``block.kernels()`` *compiled* (which must not be
-    None); :meth:`blocks.core.Block.probe` runs the same kernels as plain Python."""
-    from blocks.core import Probe
-
-    k = block.kernels()
-    if k is None:
-        raise TypeError(f"block '{block.name}' ({block.type_name}) has no compiled form")
-    packed = np.ascontiguousarray(block.pack(p), dtype=np.float64)
-    ins, outs = block.port_specs()
-    ua = tuple(np.array(a, dtype=np.float64).reshape(int(s.size)) for s, a in zip(ins, u))
-    xa, za = np.array(x, dtype=np.float64), np.array(z, dtype=np.float64)
-    y = tuple(np.zeros(int(s.size)) for s in outs)
-    if k.output is not None and y:
-        k.output(float(t), xa, za, *ua, packed, *y)
-    dx = np.zeros(block.state_size())
-    if k.derivative is not None and dx.size:
-        k.derivative(float(t), xa, za, *ua, packed, dx)
-    zn = za.copy()
-    if k.update is not None and block.discrete and zn.size:
-        k.update(float(t), xa, za, *ua, packed, zn)
-    return Probe({s.name: arr for s, arr in zip(outs, y)}, dx, zn)
-
-
-def _scaled(a: np.ndarray, b: np.ndarray) -> float:
-    if a.size == 0:
-        return 0.0
-    return float(np.max(np.abs(a - b)) / (1.0 + np.max(np.abs(a))))
-
-
-def live_slices(runner: Runner, b: Block) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:
-    """Copies of block ``b``'s inputs, continuous and discrete states at ``runner``'s current tick."""
-    m, n = runner.model, b.name
-    u = tuple(runner.sig[o: o + s].copy() for o, s in (m.in_slot[f"{n}.{spec.name}"] for spec in m.inputs[n]))
-    xo, xs = m.x_slot[n]
-    zo, zs = m.z_slot[n]
-    return u, runner.x[xo: xo + xs].copy(), runner.z[zo: zo + zs].copy()
-
-
-def kernel_mismatch(runner: Runner) -> dict[str, float]:
-    """For every block of ``runner``'s model that has kernels: the scaled largest difference between
-    its law run as Python (:meth:`blocks.core.Block.probe`) and compiled, at the runner's current tick::
-
-        err = max |a - b| / (1 + max |a|)       over outputs, derivative and next discrete state
-    """
-    m = runner.model
-    t = runner.time
-    out: dict[str, float] = {}
-    for b in m.blocks:
-        if b.kernels() is None:
-            continue
-        n = b.name
-        u, x, z = live_slices(runner, b)
-        p = runner.params[n]
-        ref = b.probe(t, {s.name: a for s, a in zip(m.inputs[n], u)}, x=x, z=z, ctx=m.ctx, p=p)
-        got = probe_kernels(b, p, t, u, x, z)
-        errs = [_scaled(ref.y[k], got.y[k]) for k in ref.y]
-        errs += [_scaled(ref.dx, got.dx), _scaled(ref.z_next, got.z_next)]
-        out[n] = max(errs)
-    return out

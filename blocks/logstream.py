@@ -26,17 +26,14 @@ import shutil
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from blocks.recorder import Recorder
+from blocks.recorder import CHUNK_ROWS, CSV_ROWS, Recorder, csv_header, json_default
 
 __all__ = ["LogStream", "CHUNK_ROWS"]
 
-#: rows held in memory between writes (about 4.4 MB for the walking diagram's 135 columns)
-CHUNK_ROWS = 4096
 _COPY_BYTES = 1 << 20
 
 
@@ -91,8 +88,6 @@ class LogStream:
         self.stage.mkdir(parents=True, exist_ok=True)
         self._files = {n: (self.stage / f"{i}.f8").open("wb") for i, n in enumerate(["t", *self.names])}
         if self.csv:
-            from blocks.recorder import csv_header
-
             self._csv_fh = (self.stage / "results.csv").open("wb")
             self._csv_fh.write(csv_header(self.names, self.labels, self.units, self.columns))
 
@@ -107,8 +102,6 @@ class LogStream:
             self._files[name].write(np.ascontiguousarray(rows[:, self.columns[name]]).tobytes())
         if self._csv_fh is not None:
             from blocks.csv_text import write_rows
-            from blocks.recorder import CSV_ROWS
-
             write_rows(self._csv_fh, (np.hstack([t[s: s + CSV_ROWS, None], rows[s: s + CSV_ROWS]])
                                       for s in range(0, n, CSV_ROWS)))
         # the kept rows (their times even when no signal is kept: the summary reads the run's end there)
@@ -169,9 +162,7 @@ class LogStream:
                     shutil.copyfileobj(raw, member, _COPY_BYTES)
         tmp.replace(npz)
         info = dict(info, signals={n: {"labels": list(self.labels[n]), "unit": self.units[n]} for n in self.names})
-        from blocks.recorder import _json_default
-
-        npz.with_suffix(".json").write_text(json.dumps(info, indent=2, default=_json_default) + "\n",
+        npz.with_suffix(".json").write_text(json.dumps(info, indent=2, default=json_default) + "\n",
                                             encoding="utf-8")
         if self.csv:
             (self.stage / "results.csv").replace(self.folder / "results.csv")

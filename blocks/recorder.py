@@ -26,7 +26,7 @@ import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -36,14 +36,26 @@ from blocks.units import signal_units
 
 if TYPE_CHECKING:
     from blocks.compile import CompiledModel
-    from blocks.logstream import LogStream
 
-__all__ = ["Recorder", "Results", "CSV_ROWS"]
+__all__ = ["CHUNK_ROWS", "CSV_ROWS", "Recorder", "Results", "Sink"]
+
+#: rows a streamed log holds in memory between writes (about 4.4 MB for the walking diagram's 135 columns)
+CHUNK_ROWS = 4096
 
 #: rows formatted at a time by :meth:`Results.save_csv` (about 1 MB of table for the walking diagram)
 CSV_ROWS = 1000
 #: rows a :class:`Recorder` allocates when made, at most (70 MB for the walking diagram's 135 columns)
 PREALLOCATE = 65_536
+
+
+class Sink(Protocol):
+    """Where a streamed log goes (:class:`blocks.logstream.LogStream` is one)."""
+
+    def open(self, rec: Recorder) -> None: ...
+
+    def write(self, rows: np.ndarray, ticks: np.ndarray) -> None: ...
+
+    def kept(self) -> tuple[np.ndarray, dict[str, np.ndarray]]: ...
 
 
 class Recorder:
@@ -79,14 +91,12 @@ class Recorder:
         self.ticks = np.zeros(self.data.shape[0], dtype=np.int64)  # the tick each row holds
         self.length = 0  # rows in the buffer
         self.row0 = 0  # the log's row that buffer row 0 holds (> 0 only when streamed)
-        self.sink: LogStream | None = None
+        self.sink: Sink | None = None
         self._lent = 0  # rows [0, _lent) are viewed by a Results (share): copy before writing there
 
-    def stream_to(self, sink: LogStream, chunk_rows: int | None = None) -> None:
+    def stream_to(self, sink: Sink, chunk_rows: int | None = None) -> None:
         """Stream the log to ``sink`` in chunks of ``chunk_rows`` rows (default
-        :data:`blocks.logstream.CHUNK_ROWS`), from the first row on (module docstring)."""
-        from blocks.logstream import CHUNK_ROWS
-
+        :data:`CHUNK_ROWS`), from the first row on (module docstring)."""
         if self.length or self.row0:
             raise ValueError("a log can be streamed only from its first row")
         self.sink = sink
@@ -291,7 +301,7 @@ class Results:
         arrays: dict[str, Any] = {"t": self.t, **self.signals}
         (np.savez_compressed if compress else np.savez)(path, **arrays)
         side = path.with_suffix(".json")
-        side.write_text(json.dumps(self.info(), indent=2, default=_json_default) + "\n", encoding="utf-8")
+        side.write_text(json.dumps(self.info(), indent=2, default=json_default) + "\n", encoding="utf-8")
         return path, side
 
     @classmethod
@@ -351,7 +361,8 @@ def _column_units(unit: str, n: int) -> list[str]:
     return [" or ".join(parts)] * n
 
 
-def _json_default(obj: Any) -> Any:
+def json_default(obj: Any) -> Any:
+    """``json.dumps``' fallback: arrays as lists, numpy scalars as numbers, anything else as its text."""
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     if isinstance(obj, (np.floating, np.integer)):

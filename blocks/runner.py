@@ -16,6 +16,12 @@ One step from tick ``k`` (``t = t0 + k dt``) to ``k + 1``:
    where stages 2-4 re-evaluate only the "minor" blocks (see :mod:`blocks.compile`);
 6. non-finite check of the new state.
 
+The tick is the engine's: :class:`blocks.python_step.PythonEngine` (every law as plain Python) or
+:class:`blocks.compiled.CompiledEngine` (the generated step, chunks of ticks per call). Both drive the
+run through its public interface (:class:`blocks.compiled.Host`: :meth:`Runner.apply_changes`,
+:meth:`Runner.log_modes`, :meth:`Runner.raise_nonfinite`, :meth:`Runner.raise_nonfinite_state`, the
+tick and the recorder); the runner keeps the parameters, the registry, the events and the failure.
+
 Time is always ``t0 + k*dt`` (never accumulated), every call order is fixed and all
 buffers are preallocated, so stepping one tick at a time or many in one call gives
 bit-identical results. :meth:`Runner.step` is the generator; :meth:`Runner.advance`,
@@ -24,11 +30,10 @@ bit-identical results. :meth:`Runner.step` is the generator; :meth:`Runner.advan
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +41,10 @@ from blocks.compile import CompiledModel
 from blocks.core import Params, SimulationError
 from blocks.recorder import Recorder, Results
 from blocks.registry import ParameterRegistry
+
+if TYPE_CHECKING:
+    from blocks.compiled import CompiledEngine
+    from blocks.python_step import PythonEngine
 
 __all__ = ["Runner", "Snapshot", "StopCheck"]
 
@@ -78,8 +87,6 @@ class Runner:
 
     def __init__(self, model: CompiledModel, logged: Sequence[str] | None = None, capacity: int = 1024,
                  record_every: int = 1, engine: str | None = None) -> None:
-        from blocks.compiled import CompiledEngine, choose_engine
-
         self.model = model
         ctx = model.ctx
         self.dt, self.t0 = ctx.dt, ctx.t0
@@ -91,25 +98,22 @@ class Runner:
         self.message = ""
         self.error: SimulationError | None = None
         self.params: dict[str, Params] = {n: p.copy() for n, p in model.params.items()}
+        from blocks.compiled import CompiledEngine, choose_engine  # numba only for a compiled run
+        from blocks.python_step import PythonEngine
+
         self.engine = choose_engine(model, engine)
-        self._engine = CompiledEngine(model, [self.params]) if self.engine == "compiled" else None
-        if self._engine is not None:  # the compiled step's buffers (copy 0), shared with the Python path
-            e = self._engine
-            e.warm()
-            self.sig, self.x, self.z, self.zn = e.SIG[0], e.X[0], e.Z[0], e.ZN[0]
-        else:
-            self.sig, self.x, self.z, self.zn = (np.zeros(model.n_signals), model.x0.copy(), model.z0.copy(),
-                                                 model.z0.copy())
-        self.xw = model.x0.copy()
-        self.K = np.zeros((4, self.x.size))
-        self._tmp, self._tmp2 = np.zeros(self.x.size), np.zeros(self.x.size)
-        self._w = np.array([1.0, 2.0, 2.0, 1.0]) * (self.dt / 6.0)
+        self._engine: CompiledEngine | PythonEngine
         self.registry = ParameterRegistry(model, self.params)
-        if self._engine is not None:
-            self.registry.listeners.append(self._raise_flag)
+        if self.engine == "compiled":
+            e = self._engine = CompiledEngine(model, [self.params])
+            e.warm()
+            self.sig, self.x, self.z = e.SIG[0], e.X[0], e.Z[0]  # copy 0 of the compiled step's buffers
+            self.registry.listeners.append(e.raise_flag)  # a live change stops the chunk after its tick
+        else:
+            self._engine = PythonEngine(model, self.params)
+            self.sig, self.x, self.z = self._engine.sig, self._engine.x, self._engine.z
         self.recorder = Recorder(model, list(logged or model.diagram.logged), capacity, record_every)
         self.events: list[dict[str, Any]] = []
-        self._build_calls()
         self._initial = self.snapshot()
 
     def coarse_step_warning(self) -> str | None:
@@ -121,144 +125,44 @@ class Runner:
         return (f"the solver step dt = {self.dt:g} s is above the stable step of block '{name}' "
                 f"(about {h * 1e3:.1f} ms with RK4): expect a blow-up; use dt = {h / 2:.2g} s or smaller")
 
-    # ------------------------------------------------------------------ plumbing
-    def _views(self, buf: np.ndarray, slot: tuple[int, int]) -> np.ndarray:
-        return buf[slot[0]: slot[0] + slot[1]]
-
-    def _build_calls(self) -> None:
-        m = self.model
-        sig = self.sig
-        self._major, self._minor, self._updates, self._modes = [], [], [], []
-        self._derivs: list[list[tuple[Any, ...]]] = [[], [], [], []]
-        self._laws: dict[str, Any] = {}  # blocks whose law is their kernels: them, as Python (PythonLaw)
-        for b in m.blocks:
-            n = b.name
-            law: Any = b
-            if b.law_is_kernel():
-                law = self._laws[n] = b.python_law(self.params[n])
-            u = tuple(self._views(sig, m.in_slot[f"{n}.{s.name}"]) for s in m.inputs[n])
-            y = tuple(self._views(sig, m.out_slot[f"{n}.{s.name}"]) for s in m.outputs[n])
-            x, xw = self._views(self.x, m.x_slot[n]), self._views(self.xw, m.x_slot[n])
-            z, zn = self._views(self.z, m.z_slot[n]), self._views(self.zn, m.z_slot[n])
-            p = self.params[n]
-            every = m.ticks[n]
-            if y:
-                self._major.append((law.output, x, z, u, p, y, every, n))
-                if n in m.minor:
-                    self._minor.append((law.output, xw, z, u, p, y))
-            if b.discrete and z.size:
-                self._updates.append((law.update, x, z, u, p, zn, every, n))
-                if b.modes:
-                    k = len(b.modes)
-                    self._modes.append((n, b.modes, b.mode_labels, z[:k], zn[:k], every))
-            if x.size:
-                for s in range(4):
-                    self._derivs[s].append((law.derivative, x if s == 0 else xw, z, u, p,
-                                            self._views(self.K[s], m.x_slot[n])))
-
     @property
     def time(self) -> float:
         """Simulation time of the current tick [s]."""
         return self.t0 + self.tick * self.dt
 
-    def _raise_flag(self) -> None:
-        if self._engine is not None:
-            self._engine.FLAG[0] = 1
+    def record_current(self) -> None:
+        """Evaluate and record the current tick's outputs (a view then shows the state at :attr:`time`; the
+        tick's own step records the same row again). A failure is raised, not kept."""
+        self._engine.outputs_now(self)
+        self.recorder.record(self.tick, self.sig)
 
-    # ---------------------------------------------------------------- the step
-    def _outputs(self, t: float, k: int) -> None:
-        if self._engine is not None:
-            from blocks.compiled import runner_outputs
+    def packed(self, name: str) -> np.ndarray:
+        """Block ``name``'s packed vector as the running engine reads it (a copy; empty for a block with
+        Python callbacks)."""
+        return np.array(self._engine.packed(name))
 
-            runner_outputs(self)
-            return
-        c: tuple[Any, ...] = ()
-        try:
-            for c in self._major:
-                if c[6] == 1 or k % c[6] == 0:
-                    c[0](t, c[1], c[2], c[3], c[4], c[5])
-        except (ArithmeticError, ValueError, IndexError) as exc:
-            raise SimulationError(f"block '{c[7]}' failed at t = {t:.6g} s: {exc}", block=c[7], t=t) from exc
-        if not math.isfinite(float(np.add.reduce(self.sig))):
-            self._raise_nonfinite(t)
+    # ------------------------------------- what an engine calls back (blocks.compiled.Host)
+    def apply_changes(self) -> tuple[str, ...]:
+        """Apply the queued parameter changes now (at :attr:`time`); the names of the blocks changed
+        (the engine re-packs them)."""
+        if not self.registry.pending:
+            return ()
+        names = tuple(dict.fromkeys(c.name.split(".")[0] for c in self.registry.apply(self.time)))
+        for name in names:
+            self._engine.repack(name, [self.params[name]])
+        return names
 
-    def _step_once(self) -> None:
-        k = self.tick
-        t = self.t0 + k * self.dt
-        if self.registry.pending:
-            for name in dict.fromkeys(c.name.split(".")[0] for c in self.registry.apply(t)):
-                if name in self._laws:
-                    self._laws[name].repack(self.params[name])
-        self._outputs(t, k)
-        self.recorder.record(k, self.sig)
-        if self._updates:
-            for f, x, z, u, p, zn, every, _ in self._updates:
-                if every == 1 or k % every == 0:
-                    f(t, x, z, u, p, zn)
-            for name, modes, labels, zm, znm, every in self._modes:
-                if every == 1 or k % every == 0:
-                    old, new = zm.tolist(), znm.tolist()
-                    if old != new:
-                        self._log_modes(t, name, modes, labels, old, new)
-            for _, _, z, _, _, zn, every, _ in self._updates:
-                if every == 1 or k % every == 0:
-                    z[:] = zn
-        if self.x.size:
-            if self.method == "rk4":
-                self._rk4(t)
-            else:
-                self._solve_ivp(t)
-            if not math.isfinite(float(np.add.reduce(self.x))):
-                self.tick = k + 1
-                self._raise_nonfinite_state(t + self.dt)
-        self.tick = k + 1
-
-    def _rk4(self, t: float) -> None:
-        h = self.dt
-        K, x, xw, tmp = self.K, self.x, self.xw, self._tmp
-        for f, xs, z, u, p, dx in self._derivs[0]:
-            f(t, xs, z, u, p, dx)
-        for s, (c, ts) in enumerate(((0.5 * h, t + 0.5 * h), (0.5 * h, t + 0.5 * h), (h, t + h)), start=1):
-            np.multiply(K[s - 1], c, out=tmp)
-            np.add(x, tmp, out=xw)
-            for f, xs, z, u, p, y in self._minor:
-                f(ts, xs, z, u, p, y)
-            for f, xs, z, u, p, dx in self._derivs[s]:
-                f(ts, xs, z, u, p, dx)
-        w, t2 = self._w, self._tmp2  # x += ((w0 K0 + w1 K1) + w2 K2) + w3 K3, the compiled step's order
-        np.multiply(K[0], w[0], out=tmp)
-        for s in range(1, 4):
-            np.multiply(K[s], w[s], out=t2)
-            tmp += t2
-        x += tmp
-        self.rhs_calls += 4
-
-    def _solve_ivp(self, t: float) -> None:
-        from scipy.integrate import solve_ivp
-
-        solver = self.model.diagram.solver
-
-        def rhs(tt: float, xx: np.ndarray) -> np.ndarray:
-            self.xw[:] = xx
-            for f, xs, z, u, p, y in self._minor:
-                f(tt, xs, z, u, p, y)
-            for f, xs, z, u, p, dx in self._derivs[1]:
-                f(tt, xs, z, u, p, dx)
-            return self.K[1].copy()
-
-        sol = solve_ivp(rhs, (t, t + self.dt), self.x.copy(), rtol=solver.rtol, atol=solver.atol)
-        self.x[:] = sol.y[:, -1]
-        self.rhs_calls += int(sol.nfev)
-
-    def _log_modes(self, t: float, name: str, modes: tuple[str, ...], labels: Any, old: list[float],
-                   new: list[float]) -> None:
+    def log_modes(self, t: float, name: str, modes: tuple[str, ...], labels: Any, old: list[float],
+                  new: list[float]) -> None:
+        """Add the switches from ``old`` to ``new`` of block ``name``'s ``modes`` at ``t`` [s] to :attr:`events`."""
         for mode, a, b in zip(modes, old, new):
             if a != b:
                 lab = labels.get(mode, {})
                 self.events.append({"t": t, "block": name, "mode": mode, "from": lab.get(int(a), str(a)),
                                     "to": lab.get(int(b), str(b))})
 
-    def _raise_nonfinite(self, t: float) -> None:
+    def raise_nonfinite(self, t: float) -> None:
+        """Raise the :class:`SimulationError` naming the first non-finite output (block, port, element) at ``t``."""
         for name, (off, size) in self.model.out_slot.items():
             seg = self.sig[off: off + size]
             bad = np.flatnonzero(~np.isfinite(seg))
@@ -270,7 +174,8 @@ class Runner:
                                       block=block, port=port, t=t, value=float(seg[bad[0]]))
         raise SimulationError(f"signals overflow at t = {t:.6g} s", t=t)
 
-    def _raise_nonfinite_state(self, t: float) -> None:
+    def raise_nonfinite_state(self, t: float) -> None:
+        """Raise the :class:`SimulationError` naming the first non-finite continuous state at ``t``."""
         for name, (off, size) in self.model.x_slot.items():
             seg = self.x[off: off + size]
             bad = np.flatnonzero(~np.isfinite(seg))
@@ -289,16 +194,12 @@ class Runner:
                 self._guarded_step()
             yield self.time
 
-    def _guarded_step(self) -> None:
-        if self._engine is not None:
-            from blocks.compiled import runner_advance
-
-            runner_advance(self, 1)
-            return
+    def _guarded_step(self, n: int = 1) -> None:
+        """``n`` ticks by the engine (``run_ticks``); a failure is kept (status, message, error) and raised."""
         if self.error is not None:
             raise SimulationError(f"the run has failed ({self.error}); restore a snapshot or reset()")
         try:
-            self._step_once()
+            self._engine.run_ticks(self, n)
         except SimulationError as exc:
             self.status, self.message, self.error = "failed", str(exc), exc
             raise
@@ -309,13 +210,7 @@ class Runner:
         start = time.perf_counter()
         try:
             with np.errstate(all="ignore"):  # non-finite values are caught and named by the runner
-                if self._engine is not None:
-                    from blocks.compiled import runner_advance
-
-                    runner_advance(self, n)
-                else:
-                    for _ in range(int(n)):
-                        self._guarded_step()
+                self._guarded_step(int(n))
         finally:
             self.wall_s += time.perf_counter() - start
         return self.time
@@ -386,11 +281,8 @@ class Runner:
         del self.events[snap.n_events:]
         self.rhs_calls = snap.rhs_calls
         self.recorder.truncate(snap.tick)
-        for name, law in self._laws.items():
-            law.repack(self.params[name])
-        if self._engine is not None:
-            for b in self.model.blocks:
-                self._engine.repack(b.name, [self.params[b.name]])
+        for b in self.model.blocks:
+            self._engine.repack(b.name, [self.params[b.name]])
         self.status, self.message, self.error = "ready", "", None
 
     def reset(self) -> None:
@@ -405,7 +297,7 @@ class Runner:
         rows (:meth:`Recorder.share`: no second copy of the log; they never change afterwards)."""
         if self.error is None:
             try:
-                self._outputs(self.time, self.tick)
+                self._engine.outputs_now(self)
                 self.recorder.record(self.tick, self.sig, final=True)
             except SimulationError as exc:
                 self.status, self.message, self.error = "failed", str(exc), exc

@@ -1,5 +1,5 @@
 """Declarations shared by blocks, diagrams and the GUI: parameter and port specs, run-time
-parameter values, and the engine's error types.
+parameter values, a block's law (:class:`Kernels`) and the engine's error types.
 
 :class:`ParamSpec` is the single source of truth for a parameter (default, range, unit,
 tunable or structural, description): the engine checks values with it, the GUI builds its
@@ -12,15 +12,15 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from models.errors import UserError
 
 __all__ = [
-    "AlgebraicLoopError", "BlockError", "DiagramError", "KINDS", "NAME_RE", "ParamSpec", "ParameterValueError",
-    "Params", "PortSpec", "SimulationError", "UnknownParameterError", "split_param", "with_item",
+    "AlgebraicLoopError", "BlockError", "DiagramError", "KINDS", "Kernels", "NAME_RE", "ParamSpec",
+    "ParameterValueError", "Params", "PortSpec", "SimulationError", "UnknownParameterError", "split_param", "with_item",
 ]
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -263,3 +263,24 @@ class Params:
 
     def __getattr__(self, name: str) -> Any:  # only called for missing attributes
         raise AttributeError(f"no parameter or derived constant {name!r}")
+
+
+class Kernels(NamedTuple):
+    """A block's law: ``@kernel`` functions (:mod:`blocks.kernels`), compiled by the compiled engine
+    and run as plain Python (their ``py_func``) by the Python engine and :meth:`blocks.core.Block.probe`.
+
+    Each takes the block's ports as separate 1-D float64 arrays, in declaration order, and its
+    packed parameters ``p`` (:meth:`blocks.core.Block.pack`, laid out by :class:`blocks.packing.Layout`)::
+
+        output(t, x, z, u_0, ..., u_{m-1}, p, y_0, ..., y_{k-1})
+        derivative(t, x, z, u_0, ..., u_{m-1}, p, dx)
+        update(t, x, z, u_0, ..., u_{m-1}, p, znext)
+
+    A kernel the block does not need is ``None``. The compiled engine emits one step function
+    that calls them in the compiled schedule; a copy of the diagram is one row of its arrays,
+    so one run and a batch of N runs are the same code.
+    """
+
+    output: Any = None
+    derivative: Any = None
+    update: Any = None

@@ -22,17 +22,28 @@ signal read outside, each named by the signal (``"block.port"``).
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from blocks.spec import DiagramError
-
-if TYPE_CHECKING:
-    from blocks.diagram import Diagram
 
 __all__ = ["SUBSYSTEMS", "Boundary", "boundary", "check", "find", "group", "owners", "subsystems", "ungroup"]
 
 SUBSYSTEMS = "subsystems"   # the key in Diagram.ui
+
+
+class Diagram(Protocol):
+    """What these functions read of a :class:`blocks.diagram.Diagram`: its blocks by name, its wires
+    ``(source "block.port", destination "block.port")`` and its free-form ``ui`` fields."""
+
+    ui: dict[str, Any]
+
+    @property
+    def blocks(self) -> Mapping[str, Any]: ...
+
+    @property
+    def connections(self) -> Sequence[tuple[str, str]]: ...
 
 
 @dataclass(frozen=True)

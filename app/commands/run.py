@@ -180,9 +180,9 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     return replace(spec, settings=settings)
 
 
-def stream_log(built: Built, out: Path, csv: bool, stream: bool | None) -> None:
-    """Send ``built``'s log to ``out`` in chunks (:class:`blocks.logstream.LogStream`) when ``stream``,
-    or (``None``) when it would hold more than :data:`STREAM_AFTER_ROWS` rows. The summary then reads
+def stream_log(built: Built, out: Path, csv: bool, stream: bool | None) -> LogStream | None:
+    """Send ``built``'s log to ``out`` in chunks (:class:`blocks.logstream.LogStream`, returned; else None)
+    when ``stream``, or (``None``) when it would hold more than :data:`STREAM_AFTER_ROWS` rows. The summary then reads
     the signals its metrics declare (:func:`app.runs.metric_inputs`), every ``k``-th row with
     ``k = ceil(rows / SUMMARY_ROWS)`` (1 up to 60 s at 1 ms: the same summary as in memory)."""
     from app.runs import metric_inputs
@@ -191,11 +191,13 @@ def stream_log(built: Built, out: Path, csv: bool, stream: bool | None) -> None:
     rec = built.runner.recorder
     rows = (built.runner.tick + built.runner.ticks_until(built.t_end)) // rec.every
     if not (stream if stream is not None else rows > STREAM_AFTER_ROWS):
-        return
+        return None
     declared = metric_inputs(built.diagram)
     keep = [n for n in (declared if declared is not None else rec.names) if n in rec.columns]
     out.mkdir(parents=True, exist_ok=True)
-    rec.stream_to(LogStream(out, csv=csv, keep=keep, keep_every=max(1, -(-rows // SUMMARY_ROWS)), rows=rows + 2))
+    sink = LogStream(out, csv=csv, keep=keep, keep_every=max(1, -(-rows // SUMMARY_ROWS)), rows=rows + 2)
+    rec.stream_to(sink)
+    return sink
 
 
 def write_outputs(results: Results, summary: dict[str, Any], out: Path, csv: bool = True,
@@ -296,8 +298,7 @@ def run(args: argparse.Namespace) -> int:
         built = build(spec_from_args(args))
     for warning in built.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    stream_log(built, args.out, args.csv, args.stream)
-    sink = built.runner.recorder.sink
+    sink = stream_log(built, args.out, args.csv, args.stream)
     with SigintFlag() as stop:  # Ctrl+C: stop stepping, write what was computed (module docstring)
         results = simulate(built, stop)
         cut = stop.raised and results.status == "ok" and built.runner.ticks_until(built.t_end) > 0

@@ -309,20 +309,14 @@ class SimSession(SessionReading):
         return done
 
     def _record_current(self) -> None:
-        """Record the current tick's outputs too, so the views show the state at ``time``.
-
-        ENGINE GAP: the runner records tick ``k`` at the start of step ``k``; ``Runner.results()``
-        records the current tick but copies every signal. Until the runner offers a public
-        ``record_current()``, this calls the same two steps ``results()`` uses."""
-        r = self.runner
-        if self.error is not None or not hasattr(r, "_outputs"):
+        """Record the current tick's outputs too, so the views show the state at ``time``
+        (:meth:`blocks.runner.Runner.record_current`)."""
+        if self.error is not None:
             return
         try:
-            r._outputs(r.time, r.tick)
+            self.runner.record_current()
         except SimulationError as exc:
             self.error = Failure(str(exc), exc.block, exc.port, exc.t, exc.value)
-            return
-        r.recorder.record(r.tick, r.sig)
 
     def advance_frame(self, budget_s: float, speed: float | None, wall_dt: float) -> int:
         """Step for one GUI frame: ``speed`` x real time over ``wall_dt`` wall seconds, or as

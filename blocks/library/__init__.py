@@ -2,34 +2,29 @@
 presets, datasets and default diagram (``presets``, ``datasets``, ``default_diagram``).
 
 Importing this package is light; :mod:`blocks.library.catalog` registers every block type
-(the engine imports it by name, :data:`blocks.core.LIBRARIES`). A block class is also reached
-here by name (``from blocks.library import PID``), its module imported on first use (PEP 562).
+(the engine imports it by name, :data:`blocks.core.LIBRARIES`). A public name of a family is also
+reached here (``from blocks.library import PID``), the families imported in order until one
+exports it (PEP 562).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
-_WHERE = {  # name -> module of this package
-    "AnkleBalance": "ankle", "BipedKinematics": "biped", "Constant": "generic", "DataSettings": "settings",
-    "FeedbackEnable": "walking", "FiveLinkDynamics": "biped", "Footprints": "floor", "Function": "generic",
-    "Gain": "generic", "GrfMatch": "grf_match", "GrfSource": "sources", "GroundContact": "walking",
-    "Integrator": "generic", "JointReactions": "analysis", "ModelSettings": "settings", "Mux": "generic",
-    "NetTorqueEstimator": "estimator", "PID": "control", "PhaseDetector": "phase",
-    "PlanarMechanism": "mechanism", "ReferenceMotion": "walking", "ReferenceSource": "sources",
-    "Scope": "generic", "Selector": "generic", "SolvedGait": "solved_gait", "StanceDamping": "floor",
-    "StateSpace": "generic", "Step": "generic", "Sum": "generic", "TorqueDecomposition": "analysis",
-    "TorqueSwitch": "control", "TrunkBalance": "walking", "UnitDelay": "generic",
-}
+#: the modules of this package that define block types or diagram sections (each registers its own)
+FAMILIES = ("analysis", "ankle", "biped", "control", "estimator", "floor", "generic", "grf_match", "mechanism", "phase",
+            "settings", "solved_gait", "sources", "walking")
 
 
 def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f"blocks.library.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
+    if name.startswith("_") or importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        raise AttributeError(name)  # a submodule or a private name: left to the import system
+    for family in FAMILIES:
+        module = importlib.import_module(f"blocks.library.{family}")
+        if name in getattr(module, "__all__", ()):
+            value = getattr(module, name)
+            globals()[name] = value
+            return value
     raise AttributeError(f"module 'blocks.library' has no attribute {name!r}")
-
-
-__all__ = sorted(_WHERE)

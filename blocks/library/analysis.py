@@ -29,7 +29,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_of
+from blocks.library.context import biped_vector
 from models._eom_numba import decomposition_one, forward_dynamics_into, joint_reactions_one
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
 from models.reactions import REACTION_NAMES
@@ -39,38 +39,6 @@ __all__ = ["JointReactions", "TorqueDecomposition"]
 _INPUTS = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
            PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
            PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES))
-
-
-class _Sampled(Block, register=False):
-    inputs = _INPUTS
-    discrete = True
-
-    packed = ("_bp[]",)
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", tuple(biped_of(ctx).as_array()))
-
-
-class JointReactions(_Sampled):
-    """Hip and knee reaction forces (module docstring)."""
-
-    outputs = (PortSpec("reaction", 8, "N", "joint reaction forces", REACTION_NAMES),)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_reactions_output)
-
-
-class TorqueDecomposition(_Sampled):
-    """Inertial, Coriolis/centrifugal, gravity and external parts of the joint torques (module docstring)."""
-
-    outputs = tuple(PortSpec(name, 4, "N*m", f"{name} part of the joint torques", TAU_NAMES)
-                    for name in ("inertial", "coriolis", "gravity", "external"))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_decomposition_output)
-
-
-_BP = _Sampled.packed_at("_bp")
 
 
 @kernel
@@ -87,3 +55,32 @@ def _decomposition_output(t, x, z, q, qd, tau, F, p, inertial, coriolis, gravity
     buf = np.zeros(9)
     forward_dynamics_into(bp, q, qd, tau, F, buf[7:9], buf[0:7])
     decomposition_one(bp, q, qd, buf[0:7], F, inertial, coriolis, gravity, external)
+
+
+class _Sampled(Block, register=False):
+    inputs = _INPUTS
+    discrete = True
+
+    packed = ("_bp[]",)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_bp", biped_vector(ctx))
+
+
+class JointReactions(_Sampled):
+    """Hip and knee reaction forces (module docstring)."""
+
+    outputs = (PortSpec("reaction", 8, "N", "joint reaction forces", REACTION_NAMES),)
+    law = Kernels(output=_reactions_output)
+
+
+class TorqueDecomposition(_Sampled):
+    """Inertial, Coriolis/centrifugal, gravity and external parts of the joint torques (module docstring)."""
+
+    outputs = tuple(PortSpec(name, 4, "N*m", f"{name} part of the joint torques", TAU_NAMES)
+                    for name in ("inertial", "coriolis", "gravity", "external"))
+    law = Kernels(output=_decomposition_output)
+
+
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_BP = _Sampled.packed_at("_bp")

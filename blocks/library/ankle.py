@@ -55,13 +55,53 @@ from __future__ import annotations
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_of
+from blocks.library.context import biped_vector
+from blocks.packing import state_offsets
 from models._eom_numba import com_contact_x
 from models.biped import GRF_NAMES, Q_NAMES
 
 __all__ = ["AnkleBalance", "TARGETS"]
 
 TARGETS = ("reference", "own_speed")
+#: the discrete state: the body's own mean forward speed [m/s] and whether it has started (1) yet
+_STATE = state_offsets((("v_mean", 1), ("started", 1)), {})
+_ZV, _ZSTARTED = _STATE["v_mean"], _STATE["started"]
+
+
+@kernel
+def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):
+    """``z = [v_mean, started]`` (``_STATE``): the body's own mean forward speed, a first-order lag of ``v_com``."""
+    v = com_contact_x(seg(p, _BP), q, qd)[1]
+    a = p[_DT] / p[_TAU_V]
+    if a > 1.0:
+        a = 1.0
+    znext[_ZV] = v if z[_ZSTARTED] < 0.5 else z[_ZV] + a * (v - z[_ZV])
+    znext[_ZSTARTED] = 1.0
+
+
+@kernel
+def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):
+    mz[0] = mz[1] = cop[0] = cop[1] = 0.0
+    gain = p[_GAIN]
+    if gain <= 0.0:
+        return
+    x_com, v_com, xi_l, xi_r = com_contact_x(seg(p, _BP), q, qd)
+    own = p[_TARGET] > 0.5
+    if own:
+        rate_err = v_com - (z[_ZV] if z[_ZSTARTED] > 0.5 else v_com)
+    else:
+        rate_err = v_com - com_ref[2]
+    d_max = p[_DMAX]
+    for s in range(2):
+        if stance[s] <= 0.5:
+            continue
+        err = 0.0 if own else (x_com - (xi_l if s == 0 else xi_r)) - (com_ref[0] - feet_ref[2 * s])
+        d = gain * (p[_KP] * err + p[_KD] * rate_err)
+        d = -d_max if -d_max > d else d  # min(max(d, -d_max), d_max), NaN included
+        d = d_max if d_max < d else d
+        cop[s] = d
+        fy = F[2 * s + 1]
+        mz[s] = d * (0.0 if 0.0 > fy else fy)
 
 
 class AnkleBalance(Block):
@@ -81,53 +121,16 @@ class AnkleBalance(Block):
               PortSpec("com_ref", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
     outputs = (PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r")),
                PortSpec("cop", 2, "m", "CoP shift ahead of the contact point", ("l", "r")))
-    n_discrete = 2
+    n_discrete = _STATE["size"]
     discrete = True
 
     packed = ("kp", "kd", "d_max", "gain", "target", "tau_v", "_dt", "_bp[]")
+    law = Kernels(output=_ankle_output, update=_ankle_update)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", tuple(biped_of(ctx).as_array()))
+        p.set("_bp", biped_vector(ctx))
         p.set("_dt", ctx.dt * max(1, round(p.ts / ctx.dt)) if p.ts > 0 else ctx.dt)
 
-    def kernels(self) -> Kernels:
-        return Kernels(output=_ankle_output, update=_ankle_update)
 
-
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
 _KP, _KD, _DMAX, _GAIN, _TARGET, _TAU_V, _DT, _BP = AnkleBalance.packed_at(*AnkleBalance.packed)
-
-
-@kernel
-def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):
-    """``z = [v_mean, started]``: the body's own mean forward speed, a first-order lag of ``v_com``."""
-    v = com_contact_x(seg(p, _BP), q, qd)[1]
-    a = p[_DT] / p[_TAU_V]
-    if a > 1.0:
-        a = 1.0
-    znext[0] = v if z[1] < 0.5 else z[0] + a * (v - z[0])
-    znext[1] = 1.0
-
-
-@kernel
-def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):
-    mz[0] = mz[1] = cop[0] = cop[1] = 0.0
-    gain = p[_GAIN]
-    if gain <= 0.0:
-        return
-    x_com, v_com, xi_l, xi_r = com_contact_x(seg(p, _BP), q, qd)
-    own = p[_TARGET] > 0.5
-    if own:
-        rate_err = v_com - (z[0] if z[1] > 0.5 else v_com)
-    else:
-        rate_err = v_com - com_ref[2]
-    d_max = p[_DMAX]
-    for s in range(2):
-        if stance[s] <= 0.5:
-            continue
-        err = 0.0 if own else (x_com - (xi_l if s == 0 else xi_r)) - (com_ref[0] - feet_ref[2 * s])
-        d = gain * (p[_KP] * err + p[_KD] * rate_err)
-        d = -d_max if -d_max > d else d  # min(max(d, -d_max), d_max), NaN included
-        d = d_max if d_max < d else d
-        cop[s] = d
-        fy = F[2 * s + 1]
-        mz[s] = d * (0.0 if 0.0 > fy else fy)

@@ -10,11 +10,9 @@ and ground moments on the shanks ``mz = [l, r]`` N m (counter-clockwise +; optio
 when unconnected).
 The biped's segment parameters are the diagram's ``model`` settings.
 
-Compiled forms (:class:`~blocks.core.Kernels`): the dynamics packs the biped's parameter vector
-(:meth:`models.params.BipedParams.as_array`, :data:`BIPED_LAYOUT`) and its kernel calls
-:func:`models._eom_numba.forward_dynamics_into`; the kinematics packs its geometry
-(:data:`KINEMATICS_LAYOUT`) and its kernel runs the same function as its Python callback
-(:func:`kinematics`, compiled).
+The laws (:class:`~blocks.core.Kernels`) read the biped's parameter vector
+(:meth:`models.params.BipedParams.as_array`, :data:`blocks.library.context.BIPED_LAYOUT`): the dynamics'
+kernel calls :func:`models._eom_numba.forward_dynamics_into`; the kinematics' runs :func:`kinematics`.
 """
 
 from __future__ import annotations
@@ -28,21 +26,67 @@ import numpy as np
 from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_of, data_of, dataset_of
+from blocks.library.context import BIPED_LAYOUT, biped_of, biped_vector, data_of, dataset_of
 from blocks.library.sources import initial_from_reference
+from blocks.packing import state_offsets
 from models._eom_numba import forward_dynamics_into
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.jit import register_jitable
 
-__all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT", "KINEMATICS_LAYOUT", "kinematics"]
+__all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT", "kinematics"]
 
-#: the dynamics block's packed vector: the biped's parameters, in :meth:`BipedParams.as_array` order
-BIPED_LAYOUT = ("l0", "r0", "m0", "J0", "l1", "r1", "m1", "J1", "l2", "r2", "m2", "J2", "g", "R")
-#: the kinematics block's packed entries, derived constants (lengths and CoM distances [m], masses [kg],
-#: foot radius [m])
-KINEMATICS_LAYOUT = ("_l0", "_r0", "_l1", "_r1", "_l2", "_r2", "_m0", "_m1", "_m2", "_m_total", "_R")
+#: the dynamics' continuous state: the coordinates q and their rates qd (7 each, :data:`models.biped.Q_NAMES`)
+_STATE = state_offsets((("q", 7), ("qd", 7)), {})
+_XQ, _XQD = _STATE["q"], _STATE["qd"]
+#: where the kinematics kernel reads the geometry [m], the masses [kg] and the foot radius [m] in the biped vector
+_L0, _R0, _L1, _R1, _L2, _R2, _M0, _M1, _M2, _RF = (BIPED_LAYOUT.index(k) for k in (
+    "l0", "r0", "l1", "r1", "l2", "r2", "m0", "m1", "m2", "R"))
 
 _STANDING = (0.0, 0.8735, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+@kernel
+def _dynamics_output(t, x, z, tau, grf, mz, p, q, qd):
+    for i in range(7):
+        q[i] = x[_XQ + i]
+        qd[i] = x[_XQD + i]
+
+
+@kernel
+def _dynamics_derivative(t, x, z, tau, grf, mz, p, dx):
+    for i in range(7):
+        dx[_XQ + i] = x[_XQD + i]
+    forward_dynamics_into(seg(p, _BP), x[_XQ:_XQ + 7], x[_XQD:_XQD + 7], tau, grf, mz, dx[_XQD:_XQD + 7])
+
+
+@register_jitable
+def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt, rf,
+               feet, com, hip, knees, head, contact):
+    """The points of :class:`BipedKinematics` from ``q`` and the geometry, into the output arrays
+    (plain Python from the callback, compiled inside the kernel: one source for both)."""
+    sa, ca = math.sin(a), math.cos(a)
+    hx, hy = x0 - r0 * sa, y0 - r0 * ca
+    s1l, c1l, s2l, c2l = math.sin(a - bl), math.cos(a - bl), math.sin(a - bl + gl), math.cos(a - bl + gl)
+    s1r, c1r, s2r, c2r = math.sin(a - br), math.cos(a - br), math.sin(a - br + gr), math.cos(a - br + gr)
+    kxl, kyl, kxr, kyr = hx - l1 * s1l, hy - l1 * c1l, hx - l1 * s1r, hy - l1 * c1r
+    feet[0], feet[1], feet[2], feet[3] = kxl - l2 * s2l, kyl - l2 * c2l, kxr - l2 * s2r, kyr - l2 * c2r
+    contact[0] = feet[0] + rf * (s2l - (a - bl + gl))
+    contact[1] = feet[1] + rf * (c2l - 1.0)
+    contact[2] = feet[2] + rf * (s2r - (a - br + gr))
+    contact[3] = feet[3] + rf * (c2r - 1.0)
+    knees[0], knees[1], knees[2], knees[3] = kxl, kyl, kxr, kyr
+    com[0] = (m0 * x0 + m1 * (2 * hx - r1 * (s1l + s1r)) + m2 * (kxl + kxr - r2 * (s2l + s2r))) / mt
+    com[1] = (m0 * y0 + m1 * (2 * hy - r1 * (c1l + c1r)) + m2 * (kyl + kyr - r2 * (c2l + c2r))) / mt
+    hip[0], hip[1] = hx, hy
+    head[0], head[1] = x0 + (l0 - r0) * sa, y0 + (l0 - r0) * ca
+
+
+@kernel
+def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
+    bp = seg(p, _KBP)
+    m_total = bp[_M0] + 2.0 * (bp[_M1] + bp[_M2])  # as BipedParams.total_mass
+    kinematics(q[0], q[1], q[2], q[3], q[4], q[5], q[6], bp[_L0], bp[_R0], bp[_L1], bp[_R1], bp[_L2], bp[_R2],
+               bp[_M0], bp[_M1], bp[_M2], m_total, bp[_RF], feet, com, hip, knees, head, contact)
 
 
 class FiveLinkDynamics(Block):
@@ -98,8 +142,9 @@ class FiveLinkDynamics(Block):
     outputs = (PortSpec("q", 7, "m, rad", "generalised coordinates", Q_NAMES),
                PortSpec("qd", 7, "m/s, rad/s", "generalised velocities", Q_NAMES))
     feedthrough = "none"
-    n_states = 14
+    n_states = _STATE["size"]
     state_names = tuple(Q_NAMES) + tuple(f"{n}_dot" for n in Q_NAMES)
+    law = Kernels(output=_dynamics_output, derivative=_dynamics_derivative)
 
     def check(self, values: Mapping[str, Any]) -> None:
         for key in ("q0", "qd0"):
@@ -124,26 +169,6 @@ class FiveLinkDynamics(Block):
         q, qd = initial_from_reference(ctx, self.values, p._biped)
         return np.concatenate([q, qd])
 
-    def kernels(self) -> Kernels:
-        return Kernels(output=_dynamics_output, derivative=_dynamics_derivative)
-
-
-_BP = FiveLinkDynamics.packed_at("_bp")
-
-
-@kernel
-def _dynamics_output(t, x, z, tau, grf, mz, p, q, qd):
-    for i in range(7):
-        q[i] = x[i]
-        qd[i] = x[7 + i]
-
-
-@kernel
-def _dynamics_derivative(t, x, z, tau, grf, mz, p, dx):
-    for i in range(7):
-        dx[i] = x[7 + i]
-    forward_dynamics_into(seg(p, _BP), x[0:7], x[7:14], tau, grf, mz, dx[7:14])
-
 
 class BipedKinematics(Block):
     """Point positions of the biped (the formulas of :meth:`models.biped.FiveLinkBiped.points`).
@@ -161,45 +186,13 @@ class BipedKinematics(Block):
                PortSpec("knees", 4, "m", "", ("x_l", "y_l", "x_r", "y_r")), PortSpec("head", 2, "m", "", ("x", "y")),
                PortSpec("contact", 4, "m", "rolling contact coordinates", ("xi_l", "eta_l", "xi_r", "eta_r")))
 
-    packed = KINEMATICS_LAYOUT
+    packed = ("_bp[]",)
+    law = Kernels(output=_kinematics_output)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        b = biped_of(ctx)
-        for key, v in zip(KINEMATICS_LAYOUT, (b.trunk.length, b.trunk.com, b.thigh.length, b.thigh.com,
-                                              b.shank.length, b.shank.com, b.trunk.mass, b.thigh.mass,
-                                              b.shank.mass, b.total_mass, b.foot_radius)):
-            p.set(key, v)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_kinematics_output)
+        p.set("_bp", biped_vector(ctx))
 
 
-@register_jitable
-def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt, rf,
-               feet, com, hip, knees, head, contact):
-    """The points of :class:`BipedKinematics` from ``q`` and the geometry, into the output arrays
-    (plain Python from the callback, compiled inside the kernel: one source for both)."""
-    sa, ca = math.sin(a), math.cos(a)
-    hx, hy = x0 - r0 * sa, y0 - r0 * ca
-    s1l, c1l, s2l, c2l = math.sin(a - bl), math.cos(a - bl), math.sin(a - bl + gl), math.cos(a - bl + gl)
-    s1r, c1r, s2r, c2r = math.sin(a - br), math.cos(a - br), math.sin(a - br + gr), math.cos(a - br + gr)
-    kxl, kyl, kxr, kyr = hx - l1 * s1l, hy - l1 * c1l, hx - l1 * s1r, hy - l1 * c1r
-    feet[0], feet[1], feet[2], feet[3] = kxl - l2 * s2l, kyl - l2 * c2l, kxr - l2 * s2r, kyr - l2 * c2r
-    contact[0] = feet[0] + rf * (s2l - (a - bl + gl))
-    contact[1] = feet[1] + rf * (c2l - 1.0)
-    contact[2] = feet[2] + rf * (s2r - (a - br + gr))
-    contact[3] = feet[3] + rf * (c2r - 1.0)
-    knees[0], knees[1], knees[2], knees[3] = kxl, kyl, kxr, kyr
-    com[0] = (m0 * x0 + m1 * (2 * hx - r1 * (s1l + s1r)) + m2 * (kxl + kxr - r2 * (s2l + s2r))) / mt
-    com[1] = (m0 * y0 + m1 * (2 * hy - r1 * (c1l + c1r)) + m2 * (kyl + kyr - r2 * (c2l + c2r))) / mt
-    hip[0], hip[1] = hx, hy
-    head[0], head[1] = x0 + (l0 - r0) * sa, y0 + (l0 - r0) * ca
-
-
-_L0, _R0, _L1, _R1, _L2, _R2, _M0, _M1, _M2, _MT, _RF = BipedKinematics.packed_at(*KINEMATICS_LAYOUT)
-
-
-@kernel
-def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
-    kinematics(q[0], q[1], q[2], q[3], q[4], q[5], q[6], p[_L0], p[_R0], p[_L1], p[_R1], p[_L2], p[_R2], p[_M0],
-               p[_M1], p[_M2], p[_MT], p[_RF], feet, com, hip, knees, head, contact)
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_BP = FiveLinkDynamics.packed_at("_bp")
+_KBP = BipedKinematics.packed_at("_bp")

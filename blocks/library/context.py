@@ -22,9 +22,12 @@ from models.params import BipedParams
 if TYPE_CHECKING:
     from models.dataset import GaitDataset
 
-__all__ = ["BIPED", "DATA", "DATASETS", "biped_of", "data_of", "dataset_of"]
+__all__ = ["BIPED", "BIPED_LAYOUT", "DATA", "DATASETS", "biped_of", "biped_vector", "data_of", "dataset_of"]
 
 DATASETS = "datasets"   # the key of the dataset resolver in CompileContext.resources
+#: the biped's parameter vector (:func:`biped_vector`), in :meth:`BipedParams.as_array` order: per link (trunk 0,
+#: thigh 1, shank 2) length [m], CoM distance [m], mass [kg], inertia [kg m^2]; then g [m/s^2], foot radius [m]
+BIPED_LAYOUT = ("l0", "r0", "m0", "J0", "l1", "r1", "m1", "J1", "l2", "r2", "m2", "J2", "g", "R")
 
 
 def biped_of(ctx: CompileContext) -> BipedParams:
@@ -37,6 +40,12 @@ def biped_of(ctx: CompileContext) -> BipedParams:
     if not isinstance(bp, BipedParams):
         raise TypeError(f"CompileContext.resources[{BIPED!r}] must be BipedParams, got {type(bp).__name__}")
     return bp
+
+
+def biped_vector(ctx: CompileContext) -> tuple[float, ...]:
+    """The biped of this run (:func:`biped_of`) as its parameter vector (:data:`BIPED_LAYOUT`), the packed
+    entry ``_bp[]`` of every block whose kernels read the body."""
+    return tuple(biped_of(ctx).as_array())
 
 
 def data_of(ctx: CompileContext) -> DataSettings:

@@ -41,64 +41,6 @@ __all__ = ["PID", "TorqueSwitch"]
 STATE = (("I", "n"), ("D", "n"), ("e_prev", "n"), ("enabled", "n"), ("started", 1), ("e0", "n"), ("age", "n"))
 
 
-class PID(Block):
-    """Per-joint discrete PID with output limits, anti-windup, filtered derivative and bumpless transfer.
-
-    Inputs
-    ------
-    ref, meas : (n,) rad
-        Reference and measured joint angles.
-    enable : (n,) 1/0
-        1 = the PID drives the joint (swing); 0 = tracking mode.
-    track : (n,) N m
-        Torque applied to the joint (for bumpless transfer; not fed through).
-
-    Outputs
-    -------
-    u : (n,) N m
-
-    Discrete state :data:`STATE`: ``[I (n), D (n), e_prev (n), enabled (n), started, e_0 (n), t - t_0 (n)]``
-    (the last two for the reference blend, ``t_blend``); the kernels read its offsets from the packed vector.
-    Default gains: the authors' Simulink prototype, P = 500, I = 250, D = 25 (N m/rad).
-
-    Per-joint gains: ``kp``, ``ki`` and ``kd`` are each one number for every joint (the presets'
-    form) or a list of ``n`` numbers, one per joint (``[left, right]`` for the biped's hip and
-    knee PIDs). ``"pid_hip.kp[0]"`` addresses the left leg's gain alone (``--set``, sweeps,
-    tuning, the gain panel).
-    """
-
-    params = {"kp": P(500.0, min=0.0, max=1e5, unit="N*m/rad", description="proportional gain", size="n"),
-              "ki": P(250.0, min=0.0, max=1e5, unit="N*m/(rad*s)", description="integral gain", size="n"),
-              "kd": P(25.0, min=0.0, max=1e4, unit="N*m*s/rad", description="derivative gain", size="n"),
-              "tf": P(0.005, min=0.0, max=1.0, unit="s", description="derivative filter time constant"),
-              "u_max": P(300.0, min=0.0, max=1e5, unit="N*m", description="output limit (symmetric)"),
-              "t_blend": P(0.0, min=0.0, max=2.0, unit="s",
-                           description="reference blend after enable (0 = off): the error starts from 0"),
-              "n": P(2, min=1, max=64, tunable=False, description="number of joints")}
-    inputs = (PortSpec("ref", "n", "rad"), PortSpec("meas", "n", "rad"), PortSpec("enable", "n"),
-              PortSpec("track", "n", "N*m"))
-    outputs = (PortSpec("u", "n", "N*m", "PID torque"),)
-    feedthrough = frozenset({("ref", "u"), ("meas", "u")})
-    discrete = True
-
-    packed = ("n", "tf", "u_max", "_h", "t_blend", "kp", "ki", "kd", *(f"_z_{name}" for name, _ in STATE))
-
-    def discrete_size(self) -> int:
-        return state_offsets(STATE, self.values)["size"]
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_h", p.ts if p.ts > 0 else ctx.dt)
-        for name, at in state_offsets(STATE, self.values).items():
-            p.set(f"_z_{name}", float(at))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_pid_output, update=_pid_update)
-
-
-_N, _TF, _U_MAX, _H, _T_BLEND, _KP, _KI, _KD = PID.packed_at("n", "tf", "u_max", "_h", "t_blend", "kp", "ki", "kd")
-_ZI, _ZD, _ZE, _ZON, _ZSTART, _ZE0, _ZAGE = PID.packed_at(*(f"_z_{name}" for name, _ in STATE))
-
-
 @kernel
 def _blended(e, on, was_on, e0, age, t_blend):
     """The error after the reference blend (module docstring): ``e`` [rad] the raw error, ``on`` the
@@ -158,6 +100,69 @@ def _pid_update(t, x, z, ref, meas, enable, track, p, znext):
     znext[int(p[_ZSTART])] = 1.0
 
 
+@kernel
+def _switch_output(t, x, z, stance, a, b, p, tau, hip, knee):
+    sl, sr = stance[0] > 0.5, stance[1] > 0.5
+    tau[0] = a[0] if sl else b[0]
+    tau[2] = a[2] if sl else b[2]
+    tau[1] = a[1] if sr else b[1]
+    tau[3] = a[3] if sr else b[3]
+    hip[0], hip[1] = tau[0], tau[1]
+    knee[0], knee[1] = tau[2], tau[3]
+
+
+class PID(Block):
+    """Per-joint discrete PID with output limits, anti-windup, filtered derivative and bumpless transfer.
+
+    Inputs
+    ------
+    ref, meas : (n,) rad
+        Reference and measured joint angles.
+    enable : (n,) 1/0
+        1 = the PID drives the joint (swing); 0 = tracking mode.
+    track : (n,) N m
+        Torque applied to the joint (for bumpless transfer; not fed through).
+
+    Outputs
+    -------
+    u : (n,) N m
+
+    Discrete state :data:`STATE`: ``[I (n), D (n), e_prev (n), enabled (n), started, e_0 (n), t - t_0 (n)]``
+    (the last two for the reference blend, ``t_blend``); the kernels read its offsets from the packed vector.
+    Default gains: the authors' Simulink prototype, P = 500, I = 250, D = 25 (N m/rad).
+
+    Per-joint gains: ``kp``, ``ki`` and ``kd`` are each one number for every joint (the presets'
+    form) or a list of ``n`` numbers, one per joint (``[left, right]`` for the biped's hip and
+    knee PIDs). ``"pid_hip.kp[0]"`` addresses the left leg's gain alone (``--set``, sweeps,
+    tuning, the gain panel).
+    """
+
+    params = {"kp": P(500.0, min=0.0, max=1e5, unit="N*m/rad", description="proportional gain", size="n"),
+              "ki": P(250.0, min=0.0, max=1e5, unit="N*m/(rad*s)", description="integral gain", size="n"),
+              "kd": P(25.0, min=0.0, max=1e4, unit="N*m*s/rad", description="derivative gain", size="n"),
+              "tf": P(0.005, min=0.0, max=1.0, unit="s", description="derivative filter time constant"),
+              "u_max": P(300.0, min=0.0, max=1e5, unit="N*m", description="output limit (symmetric)"),
+              "t_blend": P(0.0, min=0.0, max=2.0, unit="s",
+                           description="reference blend after enable (0 = off): the error starts from 0"),
+              "n": P(2, min=1, max=64, tunable=False, description="number of joints")}
+    inputs = (PortSpec("ref", "n", "rad"), PortSpec("meas", "n", "rad"), PortSpec("enable", "n"),
+              PortSpec("track", "n", "N*m"))
+    outputs = (PortSpec("u", "n", "N*m", "PID torque"),)
+    feedthrough = frozenset({("ref", "u"), ("meas", "u")})
+    discrete = True
+
+    packed = ("n", "tf", "u_max", "_h", "t_blend", "kp", "ki", "kd", *(f"_z_{name}" for name, _ in STATE))
+    law = Kernels(output=_pid_output, update=_pid_update)
+
+    def discrete_size(self) -> int:
+        return state_offsets(STATE, self.values)["size"]
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_h", p.ts if p.ts > 0 else ctx.dt)
+        for name, at in state_offsets(STATE, self.values).items():
+            p.set(f"_z_{name}", float(at))
+
+
 class TorqueSwitch(Block):
     """Per leg, the stance torques when the foot is in stance, else the swing torques.
 
@@ -172,17 +177,9 @@ class TorqueSwitch(Block):
               PortSpec("tau_swing", 4, "N*m"))
     outputs = (PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
                PortSpec("hip", 2, "N*m", "", ("l", "r")), PortSpec("knee", 2, "N*m", "", ("l", "r")))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_switch_output)
+    law = Kernels(output=_switch_output)
 
 
-@kernel
-def _switch_output(t, x, z, stance, a, b, p, tau, hip, knee):
-    sl, sr = stance[0] > 0.5, stance[1] > 0.5
-    tau[0] = a[0] if sl else b[0]
-    tau[2] = a[2] if sl else b[2]
-    tau[1] = a[1] if sr else b[1]
-    tau[3] = a[3] if sr else b[3]
-    hip[0], hip[1] = tau[0], tau[1]
-    knee[0], knee[1] = tau[2], tau[3]
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_N, _TF, _U_MAX, _H, _T_BLEND, _KP, _KI, _KD = PID.packed_at("n", "tf", "u_max", "_h", "t_blend", "kp", "ki", "kd")
+_ZI, _ZD, _ZE, _ZON, _ZSTART, _ZE0, _ZAGE = PID.packed_at(*(f"_z_{name}" for name, _ in STATE))

@@ -46,7 +46,8 @@ The block is sampled like the controllers (``ts``, default every solver tick) an
 torques hold between samples (zero-order hold), as on a digital controller.
 
 The law: the output kernel (both engines run it) calls the leg functions below on the packed
-vector the class declares (``mode`` as 0 jacobian / 1 paper; ``gain`` and ``mu_s`` tunable).
+vector the class declares (``mode`` as 0 jacobian / 1 paper; ``gain`` and ``mu_s`` tunable; the biped's
+parameter vector, :data:`blocks.library.context.BIPED_LAYOUT`).
 """
 
 from __future__ import annotations
@@ -55,15 +56,15 @@ import math
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel
-from blocks.library.context import biped_of
+from blocks.kernels import kernel, seg
+from blocks.library.context import BIPED_LAYOUT, biped_vector
 from models.biped import Q_NAMES, TAU_NAMES
 from models.jit import register_jitable
 
 __all__ = ["NetTorqueEstimator", "leg_torque_jacobian", "leg_torque_paper", "rolling_moment"]
 
-#: derived constants the kernel reads: the leg geometry [m], masses [kg], g [m/s^2], foot radius [m]
-_GEOMETRY = ("_l1", "_l2", "_r1", "_r2", "_m1", "_m2", "_g", "_rf")
+#: where the kernel reads the leg geometry [m], masses [kg], g [m/s^2] and foot radius [m] in the biped vector
+_L1, _L2, _R1, _R2, _M1, _M2, _G, _RF = (BIPED_LAYOUT.index(k) for k in ("l1", "l2", "r1", "r2", "m1", "m2", "g", "R"))
 
 
 @register_jitable
@@ -106,6 +107,22 @@ def leg_torque_paper(th1: float, gamma: float, fx: float, fy: float, l1: float, 
     return -m_hip, m_knee, t_hip, t_knee
 
 
+@kernel
+def _estimator_output(t, x, z, q, F, p, tau, tn):
+    a, bl, br, gl, gr = q[2], q[3], q[4], q[5], q[6]
+    bp = seg(p, _BP)
+    l1, l2, r1, r2, m1, m2, g, rf = bp[_L1], bp[_L2], bp[_R1], bp[_R2], bp[_M1], bp[_M2], bp[_G], bp[_RF]
+    if p[_MODE] > 0.5:
+        hl, kl, t0, t2 = leg_torque_paper(a - bl, gl, F[0], F[1], l1, l2, m1, m2, g, p[_MU_S], rf)
+        hr, kr, t1, t3 = leg_torque_paper(a - br, gr, F[2], F[3], l1, l2, m1, m2, g, p[_MU_S], rf)
+    else:
+        hl, kl, t0, t2 = leg_torque_jacobian(a - bl, gl, F[0], F[1], l1, l2, r1, r2, m1, m2, g, rf)
+        hr, kr, t1, t3 = leg_torque_jacobian(a - br, gr, F[2], F[3], l1, l2, r1, r2, m1, m2, g, rf)
+    k = p[_GAIN]
+    tn[0], tn[1], tn[2], tn[3] = t0, t1, t2, t3
+    tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr
+
+
 class NetTorqueEstimator(Block):
     """Stance hip and knee torques from the GRF geometry (equations in the module docstring)."""
 
@@ -118,32 +135,12 @@ class NetTorqueEstimator(Block):
                PortSpec("tnet", 4, "N*m", "GRF moment about hip and knee (ccw +)", TAU_NAMES))
     discrete = True
 
-    packed = ("mode", "gain", "mu_s", *_GEOMETRY)
+    packed = ("mode", "gain", "mu_s", "_bp[]")
+    law = Kernels(output=_estimator_output)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        bp = biped_of(ctx)
-        for key, v in zip(_GEOMETRY, (bp.thigh.length, bp.shank.length, bp.thigh.com, bp.shank.com, bp.thigh.mass,
-                                      bp.shank.mass, bp.g, bp.foot_radius)):
-            p.set(key, v)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_estimator_output)
+        p.set("_bp", biped_vector(ctx))
 
 
-_MODE, _GAIN, _MU_S, _L1, _L2, _R1, _R2, _M1, _M2, _G, _RF = NetTorqueEstimator.packed_at(
-    *NetTorqueEstimator.packed)
-
-
-@kernel
-def _estimator_output(t, x, z, q, F, p, tau, tn):
-    a, bl, br, gl, gr = q[2], q[3], q[4], q[5], q[6]
-    l1, l2, r1, r2, m1, m2, g, rf = p[_L1], p[_L2], p[_R1], p[_R2], p[_M1], p[_M2], p[_G], p[_RF]
-    if p[_MODE] > 0.5:
-        hl, kl, t0, t2 = leg_torque_paper(a - bl, gl, F[0], F[1], l1, l2, m1, m2, g, p[_MU_S], rf)
-        hr, kr, t1, t3 = leg_torque_paper(a - br, gr, F[2], F[3], l1, l2, m1, m2, g, p[_MU_S], rf)
-    else:
-        hl, kl, t0, t2 = leg_torque_jacobian(a - bl, gl, F[0], F[1], l1, l2, r1, r2, m1, m2, g, rf)
-        hr, kr, t1, t3 = leg_torque_jacobian(a - br, gr, F[2], F[3], l1, l2, r1, r2, m1, m2, g, rf)
-    k = p[_GAIN]
-    tn[0], tn[1], tn[2], tn[3] = t0, t1, t2, t3
-    tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_MODE, _GAIN, _MU_S, _BP = NetTorqueEstimator.packed_at(*NetTorqueEstimator.packed)

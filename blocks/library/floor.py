@@ -66,7 +66,7 @@ import math
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_of
+from blocks.library.context import biped_of, biped_vector
 from blocks.packing import state_offsets
 from models._eom_numba import foot_state_side
 from models.biped import Q_NAMES, TAU_NAMES
@@ -78,69 +78,6 @@ _FEET = ("x_l", "y_l", "x_r", "y_r")
 #: Footprints' discrete state per foot ``[l, r]``: anchor x [m], stance flag, landed eta [m], landing time [s]
 _FP_STATE = state_offsets((("x", 2), ("on", 2), ("eta", 2), ("t", 2)), {})
 _ZX, _ZON, _ZETA, _ZT = (_FP_STATE[k] for k in ("x", "on", "eta", "t"))
-
-
-class Footprints(Block):
-    """Stance-foot anchors: the reference footprints, or where the foot landed (module docstring)."""
-
-    params = {"source": P("reference", choices=("reference", "landing"),
-                          description="reference: the recording's footprints; landing: where the model's foot landed"),
-              "ground_y": P(0.0, min=-1.0, max=1.0, unit="m", description="floor height (source = landing)"),
-              "tau_land": P(0.0, min=0.0, max=1.0, unit="s",
-                            description="the held height relaxes from where the foot landed to the floor with "
-                                        "this time constant (0: held on the floor from the landing tick)")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
-              PortSpec("feet_ref", 4, "m", "reference footprints", _FEET))
-    outputs = (PortSpec("feet", 4, "m", "where each stance foot is held", _FEET),)
-    n_discrete = _FP_STATE["size"]
-    discrete = True
-
-    packed = ("source", "ground_y", "tau_land", "_bp[]")
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", tuple(biped_of(ctx).as_array()))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_footprints_output, update=_footprints_update)
-
-
-class StanceDamping(Block):
-    """Stance hip damping, a knee quasi-stiffness about one rest angle, and the knee stop (module docstring)."""
-
-    params = {"c_hip": P(0.0, min=0.0, max=1e4, unit="N*m*s/rad", description="stance hip damping"),
-              "c_knee": P(0.0, min=0.0, max=1e4, unit="N*m*s/rad", description="stance knee damping"),
-              "k_knee": P(0.0, min=0.0, max=1e4, unit="N*m/rad",
-                          description="stance knee quasi-stiffness about knee_rest_deg"),
-              "knee_rest_deg": P(15.0, min=0.0, max=90.0, unit="deg",
-                                 description="rest angle of the knee spring (one value for every condition)"),
-              "k_stop": P(0.0, min=0.0, max=1e6, unit="N*m/rad", description="knee stop stiffness (0 = off)"),
-              "gamma_min": P(0.0, min=-30.0, max=30.0, unit="deg", description="knee angle where the stop begins"),
-              "k_leg": P(0.0, min=0.0, max=1e6, unit="N/m",
-                         description="leg-length spring about the length at knee_rest_deg (axial, hip to foot)"),
-              "c_leg": P(0.0, min=0.0, max=1e5, unit="N*s/m", description="leg-length damping")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")))
-    outputs = (PortSpec("tau", 4, "N*m", "stance damping, knee spring and knee-stop torques", TAU_NAMES),)
-    discrete = True
-
-    packed = ("c_hip", "c_knee", "k_knee", "_rest", "k_stop", "_gamma_min", "k_leg", "c_leg", "_l1", "_l2")
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        b = biped_of(ctx)
-        p.set("_l1", float(b.thigh.length))
-        p.set("_l2", float(b.shank.length))
-        p.set("_rest", math.radians(p.knee_rest_deg))
-        p.set("_gamma_min", math.radians(p.gamma_min))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_stance_damping_output)
-
-
-# ------------------------------------------------------------------- kernels (the laws)
-_SOURCE, _GROUND_Y, _TAU_LAND, _BP = Footprints.packed_at("source", "ground_y", "tau_land", "_bp")
-_C_HIP, _C_KNEE, _K_KNEE, _REST, _K_STOP, _G_MIN, _K_LEG, _C_LEG, _L1, _L2 = StanceDamping.packed_at(
-    *StanceDamping.packed)
 
 
 @kernel
@@ -203,3 +140,62 @@ def _stance_damping_output(t, x, z, q, qd, stance, p, tau):
         stop = p[_K_STOP] * (p[_G_MIN] - gam) if gam < p[_G_MIN] else 0.0
         tau[2 + s] = (p[_K_KNEE] * (p[_REST] - gam) - p[_C_KNEE] * qd[5 + s] + stop
                       + leg_spring_torque(gam, qd[5 + s], p[_REST], p[_K_LEG], p[_C_LEG], p[_L1], p[_L2]))
+
+
+class Footprints(Block):
+    """Stance-foot anchors: the reference footprints, or where the foot landed (module docstring)."""
+
+    params = {"source": P("reference", choices=("reference", "landing"),
+                          description="reference: the recording's footprints; landing: where the model's foot landed"),
+              "ground_y": P(0.0, min=-1.0, max=1.0, unit="m", description="floor height (source = landing)"),
+              "tau_land": P(0.0, min=0.0, max=1.0, unit="s",
+                            description="the held height relaxes from where the foot landed to the floor with "
+                                        "this time constant (0: held on the floor from the landing tick)")}
+    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES),
+              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
+              PortSpec("feet_ref", 4, "m", "reference footprints", _FEET))
+    outputs = (PortSpec("feet", 4, "m", "where each stance foot is held", _FEET),)
+    n_discrete = _FP_STATE["size"]
+    discrete = True
+
+    packed = ("source", "ground_y", "tau_land", "_bp[]")
+    law = Kernels(output=_footprints_output, update=_footprints_update)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_bp", biped_vector(ctx))
+
+
+class StanceDamping(Block):
+    """Stance hip damping, a knee quasi-stiffness about one rest angle, and the knee stop (module docstring)."""
+
+    params = {"c_hip": P(0.0, min=0.0, max=1e4, unit="N*m*s/rad", description="stance hip damping"),
+              "c_knee": P(0.0, min=0.0, max=1e4, unit="N*m*s/rad", description="stance knee damping"),
+              "k_knee": P(0.0, min=0.0, max=1e4, unit="N*m/rad",
+                          description="stance knee quasi-stiffness about knee_rest_deg"),
+              "knee_rest_deg": P(15.0, min=0.0, max=90.0, unit="deg",
+                                 description="rest angle of the knee spring (one value for every condition)"),
+              "k_stop": P(0.0, min=0.0, max=1e6, unit="N*m/rad", description="knee stop stiffness (0 = off)"),
+              "gamma_min": P(0.0, min=-30.0, max=30.0, unit="deg", description="knee angle where the stop begins"),
+              "k_leg": P(0.0, min=0.0, max=1e6, unit="N/m",
+                         description="leg-length spring about the length at knee_rest_deg (axial, hip to foot)"),
+              "c_leg": P(0.0, min=0.0, max=1e5, unit="N*s/m", description="leg-length damping")}
+    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+              PortSpec("stance", 2, "", "stance flags", ("l", "r")))
+    outputs = (PortSpec("tau", 4, "N*m", "stance damping, knee spring and knee-stop torques", TAU_NAMES),)
+    discrete = True
+
+    packed = ("c_hip", "c_knee", "k_knee", "_rest", "k_stop", "_gamma_min", "k_leg", "c_leg", "_l1", "_l2")
+    law = Kernels(output=_stance_damping_output)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        b = biped_of(ctx)
+        p.set("_l1", float(b.thigh.length))
+        p.set("_l2", float(b.shank.length))
+        p.set("_rest", math.radians(p.knee_rest_deg))
+        p.set("_gamma_min", math.radians(p.gamma_min))
+
+
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_SOURCE, _GROUND_Y, _TAU_LAND, _BP = Footprints.packed_at("source", "ground_y", "tau_land", "_bp")
+_C_HIP, _C_KNEE, _K_KNEE, _REST, _K_STOP, _G_MIN, _K_LEG, _C_LEG, _L1, _L2 = StanceDamping.packed_at(
+    *StanceDamping.packed)

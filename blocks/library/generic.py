@@ -1,22 +1,30 @@
 """Generic blocks: sources, gain, sum, mux/selector, unit delay, integrator, state space,
 function and scope tap. All signals are float64 vectors; units pass through unchanged.
 
-The laws are the kernels of :mod:`blocks.library.generic_kernels` (both engines run them), which read
-the packed vectors these classes declare (``packed``, :mod:`blocks.packing`)."""
+The laws are the kernels below (both engines run them), on the packed vectors these classes declare
+(``packed``, :mod:`blocks.packing`), with the engine's contract (``docs/engine.md``, "The kernel
+contract"): ports as separate 1-D float64 arrays in declaration order, ``p`` the packed vector, the
+result written into the last argument:
+
+* ``constant_output``: Constant ``y = value``; ``step_output``: Step ``y = before`` until ``t_step``, then
+  ``after``; ``gain_output``: ``y = k u``; ``sum_output``: ``y = sum_i s_i u_i`` (``s_i = -1.0`` or ``+1.0``:
+  ``-1 * u`` is ``-u`` exactly); ``mux_output``: ``y = [u_1, ..]``;
+* ``selector_output``: ``y_i = u[idx_i]``; ``copy_z``/``copy_u_next``: UnitDelay ``y = z``, ``z' = u``;
+* ``copy_x``: Integrator ``y = x`` (and ``copy_u_next`` as its ``dx = u``); ``ss_output``/``ss_derivative``: StateSpace
+  ``y = C x + D u``, ``dx = A x + B u`` (matrices row-major).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
-
-if TYPE_CHECKING:
-    from types import ModuleType
+from blocks.kernels import kernel, seg
 
 __all__ = ["Constant", "Step", "Gain", "Sum", "Mux", "Selector", "UnitDelay", "Integrator", "StateSpace",
            "Function", "Scope", "FUNCTIONS", "register_function"]
@@ -35,11 +43,101 @@ def register_function(name: str) -> Callable[[Callable[[np.ndarray, np.ndarray],
     return deco
 
 
-def _gk() -> ModuleType:
-    """The kernels' module (it reads the layouts of the classes below, so it is imported after them)."""
-    from blocks.library import generic_kernels
+@kernel
+def constant_output(t, x, z, p, y):
+    v = seg(p, _VALUE)
+    for i in range(y.size):
+        y[i] = v[i]
 
-    return generic_kernels
+
+@kernel
+def step_output(t, x, z, p, y):
+    v = p[_AFTER] if t >= p[_T_STEP] else p[_BEFORE]
+    for i in range(y.size):
+        y[i] = v
+
+
+@kernel
+def gain_output(t, x, z, u, p, y):
+    for i in range(y.size):
+        y[i] = u[i] * p[_K]
+
+
+@kernel
+def sum_output(t, x, z, *a):
+    # a = (u_1, ..., u_m, p, y): one kernel for every input count (numba types *a per arity)
+    m = len(a) - 2
+    sign = seg(a[m], _SIGN)
+    y = a[m + 1]
+    for i in range(y.size):
+        acc = a[0][i] if sign[0] > 0.0 else -a[0][i]
+        for j in range(1, m):
+            if sign[j] > 0.0:
+                acc += a[j][i]
+            else:
+                acc -= a[j][i]
+        y[i] = acc
+
+
+@kernel
+def mux_output(t, x, z, *a):
+    # a = (u_1, ..., u_m, p, y)
+    m = len(a) - 2
+    y = a[m + 1]
+    k = 0
+    for j in range(m):
+        uj = a[j]
+        for i in range(uj.size):
+            y[k] = uj[i]
+            k += 1
+
+
+@kernel
+def selector_output(t, x, z, u, p, y):
+    idx = seg(p, _INDICES)
+    for j in range(y.size):
+        y[j] = u[int(idx[j])]
+
+
+@kernel
+def copy_z(t, x, z, u, p, y):
+    for i in range(y.size):
+        y[i] = z[i]
+
+
+@kernel
+def copy_u_next(t, x, z, u, p, znext):
+    for i in range(znext.size):
+        znext[i] = u[i]
+
+
+@kernel
+def copy_x(t, x, z, u, p, y):
+    for i in range(y.size):
+        y[i] = x[i]
+
+
+@kernel
+def ss_rows(mx, mu, x, u, y):
+    # y = [Mx | Mu] [x; u], Mx (rows x n) and Mu (rows x m) row-major
+    n, m = x.size, u.size
+    for r in range(y.size):
+        acc = 0.0
+        for j in range(n):
+            acc += mx[r * n + j] * x[j]
+        for j in range(m):
+            acc += mu[r * m + j] * u[j]
+        y[r] = acc
+
+
+@kernel
+def ss_output(t, x, z, u, p, y):
+    ss_rows(seg(p, _C), seg(p, _D), x, u, y)
+
+
+@kernel
+def ss_derivative(t, x, z, u, p, dx):
+    ss_rows(seg(p, _A), seg(p, _B), x, u, dx)
 
 
 class Constant(Block):
@@ -51,14 +149,12 @@ class Constant(Block):
     params = {"value": P((0.0,), description="the constant vector")}
     dynamic_ports = True
     feedthrough = "none"
+    law = Kernels(output=constant_output)
 
     def port_specs(self) -> tuple[tuple[PortSpec, ...], tuple[PortSpec, ...]]:
         return (), (PortSpec("y", len(self.values["value"])),)
 
     packed = ("value",)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_gk().constant_output)
 
 
 class Step(Block):
@@ -74,9 +170,7 @@ class Step(Block):
     time_varying = True
 
     packed = ("t_step", "before", "after")
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_gk().step_output)
+    law = Kernels(output=step_output)
 
 
 class Gain(Block):
@@ -91,9 +185,7 @@ class Gain(Block):
     vectorisable = True
 
     packed = ("k",)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_gk().gain_output)
+    law = Kernels(output=gain_output)
 
 
 class Sum(Block):
@@ -105,6 +197,7 @@ class Sum(Block):
     params = {"signs": P("++", tunable=False, description="one '+' or '-' per input"), "n": _N}
     dynamic_ports = True
     vectorisable = True
+    law = Kernels(output=sum_output)
 
     def check(self, values: Mapping[str, Any]) -> None:
         s = values["signs"]
@@ -121,9 +214,6 @@ class Sum(Block):
     def derive(self, p: Params, ctx: CompileContext) -> None:
         p.set("_sign", tuple(-1.0 if c == "-" else 1.0 for c in p.signs))
 
-    def kernels(self) -> Kernels:
-        return Kernels(output=_gk().sum_output)
-
 
 class Mux(Block):
     """Concatenate inputs: ``y = [u1; u2; ...]``.
@@ -133,6 +223,7 @@ class Mux(Block):
 
     params = {"sizes": P((1.0, 1.0), min=1, max=100000, tunable=False, description="width of each input")}
     dynamic_ports = True
+    law = Kernels(output=mux_output)
 
     def check(self, values: Mapping[str, Any]) -> None:
         if not values["sizes"] or any(v != int(v) for v in values["sizes"]):
@@ -141,9 +232,6 @@ class Mux(Block):
     def port_specs(self) -> tuple[tuple[PortSpec, ...], tuple[PortSpec, ...]]:
         sizes = [int(s) for s in self.values["sizes"]]
         return tuple(PortSpec(f"u{i + 1}", s) for i, s in enumerate(sizes)), (PortSpec("y", sum(sizes)),)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_gk().mux_output)
 
 
 class Selector(Block):
@@ -155,6 +243,7 @@ class Selector(Block):
     params = {"indices": P((0.0,), min=0, max=99999, tunable=False, description="0-based element indices"),
               "n": _N}
     dynamic_ports = True
+    law = Kernels(output=selector_output)
 
     def check(self, values: Mapping[str, Any]) -> None:
         idx = values["indices"]
@@ -166,9 +255,6 @@ class Selector(Block):
         return (PortSpec("u", int(self.values["n"])),), (PortSpec("y", len(self.values["indices"])),)
 
     packed = ("indices",)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_gk().selector_output)
 
 
 class UnitDelay(Block):
@@ -183,12 +269,10 @@ class UnitDelay(Block):
     feedthrough = "none"
     discrete = True
     n_discrete = "n"
+    law = Kernels(output=copy_z, update=copy_u_next)
 
     def initial_discrete(self, p: Params, ctx: CompileContext) -> np.ndarray:
         return np.full(int(p.n), p.initial)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_gk().copy_z, update=_gk().copy_u_next)
 
 
 class Integrator(Block):
@@ -203,12 +287,10 @@ class Integrator(Block):
     feedthrough = "none"
     n_states = "n"
     vectorisable = True
+    law = Kernels(output=copy_x, derivative=copy_u_next)
 
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
         return np.full(int(p.n), p.x0)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_gk().copy_x, derivative=_gk().copy_u_next)
 
 
 class StateSpace(Block):
@@ -226,6 +308,7 @@ class StateSpace(Block):
     inputs = (PortSpec("u", "m"),)
     outputs = (PortSpec("y", "l"),)
     n_states = "n"
+    law = Kernels(output=ss_output, derivative=ss_derivative)
 
     def check(self, values: Mapping[str, Any]) -> None:
         n, m, l = values["n"], values["m"], values["l"]
@@ -240,9 +323,6 @@ class StateSpace(Block):
 
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
         return np.array(p.x0, dtype=np.float64)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_gk().ss_output, derivative=_gk().ss_derivative)
 
 
 class Function(Block):
@@ -286,10 +366,17 @@ class Scope(Block):
     params = {"n": _N, "unit": P("", tunable=False, description="unit shown on the scope axis")}
     inputs = (PortSpec("u", "n"),)
     feedthrough = "none"
+    law = Kernels()  # a tap: nothing to compute (the recorder reads its input)
 
     def port_specs(self) -> tuple[tuple[PortSpec, ...], tuple[PortSpec, ...]]:
         ins, outs = super().port_specs()
         return (replace(ins[0], unit=self.values["unit"]),), outs
 
-    def kernels(self) -> Kernels:
-        return Kernels()  # a tap: nothing to compute (the recorder reads its input)
+
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_VALUE = Constant.packed_at("value")
+_T_STEP, _BEFORE, _AFTER = Step.packed_at("t_step", "before", "after")
+_K = Gain.packed_at("k")
+_SIGN = Sum.packed_at("_sign")
+_INDICES = Selector.packed_at("indices")
+_A, _B, _C, _D = StateSpace.packed_at("a", "b", "c", "d")

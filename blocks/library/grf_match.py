@@ -63,7 +63,7 @@ import numpy as np
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_of
+from blocks.library.context import biped_vector
 from models._eom_numba import _assemble, _cholesky_back, _cholesky_factor, _cholesky_solve, foot_state_side
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
 
@@ -187,12 +187,11 @@ class GrfMatch(Block):
     discrete = True
 
     packed = ("gain", "reg", "tau_v", "tau_p", "u_max", "_bp[]")
+    law = Kernels(output=grf_match_output)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", tuple(biped_of(ctx).as_array()))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=grf_match_output)
+        p.set("_bp", biped_vector(ctx))
 
 
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
 _GAIN, _REG, _TAU_V, _TAU_P, _U_MAX, _BP = GrfMatch.packed_at("gain", "reg", "tau_v", "tau_p", "u_max", "_bp")

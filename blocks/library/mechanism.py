@@ -55,7 +55,7 @@ from blocks.core import (
     PortSpec,
 )
 from blocks.core import ParamSpec as P
-from blocks.library.mechanism_pack import pack_mechanism
+from blocks.library.mechanism_pack import PACKED, mechanism_tables
 from models.mechanism import MECHANISMS, ConstraintError, Embedded, Mechanism, build, make_manifold
 from models.mechanism.manifold import continuation
 
@@ -87,6 +87,7 @@ class PlanarMechanism(Block):
     feedthrough = "none"
     discrete = True  # the Newton guess (module docstring); no modes
     n_states = 2  # per coordinate; the real size comes from state_size()
+    packed = PACKED  # the tables of :mod:`blocks.library.mechanism_pack`
 
     def _mech(self) -> Mechanism:
         return mechanism_of(self.values["mechanism"])
@@ -136,7 +137,8 @@ class PlanarMechanism(Block):
         except ValueError as exc:
             raise ParameterValueError(f"block '{self.name}': {exc}") from None
         p.set("_model", Embedded(mech, manifold))
-        p.set("_nq", mech.nq)
+        for key, value in mechanism_tables(p._model).items():
+            p.set(key, value)
 
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
         mech = p._model.mech
@@ -161,7 +163,3 @@ class PlanarMechanism(Block):
 
         return Kernels(output=mech_output, derivative=mech_derivative,
                        update=mech_update if self.discrete_size() else None)
-
-    def pack(self, p: Params) -> np.ndarray:
-        """The packed vector of :mod:`blocks.library.mechanism_pack` (its header names every table)."""
-        return pack_mechanism(p._model)

@@ -1,7 +1,8 @@
 r"""Compiled form (kernels) of :class:`~blocks.library.mechanism.PlanarMechanism`.
 
-The same laws as the block's Python callbacks (:mod:`models.mechanism`), written out on the packed
-vector of :mod:`blocks.library.mechanism_pack`:
+The laws of :mod:`models.mechanism` (numpy, the independent reference they are tested against),
+written out on the packed vector of :mod:`blocks.library.mechanism_pack` (its tables' records by
+their declared fields):
 
 * kinematics of every stacked point expression: ``u_k = R(A_k f + c_k) P_k``, positions
   ``r_e = R0_e + sum u_k``, Jacobians ``J_e = sum u_k^perp A_k`` [m/rad], and the bilinear
@@ -26,16 +27,18 @@ import math
 import numpy as np
 
 from blocks.kernels import kernel
-from blocks.library.mechanism_pack import H
+from blocks.library.mechanism_pack import BODY, COORD, LAYOUT, SPRING
 from blocks.library.mechanism_splines import spline1, spline2
 
 __all__ = ["mech_output", "mech_derivative", "mech_update", "joints"]
 
-_M, _NQ, _NT, _NE, _NLOOP, _NBODY, _NSPRING, _NPOINT, _NTAU = (H[k] for k in (
-    "m", "nq", "nt", "ne", "nloop", "nbody", "nspring", "npoint", "ntau"))
-_KIND, _GUIDE, _OA, _OC, _OP, _OE, _OR0, _OCOORD = (H[k] for k in (
-    "kind", "guide", "A", "c", "P", "E", "R0", "coord"))
-_OBODY, _OROT, _OSPRING, _OGRAV, _OCTAU, _OB = (H[k] for k in ("body", "rot", "spring", "grav", "ctau", "B"))
+_M, _NQ, _NT, _NE, _NLOOP, _NBODY, _NSPRING, _NPOINT, _NTAU = LAYOUT.at(
+    "_m", "_nq", "_nt", "_ne", "_nloop", "_nbody", "_nspring", "_npoint", "_ntau")
+_KIND, _GUIDE, _OA, _OC, _OP, _OE, _OR0, _OCOORD = LAYOUT.at("_kind", "_guide", "_A", "_c", "_P", "_E", "_R0", "_coord")
+_OBODY, _OROT, _OSPRING, _OGRAV, _OCTAU, _OB = LAYOUT.at("_body", "_rot", "_spring", "_grav", "_ctau", "_B")
+_C_KIND, _C_INDEX, _C_AXIS, _C_SIZE = COORD["kind"], COORD["index"], COORD["axis"], COORD["size"]
+_B_EXPR, _B_MASS, _B_SIZE = BODY["expr"], BODY["mass"], BODY["size"]
+_S_EXPR, _S_ANCHOR, _S_K, _S_L0, _S_SIZE = SPRING["expr"], SPRING["anchor"], SPRING["k"], SPRING["l0"], SPRING["size"]
 TOL, MAX_ITER = 1e-9, 30  # as Mechanism.solve
 
 
@@ -132,8 +135,9 @@ def lu_solve(a, piv, b):
 
 @kernel
 def _coord(p, j):
-    o = int(p[_OCOORD]) + 3 * j
-    return int(p[o]), int(p[o + 1]), int(p[o + 2])  # kind (0 joint, 1 point), joint or expression, axis
+    """Coordinate ``j``: kind (0 joint, 1 point), its joint or expression, the point's axis."""
+    o = int(p[_OCOORD]) + _C_SIZE * j
+    return int(p[o + _C_KIND]), int(p[o + _C_INDEX]), int(p[o + _C_AXIS])
 
 
 @kernel
@@ -284,7 +288,7 @@ def accel(p, q, qd, tau, z):
     gx, gy = p[int(p[_OGRAV])], p[int(p[_OGRAV]) + 1]
     ob = int(p[_OBODY])
     for bi in range(int(p[_NBODY])):
-        e, mass = int(p[ob + 3 * bi]), p[ob + 3 * bi + 1]
+        e, mass = int(p[ob + _B_SIZE * bi + _B_EXPR]), p[ob + _B_SIZE * bi + _B_MASS]
         fx, fy = mass * (gx - kap[e, 0]), mass * (gy - kap[e, 1])
         for i in range(m):
             bias[i] += jx[e, i] * fx + jy[e, i] * fy
@@ -292,11 +296,11 @@ def accel(p, q, qd, tau, z):
                 mf[i, j] += mass * (jx[e, i] * jx[e, j] + jy[e, i] * jy[e, j])
     osp = int(p[_OSPRING])
     for si in range(int(p[_NSPRING])):
-        o = osp + 5 * si
-        e = int(p[o])
-        dxs, dys = pos[e, 0] - p[o + 1], pos[e, 1] - p[o + 2]
+        o = osp + _S_SIZE * si
+        e = int(p[o + _S_EXPR])
+        dxs, dys = pos[e, 0] - p[o + _S_ANCHOR], pos[e, 1] - p[o + _S_ANCHOR + 1]
         length = math.hypot(dxs, dys)
-        c = -p[o + 3] * (length - p[o + 4]) / length
+        c = -p[o + _S_K] * (length - p[o + _S_L0]) / length
         for i in range(m):
             bias[i] += jx[e, i] * (c * dxs) + jy[e, i] * (c * dys)
     oct_, obb, ntau = int(p[_OCTAU]), int(p[_OB]), int(p[_NTAU])

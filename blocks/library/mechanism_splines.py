@@ -17,13 +17,13 @@ import math
 import numpy as np
 
 from blocks.kernels import kernel
-from blocks.library.mechanism_pack import H
+from blocks.library.mechanism_pack import LAYOUT
 
 __all__ = ["deboor", "find_interval", "spline1", "spline2"]
 
-_M = H["m"]
-_ST, _SNT, _SC, _SK, _SLO, _SPER, _SWIND = (H[k] for k in ("s_t", "s_nt", "s_c", "s_k", "s_lo", "s_per", "s_wind"))
-_BTX, _BNTX, _BTY, _BNTY, _BC, _BK = (H[k] for k in ("b_tx", "b_ntx", "b_ty", "b_nty", "b_c", "b_k"))
+_M = LAYOUT.at("_m")
+_ST, _SNT, _SC, _SK, _SLO, _SPER, _SWIND = LAYOUT.at("_s_t", "_s_nt", "_s_c", "_s_k", "_s_lo", "_s_per", "_s_wind")
+_BTX, _BNTX, _BTY, _BNTY, _BC, _BK = LAYOUT.at("_b_tx", "_b_ntx", "_b_ty", "_b_nty", "_b_c", "_b_k")
 
 
 @kernel

@@ -99,7 +99,7 @@ class SolvedCycle:
                       _table=self.table())
         p = SolvedGait("state_at").pack(Params(values))
         out = [np.zeros(k) for k in (4, 4, 4, 2, 7, 7, 1)]
-        pure(solved_law)(t_data, np.zeros(7), np.zeros(7), np.zeros(2), p, *out)
+        pure(solved_law)(t_data, np.zeros(0), np.zeros(0), np.zeros(7), np.zeros(7), np.zeros(2), p, *out)
         return out[4], out[5]
 
 
@@ -139,9 +139,10 @@ def load_solved_cycle(path: str | Path, params: BipedParams, cycle: int = 0) -> 
 
 
 @kernel
-def solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):
+def solved_law(t, x, z, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):
     """The module docstring's outputs at time ``t`` for state ``q``, ``qd`` and the packed vector ``p`` of a
-    :class:`SolvedGait` (the table: ``n`` rows of :data:`ROW_FIELDS`)."""
+    :class:`SolvedGait` (the table: ``n`` rows of :data:`ROW_FIELDS`); the block's output kernel (it has no
+    state: ``x``, ``z`` are not read)."""
     n = int(p[_N])
     if n == 0:
         for j in range(4):
@@ -186,6 +187,31 @@ def solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trun
     for j in range(2):
         mz[j] = gain * (tab[a + _RMZ + j] + w * (tab[b + _RMZ + j] - tab[a + _RMZ + j]))
     trunk[0] = q_sol[2]
+
+
+def run_solution(ctx: CompileContext) -> SolvedCycle:
+    """The run's solved cycle, ``ctx.resources[SOLVED_GAIT]`` (given by :mod:`app.solved`)."""
+    cycle = ctx.resources.get(SOLVED_GAIT)
+    if cycle is None:
+        raise DiagramError("the solved gait (SolvedGait source = run, FiveLinkDynamics init = solution): this run "
+                           "gives no posture solution; run it through app.runs, whose RunSpec.solution names or "
+                           "solves one, or read a file (SolvedGait source = file)")
+    if not isinstance(cycle, SolvedCycle):
+        raise TypeError(f"CompileContext.resources[{SOLVED_GAIT!r}] must be SolvedCycle, got {type(cycle).__name__}")
+    return cycle
+
+
+def solved_cycle_of(ctx: CompileContext, p: Params) -> SolvedCycle:
+    """The cycle a ``SolvedGait`` block with parameters ``p`` reads (module doc), loaded once per compile."""
+    if p.source == "run":
+        return run_solution(ctx)
+    key = f"solved:{p.file}:{p.cycle}"
+    if key not in ctx.cache:
+        if not p.file:
+            raise DiagramError("SolvedGait source = file: give the file (a solve output folder or its results.npz)")
+        ctx.cache[key] = load_solved_cycle(p.file, biped_of(ctx), int(p.cycle))
+    loaded: SolvedCycle = ctx.cache[key]
+    return loaded
 
 
 class SolvedGait(Block):
@@ -240,6 +266,7 @@ class SolvedGait(Block):
 
     packed = ("_n", "_period", "_shift", "_stride", "gain", "kp_hip", "kd_hip", "kp_knee", "kd_knee", "kp_trunk",
               "kd_trunk", "_table[]")
+    law = Kernels(output=solved_law)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         cycle = solved_cycle_of(ctx, p) if p.source != "off" else None
@@ -254,39 +281,7 @@ class SolvedGait(Block):
             p.set(key, v)
         p.set("_table", table)
 
-    def kernels(self) -> Kernels:
-        return Kernels(output=_solved_output)
 
-
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
 (_N, _PERIOD, _SHIFT, _STRIDE, _GAIN, _KP_HIP, _KD_HIP, _KP_KNEE, _KD_KNEE, _KP_TRUNK, _KD_TRUNK,
  _TABLE) = SolvedGait.packed_at(*SolvedGait.packed)
-
-
-def run_solution(ctx: CompileContext) -> SolvedCycle:
-    """The run's solved cycle, ``ctx.resources[SOLVED_GAIT]`` (given by :mod:`app.solved`)."""
-    cycle = ctx.resources.get(SOLVED_GAIT)
-    if cycle is None:
-        raise DiagramError("the solved gait (SolvedGait source = run, FiveLinkDynamics init = solution): this run "
-                           "gives no posture solution; run it through app.runs, whose RunSpec.solution names or "
-                           "solves one, or read a file (SolvedGait source = file)")
-    if not isinstance(cycle, SolvedCycle):
-        raise TypeError(f"CompileContext.resources[{SOLVED_GAIT!r}] must be SolvedCycle, got {type(cycle).__name__}")
-    return cycle
-
-
-def solved_cycle_of(ctx: CompileContext, p: Params) -> SolvedCycle:
-    """The cycle a ``SolvedGait`` block with parameters ``p`` reads (module doc), loaded once per compile."""
-    if p.source == "run":
-        return run_solution(ctx)
-    key = f"solved:{p.file}:{p.cycle}"
-    if key not in ctx.cache:
-        if not p.file:
-            raise DiagramError("SolvedGait source = file: give the file (a solve output folder or its results.npz)")
-        ctx.cache[key] = load_solved_cycle(p.file, biped_of(ctx), int(p.cycle))
-    loaded: SolvedCycle = ctx.cache[key]
-    return loaded
-
-
-@kernel
-def _solved_output(t, x, z, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk):
-    solved_law(t, q, qd, stance, p, tau, tau_ff, tau_pd, mz, q_sol, qd_sol, trunk)

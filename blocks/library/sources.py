@@ -15,7 +15,7 @@ import hashlib
 import os
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -60,75 +60,12 @@ def _data_times(ds: GaitDataset, ctx: CompileContext, grid: np.ndarray) -> np.nd
     return grid - ctx.t0 + ds.t[0] + data_of(ctx).t_offset_s
 
 
-class GrfSource(Block):
-    r"""Recorded two-foot ground reaction forces.
+class _Spline(NamedTuple):
+    """A cubic ``PPoly``: knots ``x`` (n,) and coefficients ``c`` (4, n-1, k), as scipy's ``CubicSpline``
+    holds them; the kernels evaluate it (``spline_at``, in scipy's order of operations)."""
 
-    .. math:: F(t) = s\,\mathrm{LP}(F_{data})(t_{data}),\quad
-              s = g_{extra}\,m_{model}/m_{data}\ \text{(if scaled and the data mass is known)}
-
-    Perturbations for experiments (tunable, 1 = the recording): ``propulsion_gain`` multiplies
-    the propulsive (forward, ``F_x > 0``) part of each foot's fore-aft force, ``vertical_gain``
-    every vertical force.
-
-    Outputs
-    -------
-    F : (4,) N
-        ``[F_lx, F_ly, F_rx, F_ry]``, world frame, force *on* each foot.
-    cop : (2,) m
-        Centre of pressure x of left/right foot (0 where absent or off the ground).
-
-    Parameters: ``dataset``, ``filter_hz`` (zero-lag Butterworth of the forces, 0 = off),
-    ``scale_to_model`` (scale to the model's body weight), ``gain`` (tunable multiplier).
-    """
-
-    params = {"dataset": _DATASET,
-              "filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
-                             description="zero-lag Butterworth low-pass cut-off of the forces; 0 = off"),
-              "scale_to_model": P(True, tunable=False, description="scale forces by model mass / data mass"),
-              "gain": P(1.0, min=0.0, max=3.0, description="extra multiplier on all forces"),
-              "propulsion_gain": P(1.0, min=0.0, max=3.0, description="multiplier on the propulsive part of F_x"),
-              "vertical_gain": P(1.0, min=0.0, max=3.0, description="multiplier on F_y")}
-    outputs = (PortSpec("F", 4, "N", "ground reaction forces", GRF_NAMES), PortSpec("cop", 2, "m", "CoP x", ("l", "r")))
-    time_varying = True
-
-    packed = ("gain", "propulsion_gain", "vertical_gain", "_mass_scale", "_data[]")
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        if p.has("_data"):  # the recording is read once; a live change re-derives nothing here
-            return
-        ds = dataset_of(ctx, p.dataset)
-        grf = lowpass(ds.grf, p.filter_hz, ds.rate_hz)
-        cop = np.nan_to_num(ds.cop_x, nan=0.0) if ds.cop_x is not None else np.zeros((ds.t.size, 2))
-        if fold_of(ds) is not None:  # where each CoP was recorded (a folded recording moves it on there)
-            cop = np.column_stack([cop, np.isfinite(ds.cop_x) if ds.cop_x is not None else np.zeros_like(cop)])
-        mass = ds.meta.body_mass_kg
-        p.set("_mass_scale", biped_of(ctx).total_mass / mass if (p.scale_to_model and mass) else 1.0)
-        p.set("_dataset_name", ds.name)
-        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
-                                       ds.t, grf.T.ravel(), cop.T.ravel()]))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=grf_output)
-
-
-class _Spline:
-    """A cubic ``PPoly`` (knots ``x`` (n,), coefficients ``c`` (4, n-1, k)) evaluated as scipy's
-    ``PPoly.__call__`` does, in its order of operations (and the kernels' ``spline_at``): in interval
-    ``j`` (``x_j <= t < x_{j+1}``, the last closed), ``s = t - x_j``,
-    ``f = c_3 + c_2 s + c_1 s^2 + c_0 s^3`` and ``f' = c_2 + 2 c_1 s + 3 c_0 s^2``."""
-
-    def __init__(self, x: np.ndarray, c: np.ndarray) -> None:
-        self.x, self.c = x, c
-
-    def __call__(self, t: np.ndarray, nu: int = 0) -> np.ndarray:
-        x, c = self.x, self.c
-        j = np.clip(np.searchsorted(x, t, side="right") - 1, 0, x.size - 2)
-        s = (t - x[j])[:, None]
-        s2 = s * s
-        c0, c1, c2, c3 = c[0][j], c[1][j], c[2][j], c[3][j]
-        if nu == 0:
-            return 0.0 + c3 + c2 * s + c1 * s2 + c0 * (s2 * s)
-        return 0.0 + c2 * 1.0 * 1.0 + c1 * s * 2.0 + c0 * s2 * 3.0
+    x: np.ndarray
+    c: np.ndarray
 
 
 def _spline_cache() -> str:
@@ -175,52 +112,11 @@ def _reference_spline(ds: GaitDataset, filter_hz: float) -> _Spline:
                 np.ascontiguousarray(lowpass(ref, filter_hz, ds.rate_hz), dtype=np.float64))
 
 
-def _reference_table(ds: GaitDataset, td: np.ndarray, filter_hz: float,
-                     spline: _Spline | None = None) -> np.ndarray:
-    spline = _reference_spline(ds, filter_hz) if spline is None else spline
-    tc = np.clip(td, ds.t[0], ds.t[-1])
-    rates = spline(tc, 1)
-    rates[(td < ds.t[0]) | (td > ds.t[-1])] = 0.0
-    return np.column_stack([spline(tc), rates])
-
-
-class ReferenceSource(Block):
-    r"""Reference joint trajectories from a dataset (cubic spline; rates are its derivative).
-
-    Outputs
-    -------
-    angles, rates : (5,) rad, rad/s
-        ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` and their time derivatives.
-    hip, knee : (2,) rad
-        ``[beta_l, beta_r]``, ``[gamma_l, gamma_r]``.
-    """
-
-    params = {"dataset": _DATASET}
-    outputs = (PortSpec("angles", 5, "rad", "reference angles", ANGLE_NAMES),
-               PortSpec("rates", 5, "rad/s", "reference rates", ANGLE_NAMES),
-               PortSpec("hip", 2, "rad", "hip flexion", ("l", "r")),
-               PortSpec("knee", 2, "rad", "knee flexion", ("l", "r")))
-    time_varying = True
-
-    packed = ("_data[]",)
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        if p.has("_data"):
-            return
-        ds = dataset_of(ctx, p.dataset)
-        spline = _reference_spline(ds, data_of(ctx).ref_filter_hz)
-        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
-                                       spline.x, np.ascontiguousarray(spline.c).ravel()]))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=reference_output)
-
-
 def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped: FiveLinkBiped) -> tuple[
         np.ndarray, np.ndarray]:
     """``(q0, qd0)`` matching the reference at the start of the run.
 
-    The angles come from the reference (as :class:`ReferenceSource`). Their rates are the
+    The angles come from the reference (:class:`ReferenceSource`'s law at the start). Their rates are the
     slope at the start of a least-squares cubic fitted to the reference samples within
     ``rate_window_s`` of it (Savitzky-Golay's local polynomial; one-sided at the first
     sample). The spline's own derivative there is an edge value carrying the full marker
@@ -234,7 +130,8 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
     ds = dataset_of(ctx, values["dataset"])
     shared = data_of(ctx)
     td = _data_times(ds, ctx, np.array([ctx.t0]))
-    row = _reference_table(ds, td, shared.ref_filter_hz)[0]
+    start = ReferenceSource("reference", dataset=values["dataset"]).probe(ctx.t0, ctx=ctx).y  # its law at t0
+    row = np.concatenate([start["angles"], start["rates"]])
     window = float(values.get("rate_window_s", 0.0))
     near = np.abs(ds.t - td[0]) <= window
     if window > 0.0 and near.sum() >= 8 and ds.q is None:  # synthetic data (exact q) keep the spline
@@ -272,9 +169,6 @@ def _grf_vertical_rate(ctx: CompileContext, ds: GaitDataset, biped: FiveLinkBipe
     return qd
 
 
-# ----------------------------------------------------------------- kernels (the laws)
-_GAIN, _PROPULSION, _VERTICAL, _MASS_SCALE, _GRF_DATA = GrfSource.packed_at(*GrfSource.packed)
-_REF_DATA = ReferenceSource.packed_at("_data")
 _NS = sk.GRID.index("n")  # the recording's sample count, in its grid header
 
 
@@ -304,7 +198,6 @@ def grf_output(t, x, z, p, y0, y1):
             y1[k - 4] = v
 
 
-# ----------------------------------------------------------- ReferenceSource
 @kernel
 def _reference_knot(p, i):
     """Data time clipped to the knots, its interval and whether the rates are zeroed, for grid row ``i``."""
@@ -318,7 +211,8 @@ def _reference_knot(p, i):
 @kernel
 def reference_output(t, x, z, p, y0, y1, y2, y3):
     """ReferenceSource: the recording ``_data = [grid header, knots x (n), coefficients c (4, n-1, 5)
-    C-ordered]``; outputs the row ``[angles, rates]`` of :func:`_reference_table` on the grid."""
+    C-ordered]``; outputs the spline's angles and rates at the recording's time of the grid row (rates 0
+    beyond the recording)."""
     p = seg(p, _REF_DATA)
     n = int(p[_NS])
     cb = GRID_SIZE + n
@@ -338,3 +232,87 @@ def reference_output(t, x, z, p, y0, y1, y2, y3):
             y1[col] = (1.0 - f) * (0.0 if outa else ar) + f * (0.0 if outb else br)
     y2[0], y2[1] = y0[1], y0[2]
     y3[0], y3[1] = y0[3], y0[4]
+
+
+class GrfSource(Block):
+    r"""Recorded two-foot ground reaction forces.
+
+    .. math:: F(t) = s\,\mathrm{LP}(F_{data})(t_{data}),\quad
+              s = g_{extra}\,m_{model}/m_{data}\ \text{(if scaled and the data mass is known)}
+
+    Perturbations for experiments (tunable, 1 = the recording): ``propulsion_gain`` multiplies
+    the propulsive (forward, ``F_x > 0``) part of each foot's fore-aft force, ``vertical_gain``
+    every vertical force.
+
+    Outputs
+    -------
+    F : (4,) N
+        ``[F_lx, F_ly, F_rx, F_ry]``, world frame, force *on* each foot.
+    cop : (2,) m
+        Centre of pressure x of left/right foot (0 where absent or off the ground).
+
+    Parameters: ``dataset``, ``filter_hz`` (zero-lag Butterworth of the forces, 0 = off),
+    ``scale_to_model`` (scale to the model's body weight), ``gain`` (tunable multiplier).
+    """
+
+    params = {"dataset": _DATASET,
+              "filter_hz": P(0.0, min=0.0, max=500.0, unit="Hz", tunable=False,
+                             description="zero-lag Butterworth low-pass cut-off of the forces; 0 = off"),
+              "scale_to_model": P(True, tunable=False, description="scale forces by model mass / data mass"),
+              "gain": P(1.0, min=0.0, max=3.0, description="extra multiplier on all forces"),
+              "propulsion_gain": P(1.0, min=0.0, max=3.0, description="multiplier on the propulsive part of F_x"),
+              "vertical_gain": P(1.0, min=0.0, max=3.0, description="multiplier on F_y")}
+    outputs = (PortSpec("F", 4, "N", "ground reaction forces", GRF_NAMES), PortSpec("cop", 2, "m", "CoP x", ("l", "r")))
+    time_varying = True
+
+    packed = ("gain", "propulsion_gain", "vertical_gain", "_mass_scale", "_data[]")
+    law = Kernels(output=grf_output)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        if p.has("_data"):  # the recording is read once; a live change re-derives nothing here
+            return
+        ds = dataset_of(ctx, p.dataset)
+        grf = lowpass(ds.grf, p.filter_hz, ds.rate_hz)
+        cop = np.nan_to_num(ds.cop_x, nan=0.0) if ds.cop_x is not None else np.zeros((ds.t.size, 2))
+        if fold_of(ds) is not None:  # where each CoP was recorded (a folded recording moves it on there)
+            cop = np.column_stack([cop, np.isfinite(ds.cop_x) if ds.cop_x is not None else np.zeros_like(cop)])
+        mass = ds.meta.body_mass_kg
+        p.set("_mass_scale", biped_of(ctx).total_mass / mass if (p.scale_to_model and mass) else 1.0)
+        p.set("_dataset_name", ds.name)
+        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
+                                       ds.t, grf.T.ravel(), cop.T.ravel()]))
+
+
+class ReferenceSource(Block):
+    r"""Reference joint trajectories from a dataset (cubic spline; rates are its derivative).
+
+    Outputs
+    -------
+    angles, rates : (5,) rad, rad/s
+        ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` and their time derivatives.
+    hip, knee : (2,) rad
+        ``[beta_l, beta_r]``, ``[gamma_l, gamma_r]``.
+    """
+
+    params = {"dataset": _DATASET}
+    outputs = (PortSpec("angles", 5, "rad", "reference angles", ANGLE_NAMES),
+               PortSpec("rates", 5, "rad/s", "reference rates", ANGLE_NAMES),
+               PortSpec("hip", 2, "rad", "hip flexion", ("l", "r")),
+               PortSpec("knee", 2, "rad", "knee flexion", ("l", "r")))
+    time_varying = True
+
+    packed = ("_data[]",)
+    law = Kernels(output=reference_output)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        if p.has("_data"):
+            return
+        ds = dataset_of(ctx, p.dataset)
+        spline = _reference_spline(ds, data_of(ctx).ref_filter_hz)
+        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
+                                       spline.x, np.ascontiguousarray(spline.c).ravel()]))
+
+
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+_GAIN, _PROPULSION, _VERTICAL, _MASS_SCALE, _GRF_DATA = GrfSource.packed_at(*GrfSource.packed)
+_REF_DATA = ReferenceSource.packed_at("_data")

@@ -84,7 +84,7 @@ from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
 from blocks.library import sources_kernels as sk
-from blocks.library.context import biped_of, data_of, dataset_of
+from blocks.library.context import biped_of, biped_vector, data_of, dataset_of
 from blocks.library.sources_kernels import table_row, table_value
 from models._eom_numba import foot_state_side
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
@@ -93,151 +93,6 @@ from models.gaitdata.repeat import fold_of
 from models.reference import reference_state
 
 __all__ = ["FeedbackEnable", "GroundContact", "ReferenceMotion", "TrunkBalance"]
-
-
-class GroundContact(Block):
-    """Recorded GRF plus a stance-foot spring-damper to the reference footprint (module docstring)."""
-
-    params = {"k_x": P(1.0e5, min=0.0, max=1e7, unit="N/m", description="horizontal stiffness"),
-              "c_x": P(2.0e3, min=0.0, max=1e5, unit="N*s/m", description="horizontal damping"),
-              "k_y": P(1.0e5, min=0.0, max=1e7, unit="N/m", description="vertical stiffness"),
-              "c_y": P(2.0e3, min=0.0, max=1e5, unit="N*s/m", description="vertical damping"),
-              "ground_y": P(0.0, min=-1.0, max=1.0, unit="m", description="ground height"),
-              "f_max": P(2000.0, min=0.0, max=1e5, unit="N", description="limit on each correction component"),
-              "unilateral": P(False, description="a floor that only pushes (stance foot above the ground: no pull)"),
-              "no_pull": P(False, description="the floor never pulls a stance foot down: the total vertical force "
-                                              "(recorded + correction) of each foot stays >= 0"),
-              "mu": P(0.0, min=0.0, max=5.0,
-                      description="friction coefficient: |F_x| <= mu F_y of that foot (0 = no friction limit)"),
-              "gain": P(1.0, min=0.0, max=1.0, description="1 = contact on, 0 = recorded GRF only (paper)"),
-              "height": P("ground", choices=("ground", "reference"),
-                          description="hold the stance foot at y = ground_y, or at the reference foot height")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
-              PortSpec("F_rec", 4, "N", "recorded foot forces", GRF_NAMES),
-              PortSpec("feet_ref", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")))
-    outputs = (PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES),
-               PortSpec("corr", 4, "N", "contact correction", GRF_NAMES))
-
-    packed = ("k_x", "c_x", "k_y", "c_y", "ground_y", "f_max", "unilateral", "mu", "gain", "height", "no_pull",
-              "_bp[]")
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", tuple(biped_of(ctx).as_array()))
-        p.set("_m_shank", biped_of(ctx).shank.mass)
-
-    def max_step(self, p: Params) -> float | None:
-        """RK4's real-axis limit ``h |lambda| <= 2.78`` on the shank's contact mode: ``lambda`` from
-        ``m s^2 + c s + k`` with ``m`` the shank mass (the damping root ``c/m`` for an overdamped mode)."""
-        if p.gain <= 0.0:
-            return None
-        k, c, m = max(p.k_x, p.k_y), max(p.c_x, p.c_y), p._m_shank
-        lam = max(c / m, math.sqrt(k / m)) if m > 0 else 0.0
-        return 2.78 / lam if lam > 0 else None
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_contact_output)
-
-
-class TrunkBalance(Block):
-    """PD on the trunk angle, applied through the stance hips (module docstring)."""
-
-    params = {"kp": P(3000.0, min=0.0, max=1e5, unit="N*m/rad", description="trunk-angle stiffness"),
-              "kd": P(300.0, min=0.0, max=1e4, unit="N*m*s/rad", description="trunk-rate damping"),
-              "target": P("reference", choices=("reference", "setpoint"),
-                          description="reference: the recording's trunk curve; setpoint: one alpha_set"),
-              "alpha_set_deg": P(3.0, min=-30.0, max=30.0, unit="deg",
-                                 description="trunk set-point (target = setpoint), forward lean +"),
-              "route": P("hip", choices=("hip", "ground"),
-                         description="hip: the stance hips alone; ground: down the stance leg to a ground moment")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
-              PortSpec("ref", 5, "rad", "reference angles", ANGLE_NAMES),
-              PortSpec("ref_rate", 5, "rad/s", "reference rates", ANGLE_NAMES),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")))
-    outputs = (PortSpec("tau", 4, "N*m", "hip (and knee, route ground) torques of the stance legs", TAU_NAMES),
-               PortSpec("mz", 2, "N*m", "ground moment on the stance shanks (route ground), ccw +", ("l", "r")))
-    discrete = True
-
-    packed = ("kp", "kd", "target", "_alpha_set", "route")
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_alpha_set", math.radians(p.alpha_set_deg))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_trunk_output)
-
-
-class FeedbackEnable(Block):
-    """When the joint PIDs act: in swing only (the paper) or always (stance feedback too).
-
-    ``enable = swing`` (``mode = "swing"``) or ``enable = 1`` (``mode = "always"``), per leg;
-    the same flags go to the hip and the knee PID. In ``always`` mode the PID output is
-    added to the stance torques (see the ``stance_fb`` gain in the default diagram), so the
-    stance joints get joint-space feedback on top of the GRF-based estimate.
-    """
-
-    params = {"mode": P("always", choices=("always", "swing"),
-                        description="always: PID in stance and swing; swing: PID in swing only (paper)")}
-    inputs = (PortSpec("swing", 2, "1", "swing flags", ("l", "r")),)
-    outputs = (PortSpec("enable", 2, "1", "PID enable flags", ("l", "r")),)
-
-    packed = ("mode",)
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_feedback_enable_output)
-
-
-class ReferenceMotion(Block):
-    """The reference motion's inverse-dynamics torques and foot positions, played back.
-
-    Outputs ``tau`` (4) N m ``[hip_l, hip_r, knee_l, knee_r]`` times the tunable ``gain``
-    (module docstring), ``feet`` (4) m ``[xi_l, eta_l, xi_r, eta_r]``: where the reference
-    puts the feet (their contact coordinates; the foot points for point feet), shifted like the
-    dynamics block's ``init = "reference"`` (the foot with the larger vertical force at t0 at
-    the origin), so model and reference share one frame, and ``com`` (4) ``[x, y, vx, vy]``
-    (m, m/s): the reference's whole-body CoM in that frame.
-    """
-
-    params = {"dataset": P("", tunable=False, description="dataset; empty = the run's"),
-              "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the feedforward torques (0 = off)")}
-    outputs = (PortSpec("tau", 4, "N*m", "reference inverse-dynamics torques", TAU_NAMES),
-               PortSpec("feet", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")),
-               PortSpec("com", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
-    time_varying = True
-    discrete = True
-
-    packed = ("gain", "_origin_x", "_origin_y", "_data[]")
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        if p.has("_data"):  # the recording is read once; a live change re-derives nothing here
-            return
-        ds = dataset_of(ctx, p.dataset)
-        biped = FiveLinkBiped(biped_of(ctx))
-        mass = ds.meta.body_mass_kg
-        scale = biped_of(ctx).total_mass / mass if mass else 1.0
-        Q, QD, QDD = reference_state(ds, biped, data_of(ctx).ref_filter_hz or None)
-        tau, _ = biped.inverse_dynamics(Q, QD, QDD, scale * ds.grf)
-        feet = biped.contact_coordinates(Q)
-        com = biped.points_batch(Q)["com"]
-        com_rate = np.gradient(com, ds.t, axis=0)  # central differences, as QD
-        recording = np.column_stack([tau, feet, com, com_rate])
-        t_first = ds.t[0] + data_of(ctx).t_offset_s  # the recording's time at the run's start
-        side = 0 if np.interp(t_first, ds.t, ds.grf[:, 1]) >= np.interp(t_first, ds.t, ds.grf[:, 3]) else 1
-        p.set("_origin_x", float(np.interp(t_first, ds.t, recording[:, 4 + 2 * side])))
-        p.set("_origin_y", float(np.interp(t_first, ds.t, recording[:, 5 + 2 * side])))
-        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
-                                       ds.t, recording.T.ravel()]))
-
-    def kernels(self) -> Kernels:
-        return Kernels(output=_reference_motion_output)
-
-
-# ------------------------------------------------------------------- kernels (the laws)
-(_K_X, _C_X, _K_Y, _C_Y, _GROUND_Y, _F_MAX, _UNILATERAL, _MU, _GAIN, _HEIGHT, _NO_PULL,
- _BP) = GroundContact.packed_at(*GroundContact.packed)
-_KP, _KD, _TARGET, _ALPHA_SET, _ROUTE = TrunkBalance.packed_at(*TrunkBalance.packed)
-_MODE = FeedbackEnable.packed_at("mode")
-_RM_GAIN, _ORIGIN_X, _ORIGIN_Y, _RM_DATA = ReferenceMotion.packed_at(*ReferenceMotion.packed)
 
 
 @kernel
@@ -321,3 +176,140 @@ def _reference_motion_output(t, x, z, p, tau, feet, com):
             feet[k - 4] = v
         else:
             com[k - 8] = v
+
+
+class GroundContact(Block):
+    """Recorded GRF plus a stance-foot spring-damper to the reference footprint (module docstring)."""
+
+    params = {"k_x": P(1.0e5, min=0.0, max=1e7, unit="N/m", description="horizontal stiffness"),
+              "c_x": P(2.0e3, min=0.0, max=1e5, unit="N*s/m", description="horizontal damping"),
+              "k_y": P(1.0e5, min=0.0, max=1e7, unit="N/m", description="vertical stiffness"),
+              "c_y": P(2.0e3, min=0.0, max=1e5, unit="N*s/m", description="vertical damping"),
+              "ground_y": P(0.0, min=-1.0, max=1.0, unit="m", description="ground height"),
+              "f_max": P(2000.0, min=0.0, max=1e5, unit="N", description="limit on each correction component"),
+              "unilateral": P(False, description="a floor that only pushes (stance foot above the ground: no pull)"),
+              "no_pull": P(False, description="the floor never pulls a stance foot down: the total vertical force "
+                                              "(recorded + correction) of each foot stays >= 0"),
+              "mu": P(0.0, min=0.0, max=5.0,
+                      description="friction coefficient: |F_x| <= mu F_y of that foot (0 = no friction limit)"),
+              "gain": P(1.0, min=0.0, max=1.0, description="1 = contact on, 0 = recorded GRF only (paper)"),
+              "height": P("ground", choices=("ground", "reference"),
+                          description="hold the stance foot at y = ground_y, or at the reference foot height")}
+    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
+              PortSpec("F_rec", 4, "N", "recorded foot forces", GRF_NAMES),
+              PortSpec("feet_ref", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")))
+    outputs = (PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES),
+               PortSpec("corr", 4, "N", "contact correction", GRF_NAMES))
+
+    packed = ("k_x", "c_x", "k_y", "c_y", "ground_y", "f_max", "unilateral", "mu", "gain", "height", "no_pull",
+              "_bp[]")
+    law = Kernels(output=_contact_output)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_bp", biped_vector(ctx))
+        p.set("_m_shank", biped_of(ctx).shank.mass)
+
+    def max_step(self, p: Params) -> float | None:
+        """RK4's real-axis limit ``h |lambda| <= 2.78`` on the shank's contact mode: ``lambda`` from
+        ``m s^2 + c s + k`` with ``m`` the shank mass (the damping root ``c/m`` for an overdamped mode)."""
+        if p.gain <= 0.0:
+            return None
+        k, c, m = max(p.k_x, p.k_y), max(p.c_x, p.c_y), p._m_shank
+        lam = max(c / m, math.sqrt(k / m)) if m > 0 else 0.0
+        return 2.78 / lam if lam > 0 else None
+
+
+class TrunkBalance(Block):
+    """PD on the trunk angle, applied through the stance hips (module docstring)."""
+
+    params = {"kp": P(3000.0, min=0.0, max=1e5, unit="N*m/rad", description="trunk-angle stiffness"),
+              "kd": P(300.0, min=0.0, max=1e4, unit="N*m*s/rad", description="trunk-rate damping"),
+              "target": P("reference", choices=("reference", "setpoint"),
+                          description="reference: the recording's trunk curve; setpoint: one alpha_set"),
+              "alpha_set_deg": P(3.0, min=-30.0, max=30.0, unit="deg",
+                                 description="trunk set-point (target = setpoint), forward lean +"),
+              "route": P("hip", choices=("hip", "ground"),
+                         description="hip: the stance hips alone; ground: down the stance leg to a ground moment")}
+    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+              PortSpec("ref", 5, "rad", "reference angles", ANGLE_NAMES),
+              PortSpec("ref_rate", 5, "rad/s", "reference rates", ANGLE_NAMES),
+              PortSpec("stance", 2, "", "stance flags", ("l", "r")))
+    outputs = (PortSpec("tau", 4, "N*m", "hip (and knee, route ground) torques of the stance legs", TAU_NAMES),
+               PortSpec("mz", 2, "N*m", "ground moment on the stance shanks (route ground), ccw +", ("l", "r")))
+    discrete = True
+
+    packed = ("kp", "kd", "target", "_alpha_set", "route")
+    law = Kernels(output=_trunk_output)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_alpha_set", math.radians(p.alpha_set_deg))
+
+
+class FeedbackEnable(Block):
+    """When the joint PIDs act: in swing only (the paper) or always (stance feedback too).
+
+    ``enable = swing`` (``mode = "swing"``) or ``enable = 1`` (``mode = "always"``), per leg;
+    the same flags go to the hip and the knee PID. In ``always`` mode the PID output is
+    added to the stance torques (see the ``stance_fb`` gain in the default diagram), so the
+    stance joints get joint-space feedback on top of the GRF-based estimate.
+    """
+
+    params = {"mode": P("always", choices=("always", "swing"),
+                        description="always: PID in stance and swing; swing: PID in swing only (paper)")}
+    inputs = (PortSpec("swing", 2, "1", "swing flags", ("l", "r")),)
+    outputs = (PortSpec("enable", 2, "1", "PID enable flags", ("l", "r")),)
+
+    packed = ("mode",)
+    law = Kernels(output=_feedback_enable_output)
+
+
+class ReferenceMotion(Block):
+    """The reference motion's inverse-dynamics torques and foot positions, played back.
+
+    Outputs ``tau`` (4) N m ``[hip_l, hip_r, knee_l, knee_r]`` times the tunable ``gain``
+    (module docstring), ``feet`` (4) m ``[xi_l, eta_l, xi_r, eta_r]``: where the reference
+    puts the feet (their contact coordinates; the foot points for point feet), shifted like the
+    dynamics block's ``init = "reference"`` (the foot with the larger vertical force at t0 at
+    the origin), so model and reference share one frame, and ``com`` (4) ``[x, y, vx, vy]``
+    (m, m/s): the reference's whole-body CoM in that frame.
+    """
+
+    params = {"dataset": P("", tunable=False, description="dataset; empty = the run's"),
+              "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the feedforward torques (0 = off)")}
+    outputs = (PortSpec("tau", 4, "N*m", "reference inverse-dynamics torques", TAU_NAMES),
+               PortSpec("feet", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")),
+               PortSpec("com", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
+    time_varying = True
+    discrete = True
+
+    packed = ("gain", "_origin_x", "_origin_y", "_data[]")
+    law = Kernels(output=_reference_motion_output)
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        if p.has("_data"):  # the recording is read once; a live change re-derives nothing here
+            return
+        ds = dataset_of(ctx, p.dataset)
+        biped = FiveLinkBiped(biped_of(ctx))
+        mass = ds.meta.body_mass_kg
+        scale = biped_of(ctx).total_mass / mass if mass else 1.0
+        Q, QD, QDD = reference_state(ds, biped, data_of(ctx).ref_filter_hz or None)
+        tau, _ = biped.inverse_dynamics(Q, QD, QDD, scale * ds.grf)
+        feet = biped.contact_coordinates(Q)
+        com = biped.points_batch(Q)["com"]
+        com_rate = np.gradient(com, ds.t, axis=0)  # central differences, as QD
+        recording = np.column_stack([tau, feet, com, com_rate])
+        t_first = ds.t[0] + data_of(ctx).t_offset_s  # the recording's time at the run's start
+        side = 0 if np.interp(t_first, ds.t, ds.grf[:, 1]) >= np.interp(t_first, ds.t, ds.grf[:, 3]) else 1
+        p.set("_origin_x", float(np.interp(t_first, ds.t, recording[:, 4 + 2 * side])))
+        p.set("_origin_y", float(np.interp(t_first, ds.t, recording[:, 5 + 2 * side])))
+        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
+                                       ds.t, recording.T.ravel()]))
+
+
+#: where the kernels above read each packed entry (numba takes them as constants when it compiles)
+(_K_X, _C_X, _K_Y, _C_Y, _GROUND_Y, _F_MAX, _UNILATERAL, _MU, _GAIN, _HEIGHT, _NO_PULL,
+ _BP) = GroundContact.packed_at(*GroundContact.packed)
+_KP, _KD, _TARGET, _ALPHA_SET, _ROUTE = TrunkBalance.packed_at(*TrunkBalance.packed)
+_MODE = FeedbackEnable.packed_at("mode")
+_RM_GAIN, _ORIGIN_X, _ORIGIN_Y, _RM_DATA = ReferenceMotion.packed_at(*ReferenceMotion.packed)

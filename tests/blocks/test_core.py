@@ -87,3 +87,19 @@ def test_probe_evaluates_a_block_alone() -> None:
     pr = ss.probe(u={"u": [2.0]})
     np.testing.assert_allclose(pr.y["y"], [0.1 + 0.5 * 2.0])
     np.testing.assert_allclose(pr.dx, [-0.2, -4 * 0.1 - 0.4 * -0.2 + 4 * 2.0])
+
+
+def test_the_law_is_declared_as_kernels() -> None:
+    """A class's ``law`` must be a :class:`Kernels`; one that is stands for the callbacks (none needed)."""
+    from blocks.core import Kernels
+
+    with pytest.raises(TypeError, match="law must be a Kernels"):
+        class Named(Block, register=False):
+            outputs = (PortSpec("y", 1),)
+            law = "gain_output"  # type: ignore[assignment]
+
+    class Declared(Block, register=False):
+        outputs = (PortSpec("y", 1),)
+        law = Kernels(output=print)
+
+    assert Declared.has_kernels() and Declared.law_is_kernel() and Declared("d").kernels() is Declared.law

@@ -149,7 +149,7 @@ def test_leg_spring_is_an_axial_force_along_the_hip_to_foot_line() -> None:
      np.array([0.4, 0.6, 1.0, 0.0, 0.02, 0.0, 0.9, 0.0])),
 ])
 def test_new_options_kernels_match_the_callbacks(block: object, u: dict, z: np.ndarray) -> None:
-    from blocks.kernels import probe_kernels
+    from blocks.law_check import probe_kernels
 
     ctx = CompileContext()
     p = block.make_params(ctx)  # type: ignore[attr-defined]

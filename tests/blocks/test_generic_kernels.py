@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from blocks.core import Block, CompileContext
-from blocks.kernels import probe_kernels
+from blocks.law_check import probe_kernels
 from blocks.library.control import PID, TorqueSwitch
 from blocks.library.generic import (
     Constant,

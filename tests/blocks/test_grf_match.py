@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from blocks.core import CompileContext
-from blocks.kernels import probe_kernels
+from blocks.law_check import probe_kernels
 from blocks.library.grf_match import GrfMatch
 from blocks.library.settings import BIPED
 from models.biped import FiveLinkBiped

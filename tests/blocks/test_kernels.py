@@ -3,7 +3,7 @@ what the independent numpy equations of :mod:`models` compute.
 
 The shipped walking diagrams run on a real bundled recording under each preset; at ticks spread
 over stance and swing of both legs, each block with kernels is evaluated both ways on the live
-inputs and states (:func:`blocks.kernels.kernel_mismatch`). Further runs switch on the modes the
+inputs and states (:func:`blocks.law_check.kernel_mismatch`). Further runs switch on the modes the
 presets leave off (the estimator's paper form, the ankle's own-speed target under tracking, the
 ankle switched off, point and rolling feet). The dynamics and analysis blocks are also checked against
 the numpy equations of motion (``backend="numpy"``), which share no code with the kernels.
@@ -16,7 +16,7 @@ import pytest
 
 from app.runs import RunSpec, build, default_diagram_path
 from blocks.core import BLOCK_TYPES, Params
-from blocks.kernels import kernel_mismatch, live_slices, probe_kernels
+from blocks.law_check import kernel_mismatch, live_slices, probe_kernels
 from models.params import BipedParams
 
 TOL = 1e-12

@@ -254,3 +254,24 @@ def test_kinematics_block_matches_model_points() -> None:
     np.testing.assert_allclose(y["com"], pts["com"], atol=1e-12)
     np.testing.assert_allclose(y["knees"], [*pts["knee_l"], *pts["knee_r"]], atol=1e-12)
     np.testing.assert_allclose(y["head"], pts["head"], atol=1e-12)
+
+
+def test_every_block_type_of_the_library_is_a_name_of_its_family() -> None:
+    """blocks.library.FAMILIES is the one list: the catalogue registers their block types, and each is
+    reached by name from the package (an unknown name is an AttributeError; a submodule stays a module)."""
+    import importlib
+    import pkgutil
+
+    import blocks.library as lib
+    import blocks.library.catalog  # noqa: F401  (registers the families)
+    from blocks.core import BLOCK_TYPES
+
+    for info in pkgutil.iter_modules(lib.__path__):  # every module, so a family missing from the list shows
+        importlib.import_module(f"blocks.library.{info.name}")
+    ours = {n: c for n, c in BLOCK_TYPES.items() if c.__module__.startswith("blocks.library.")}
+    assert len(ours) >= 30
+    assert {c.__module__.rsplit(".", 1)[1] for c in ours.values()} <= set(lib.FAMILIES)
+    assert all(getattr(lib, n) is c for n, c in ours.items())
+    assert lib.sources_kernels.GRID_SIZE > 0
+    with pytest.raises(AttributeError):
+        lib.NoSuchBlock  # noqa: B018

@@ -14,7 +14,7 @@ import pytest
 
 from blocks import Diagram, Runner, compile_diagram
 from blocks.core import CompileContext, Params, Probe
-from blocks.kernels import probe_kernels
+from blocks.law_check import probe_kernels
 from blocks.library.mechanism import PlanarMechanism
 from models.mechanism import ConstraintError
 
@@ -79,7 +79,7 @@ def test_kernels_agree_with_callbacks(values: dict) -> None:
 
 def test_a_wrong_packed_value_is_seen() -> None:
     """The comparison can fail: 1 % more gravity in the packed vector changes the derivative."""
-    from blocks.library.mechanism_pack import H
+    from blocks.library.mechanism_pack import LAYOUT
 
     block = PlanarMechanism("m", mechanism="five_bar")
     ctx = CompileContext()
@@ -87,7 +87,7 @@ def test_a_wrong_packed_value_is_seen() -> None:
     x, z = block.initial_state(p, ctx), block.initial_discrete(p, ctx)
     u = (np.zeros(2),)
     packed = block.pack(p)
-    packed[int(packed[H["grav"]]) + 1] *= 1.01
+    packed[int(packed[LAYOUT.at("_grav")]) + 1] *= 1.01
     from blocks.library.mechanism_kernels import mech_derivative
 
     dx = np.zeros(4)
@@ -162,3 +162,25 @@ def test_squeezer_on_rk4_agrees() -> None:
     with the periodic guide spline, the spring and the constant drive torque, and agrees."""
     worst, n = _agree(DIAGRAMS / "andrews_squeezer.json", method="rk4", t_end=0.01)
     assert n == 101 and worst <= 1e-12
+
+
+def test_the_packed_tables_follow_their_declarations() -> None:
+    """The squeezer's spring, bodies and coordinate read back from its packed vector by the declared fields
+    (mechanism_pack.SPRING, BODY, COORD) equal the mechanism's own values; the class's layout is the module's."""
+    from blocks.library.mechanism_pack import BODY, COORD, LAYOUT, SPRING
+
+    assert PlanarMechanism.layout is not None and PlanarMechanism.layout.index == LAYOUT.index
+    block = PlanarMechanism("m", mechanism="andrews_squeezer")
+    p = block.make_params(CompileContext())
+    packed, mech = block.pack(p), p._model.mech
+    spring = packed[int(packed[LAYOUT.at("_spring")]):][:SPRING["size"]]
+    s = mech.springs[0]
+    assert (spring[SPRING["anchor"]], spring[SPRING["anchor"] + 1], spring[SPRING["k"]], spring[SPRING["l0"]]) == (
+        s.anchor[0], s.anchor[1], s.k, s.l0)
+    ob = int(packed[LAYOUT.at("_body")])
+    for i, b in enumerate(mech.bodies):
+        rec = packed[ob + i * BODY["size"]:][:BODY["size"]]
+        assert (rec[BODY["mass"]], rec[BODY["inertia"]]) == (b.mass, b.inertia)
+    coord = packed[int(packed[LAYOUT.at("_coord")]):][:COORD["size"]]
+    assert coord[COORD["kind"]] == (0.0 if mech.coords[0].expr is None else 1.0)
+    assert packed[LAYOUT.at("_nspring")] == len(mech.springs) == 1

@@ -115,6 +115,42 @@ def test_live_parameter_change_applies_at_next_step_and_is_logged() -> None:
         r.registry.set("k.kk", 1.0)
 
 
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_either_engine_repacks_a_live_change_through_the_runner(engine: str) -> None:
+    """Both engines take a live change through Runner.apply_changes (the Host interface) and re-pack the
+    block; Runner.packed reads the vector the running law reads, and a snapshot's restore packs it back."""
+    from blocks.library.generic import Gain
+
+    d = Diagram("g", solver=SolverSettings(dt=0.1, t_end=1.0))
+    d.add("c", "Constant", value=(2.0,))
+    d.add("k", "Gain", k=1.0)
+    d.connect("c.y", "k.u")
+    r = Runner(compile_diagram(d), engine=engine)
+    assert r.engine == engine
+    start = r.snapshot()
+    r.advance(2)
+    r.registry.set("k.k", 4.0)
+    assert r.packed("k")[Gain.packed_at("k")] == 1.0  # queued, not applied yet
+    r.advance(1)
+    assert r.packed("k")[Gain.packed_at("k")] == 4.0 and r.sig[r.model.out_slot["k.y"][0]] == 8.0
+    r.restore(start)
+    assert r.packed("k")[Gain.packed_at("k")] == 1.0
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_record_current_records_the_state_at_the_current_tick(engine: str) -> None:
+    """After 3 ticks the log holds ticks 0-2; record_current adds tick 3 (what a view shows at ``time``),
+    the value the next step records again."""
+    r = Runner(compile_diagram(decay(0.05)), engine=engine)
+    r.advance(3)
+    assert r.recorder.length == 3
+    r.record_current()
+    y3 = float(r.recorder.view("sys.y")[3])
+    assert r.recorder.length == 4 and y3 == r.x[0] != 1.0
+    r.advance(1)
+    assert r.recorder.length == 4 and float(r.recorder.view("sys.y")[3]) == y3
+
+
 def test_non_finite_stops_within_one_step_and_keeps_results() -> None:
     d = Diagram("blowup", solver=SolverSettings(dt=0.01, t_end=5.0))
     d.add("c", "Constant", value=(0.0,))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from blocks.core import CompileContext, DiagramError
-from blocks.kernels import probe_kernels
+from blocks.law_check import probe_kernels
 from blocks.library.solved_gait import SOLVED_GAIT, SolvedCycle, SolvedGait, load_solved_cycle
 from models.biped import FiveLinkBiped
 from models.params import BipedParams

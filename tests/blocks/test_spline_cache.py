@@ -1,5 +1,6 @@
-"""The reference spline without scipy at a warm start: ``sources._fit`` equals ``CubicSpline`` bit for
-bit (values and rates, on knots and between), whether fitted now or loaded from its cache file."""
+"""The reference spline without scipy at a warm start: ``sources._fit`` holds ``CubicSpline``'s knots and
+coefficients bit for bit, whether fitted now or loaded from its cache file, and the ReferenceSource law
+(``spline_at``) evaluates them as scipy does (values and rates, on knots and between)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import numpy as np
 import pytest
 from scipy.interpolate import CubicSpline
 
+from blocks.kernels import pure
 from blocks.library.sources import _fit
+from blocks.library.sources_kernels import spline_at, spline_interval
 
 
 def test_cached_spline_equals_scipy_bitwise(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -22,10 +25,16 @@ def test_cached_spline_equals_scipy_bitwise(tmp_path: Path, monkeypatch: pytest.
     files = list((tmp_path / "splines").glob("cubic_*.npz"))
     assert len(files) == 1
     loaded = _fit(t, y)  # from the file now
-    tt = np.concatenate([t, rng.uniform(t[0], t[-1], 3000)])
-    for nu in (0, 1):
-        assert np.array_equal(fitted(tt, nu), ref(tt, nu))
-        assert np.array_equal(loaded(tt, nu), ref(tt, nu))
+    for sp in (fitted, loaded):
+        assert np.array_equal(sp.x, ref.x) and np.array_equal(sp.c, ref.c)
     other = _fit(t, y + 1e-3)  # other samples: another file, another spline
     assert len(list((tmp_path / "splines").glob("cubic_*.npz"))) == 2
-    assert not np.array_equal(other(tt), ref(tt))
+    assert not np.array_equal(other.c, ref.c)
+    tt = np.concatenate([t, rng.uniform(t[0], t[-1], 3000)])
+    n = t.size
+    packed = np.concatenate([t, fitted.c.ravel()])
+    for k, x in enumerate(tt):  # the law's evaluation, as plain Python, against scipy's
+        j = pure(spline_interval)(packed, 0, n, x)
+        got = [pure(spline_at)(packed, 0, n, 5, n, j, x, col) for col in range(5)]
+        assert [g[0] for g in got] == ref(x).tolist(), k
+        assert [g[1] for g in got] == ref(x, 1).tolist(), k

@@ -40,7 +40,7 @@ def test_ground_route_is_a_pure_couple_on_the_trunk(stance: list[int]) -> None:
 
 
 def test_route_ground_kernel_matches_the_callback() -> None:
-    from blocks.kernels import probe_kernels
+    from blocks.law_check import probe_kernels
 
     ctx = CompileContext()
     block = TrunkBalance("g", target="setpoint", route="ground", kp=2000.0, kd=200.0)

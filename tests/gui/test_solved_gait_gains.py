@@ -48,12 +48,8 @@ def test_a_solved_gait_slider_changes_the_running_engine(qtbot, settings: QtCore
         assert "solved.kp_trunk" in refs                                 # the Tuning tab offers them too
         k = SolvedGait.packed_at("kp_hip")
 
-        def packed(at: int = k) -> float:  # the running engine's own copy of the block's packed vector
-            runner = win.session.runner
-            if runner.engine == "compiled":
-                engine = runner._engine
-                return float(engine.P[engine._index["solved"]][0, at])
-            return float(runner._laws["solved"].packed[at])        # the Python engine (while it compiles)
+        def packed(at: int = k) -> float:  # the running engine's own packed vector (either engine)
+            return float(win.session.runner.packed("solved")[at])
 
         assert packed() == pytest.approx(600.0)
         win.controls.speed.setCurrentIndex(win.controls.speed.count() - 1)
