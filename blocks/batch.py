@@ -98,10 +98,15 @@ class BatchRunner:
         Signals ``"block.port"`` to record.
     record_every : int
         Keep every k-th tick (and the last).
+    parallel : bool, optional
+        Step the copies on numba's threads (``prange``). Default: when numba has more than one thread
+        (``numba.get_num_threads()``, capped by ``NUMBA_NUM_THREADS``) and there is more than one copy.
+        Otherwise the serial step runs them, and the parallel variant is never compiled (its first
+        compile costs about twice the serial one's, for nothing on one thread).
     """
 
     def __init__(self, model: CompiledModel, overrides: Sequence[Mapping[str, Any]], logged: Sequence[str] = (),
-                 record_every: int = 1) -> None:
+                 record_every: int = 1, parallel: bool | None = None) -> None:
         from blocks.compiled import CompiledEngine
 
         bad = blockers(model)
@@ -123,8 +128,13 @@ class BatchRunner:
                 if b.discrete_size():
                     zo, zn = model.z_slot[b.name]
                     z0[i, zo: zo + zn] = np.asarray(b.initial_discrete(p[b.name], ctx), dtype=np.float64).reshape(-1)
+        if parallel is None:
+            import numba
+
+            parallel = numba.get_num_threads() > 1 and self.n > 1
+        self.parallel = bool(parallel)
         self.engine = CompiledEngine(model, params, self.n, x0, z0)
-        self.engine.warm(parallel=True)
+        self.engine.warm(parallel=self.parallel)
         self.logged = list(logged)
         if record_every < 1:
             raise ValueError(f"record every {record_every} ticks: must be >= 1")
@@ -136,8 +146,9 @@ class BatchRunner:
     def time(self) -> float:
         return self.model.ctx.t0 + self.tick * self.model.ctx.dt
 
-    def run(self, t_end: float | None = None, parallel: bool = True, max_events: int = 4096) -> BatchResult:
-        """Run every copy from tick 0 to ``t_end`` (default: the model's), logging up to ``max_events``
+    def run(self, t_end: float | None = None, parallel: bool | None = None, max_events: int = 4096) -> BatchResult:
+        """Run every copy from tick 0 to ``t_end`` (default: the model's; serially or on threads as chosen
+        at construction unless ``parallel`` says), logging up to ``max_events``
         mode switches per copy."""
         ctx = self.model.ctx
         t_end = ctx.t_end if t_end is None else t_end
@@ -153,7 +164,8 @@ class BatchRunner:
         eng = self.engine
         eng.EV = np.zeros((self.n, max_events if any(b.modes for b in self.model.blocks) else 0, 4))
         eng.EVN[:] = 0
-        eng.advance(0, n, data, rticks, index, e, final=2, stop_modes=False, parallel=parallel)
+        eng.advance(0, n, data, rticks, index, e, final=2, stop_modes=False,
+                    parallel=self.parallel if parallel is None else parallel)
         self.tick = n
         status = []
         for i in range(self.n):

@@ -1,7 +1,8 @@
 """Shared fixtures and the settings the suite needs, so a bare ``pytest -q`` works on a fresh clone.
 
 * Qt runs offscreen and matplotlib on Agg: ``QT_QPA_PLATFORM`` and ``MPLBACKEND`` are set here,
-  before any test module imports Qt or matplotlib (an explicit value in the environment wins).
+  before any test module imports Qt or matplotlib (an explicit value in the environment wins);
+  ``NUMBA_NUM_THREADS`` is 1 (below), so batches step serially unless a test asks otherwise.
 * The reference recordings: tests that need them take the ``shared_data`` fixture, the folder of
   :func:`grf_data.refdata.data_dir` (``$GAITBLOCKS_DATA``, relative to the repository, else the
   data shipped in ``grf_data/reference``). If ``GAITBLOCKS_DATA`` names a folder that does not
@@ -20,6 +21,10 @@ from collections.abc import Iterator
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MPLBACKEND", "Agg")
+# One numba thread per test process (the README's command runs two pytest-xdist workers on two cores):
+# batches then step serially, and the parallel step variant, whose first compile costs about twice
+# the serial one's, compiles only where a test asks for it (tests/blocks/test_compiled_batch.py).
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 from pathlib import Path
 

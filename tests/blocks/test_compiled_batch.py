@@ -34,7 +34,7 @@ def _single(ov: dict[str, float], engine: str, every: int = 1, t_end: float = 1.
 def test_row_i_is_single_run_i(parallel: bool) -> None:
     model = compile_diagram(oscillator(t_end=1.0))
     assert blockers(model) == []
-    res = BatchRunner(model, OVERRIDES, LOGGED).run(parallel=parallel)
+    res = BatchRunner(model, OVERRIDES, LOGGED, parallel=parallel).run()
     assert res.status == ["ok"] * 4 and res.signals["mux.y"].shape == (4, 1001, 4)
     assert res.signals["pid.u"].shape == (4, 1001, 1)
     for i, ov in enumerate(OVERRIDES):
@@ -62,6 +62,16 @@ def test_unchanged_blocks_share_their_packed_parameters() -> None:
     assert by["k"].shape == (64, 1) and by["plant"].shape[0] == 1 and by["pid"].shape[0] == 1
     stored, unshared = br.engine.shared_bytes()
     assert stored < unshared / 4
+
+
+def test_one_copy_or_one_thread_steps_serially() -> None:
+    """The parallel step variant is chosen only with more than one copy and more than one numba thread."""
+    import numba
+
+    model = compile_diagram(oscillator(t_end=0.01))
+    assert BatchRunner(model, OVERRIDES[:1], LOGGED).parallel is False
+    assert BatchRunner(model, OVERRIDES, LOGGED).parallel is (numba.get_num_threads() > 1)
+    assert BatchRunner(model, OVERRIDES[:1], LOGGED, parallel=True).parallel is True
 
 
 def test_a_failing_copy_stops_alone() -> None:
