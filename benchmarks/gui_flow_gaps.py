@@ -31,7 +31,7 @@ from gui_compile_gap import longest_gap
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.main_window import MainWindow
-from app.gui.session import SimSession, available_datasets
+from app.gui.session.session import SimSession, available_datasets
 
 TARGET_S = 0.100
 ROWS: list[tuple[str, str, float, float]] = []     # (key, label, longest gap [s], wall time [s])

@@ -4,8 +4,8 @@ parameter changing ports, positions, an undone move)."""
 
 from __future__ import annotations
 
-from app.gui.canvas import DiagramCanvas
-from app.gui.session import SimSession
+from app.gui.editing.canvas import DiagramCanvas
+from app.gui.session.session import SimSession
 
 
 def test_same_picture_keeps_the_items_a_changed_one_redraws(qtbot) -> None:

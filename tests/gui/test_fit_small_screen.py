@@ -7,8 +7,8 @@ from PySide6 import QtCore, QtWidgets
 
 from app.gui.fit_screen import fit_geometry
 from app.gui.main_window import MainWindow
-from app.gui.scopes import MIN_SCOPE_PX
-from app.gui.session import SimSession
+from app.gui.scopes.scopes import MIN_SCOPE_PX
+from app.gui.session.session import SimSession
 from tests.gui.conftest import run_until
 
 LAPTOP = QtCore.QRect(0, 0, 1366, 768)

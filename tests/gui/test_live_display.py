@@ -10,9 +10,9 @@ import pyqtgraph as pg
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.gui.axes import OpaqueGridAxis, use_opaque_grid
 from app.gui.main_window import MainWindow
-from app.gui.scope_math import peak_decimate
+from app.gui.scopes.axes import OpaqueGridAxis, use_opaque_grid
+from app.gui.scopes.scope_math import peak_decimate
 from tests.gui.conftest import run_until
 
 pytestmark = pytest.mark.gui

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from app.gui.main_window import MainWindow
-from app.gui.scope_measure import min_span
-from app.gui.scope_specs import DEG
-from app.gui.session import SimSession
+from app.gui.scopes.scope_measure import min_span
+from app.gui.scopes.scope_specs import DEG
+from app.gui.session.session import SimSession
 from models.biped import FiveLinkBiped
 from tests.gui.conftest import given, run_until
 

@@ -12,10 +12,10 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from app.defaults import COMPARE_PRESET
-from app.gui import export
-from app.gui.compare_view import CompareView, load_compare
+from app.gui.figure import export
 from app.gui.main_window import MainWindow
-from app.gui.session import SimSession
+from app.gui.runs.compare_view import CompareView, load_compare
+from app.gui.session.session import SimSession
 from blocks import Diagram, SolverSettings
 from blocks.library.control import PID
 from tests.gui.conftest import run_until

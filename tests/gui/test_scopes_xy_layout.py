@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from app.gui.main_window import MainWindow
-from app.gui.scope_browser import open_browser
-from app.gui.scope_specs import DEG
-from app.gui.scope_xy import XYScope
-from app.gui.session import SimSession
+from app.gui.scopes.scope_browser import open_browser
+from app.gui.scopes.scope_specs import DEG
+from app.gui.scopes.scope_xy import XYScope
+from app.gui.session.session import SimSession
 from blocks.units import column_units
 from tests.gui.conftest import given, run_until
 
@@ -144,7 +144,7 @@ def test_a_recompile_reuses_the_plots_and_shows_the_new_run(qtbot, window: MainW
 
 
 def test_opening_a_file_from_the_menu_compiles_in_the_background(qtbot, window: MainWindow) -> None:
-    from app.gui.session import DEFAULT_DIAGRAM
+    from app.gui.session.session import DEFAULT_DIAGRAM
 
     s, gen = window.session, window.session.generation
     assert window.files.open_path(DEFAULT_DIAGRAM, background=True)
@@ -155,7 +155,7 @@ def test_opening_a_file_from_the_menu_compiles_in_the_background(qtbot, window: 
 
 
 def test_run_on_a_finished_run_plays_it_back_at_the_chosen_speed(qtbot, window: MainWindow) -> None:
-    from app.gui.controls import SPEEDS
+    from app.gui.session.controls import SPEEDS
 
     run_until(qtbot, window, 1.0)
     s, rc = window.session, window.run_control
