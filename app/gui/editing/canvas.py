@@ -26,6 +26,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.editing.auto_layout import GAP_X
 from app.gui.editing.canvas_items import BLOCK_W, BlockItem, PortItem, WireItem, format_value
+from app.gui.editing.canvas_scene import Picture, build_scene, sync_scene
 from app.gui.editing.diagram_editor import DiagramEditor
 from app.gui.editing.diagram_view import BLOCK, INPORT, OUTPORT, SUBSYSTEM, Node, Wire, level_view, split_ref
 from app.gui.editing.palette import MIME_BLOCK
@@ -60,7 +61,7 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
         self.items_by_name: dict[str, BlockItem] = {}
         self.wires: list[WireItem] = []
         self._building = False
-        self._drawn: tuple[object, ...] | None = None   # what the items show (:meth:`redraw`)
+        self._drawn: Picture | None = None   # what the items show (:meth:`redraw`)
         self._wiring: tuple[PortItem, QtWidgets.QGraphicsLineItem] | None = None
         self._pressed_at: dict[str, tuple[float, float]] = {}
         self._crumb = SubsystemBar(self)
@@ -82,7 +83,8 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
 
     def redraw(self) -> None:
         """Draw the level shown (the top, or the open subsystem: :mod:`app.gui.editing.diagram_view`);
-        blocks without a saved position get a row under the others."""
+        blocks without a saved position get a row under the others. Only what changed since the
+        last picture is drawn again (:func:`~app.gui.editing.canvas_scene.sync_scene`)."""
         d = self.editor.diagram
         nodes, wires = level_view(d, self.editor.level)
         saved = d.ui.get("blocks", {})
@@ -92,44 +94,20 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
             sub = find(d, n) if v.kind == SUBSYSTEM else None
             if sub is not None and "x" in sub:
                 pos[n] = (float(sub["x"]), float(sub["y"]))
+        picture = Picture(self.editor.level, nodes, wires, pos, self.editor.error,
+                          {k: set(v) for k, v in self.editor.error_sites.items()})
+        old, self._drawn = self._drawn, picture
         # the same picture (a dataset or preset change, a file with this diagram): keep the items
         # (a redraw of the default diagram cost 16-41 ms of the GUI thread)
-        drawn = (nodes, wires, pos, self.editor.error, {k: set(v) for k, v in self.editor.error_sites.items()})
-        if drawn == self._drawn and self.items_by_name and all(
+        if picture == old and self.items_by_name and all(
                 (self.items_by_name[n].pos().x(), self.items_by_name[n].pos().y()) == xy for n, xy in pos.items()):
             self._crumb.show_level(self.editor.level)
             return
-        self._drawn = drawn
         self._building = True
-        scene = self.scene()
-        scene.clear()
-        self._wiring = None
-        self.items_by_name, self.wires = {}, []
-        below = max((y for _, y in pos.values()), default=-100.0) + 160.0
-        unplaced = 0
-        for name, node in nodes.items():
-            item = BlockItem(self, node)
-            if name in pos:
-                x, y = pos[name]
-            else:
-                x, y = 40.0 + 200.0 * (unplaced % 6), below + 170.0 * (unplaced // 6)
-                unplaced += int(node.kind in (BLOCK, SUBSYSTEM))
-            item.setPos(x, y)
-            scene.addItem(item)
-            self.items_by_name[name] = item
-        self._place_boundary(nodes, wires)
-        sources = list(dict.fromkeys(w.src for w in wires))
-        fanout = {src: sum(1 for w in wires if w.src == src) for src in sources}
-        seen: set[str] = set()
-        for wv in wires:
-            w = WireItem(self, wv.src, wv.dst, sources.index(wv.src), fanout[wv.src], wv.signal, wv.conns,
-                         lane_first=wv.src not in seen and nodes[split_ref(wv.src)[0]].kind == BLOCK)
-            seen.add(wv.src)
-            scene.addItem(w)
-            self.wires.append(w)
-        for name, ports in self.editor.error_sites.items():
-            if name in self.items_by_name:
-                self.items_by_name[name].set_error(self.editor.error, ports)
+        if old is not None and old.level == picture.level and self.items_by_name:
+            sync_scene(self, old, picture)
+        else:
+            build_scene(self, picture)
         self._building = False
         self._crumb.show_level(self.editor.level)
         self.reroute()
@@ -140,9 +118,9 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
         inner = [i for n, i in self.items_by_name.items() if nodes[n].kind == BLOCK]
         if not inner:
             return
-        box = inner[0].sceneBoundingRect()
+        box = inner[0].mapRectToScene(inner[0].rect())       # the boxes, not their pens (an error's is wider)
         for i in inner[1:]:
-            box = box.united(i.sceneBoundingRect())
+            box = box.united(i.mapRectToScene(i.rect()))
         for kind, x_of in ((INPORT, lambda it: box.left() - GAP_X - it.rect().width()),
                            (OUTPORT, lambda it: box.right() + GAP_X)):
             free = box.top()

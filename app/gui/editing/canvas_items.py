@@ -135,7 +135,7 @@ class BlockItem(QtWidgets.QGraphicsRectItem):
 
     def set_error(self, message: str | None, ports: set[str]) -> None:
         """Outline the block in red with ``message`` as tooltip (``None``: clear); ``ports`` in red."""
-        self.error = message
+        self.error, self.error_ports = message, set(ports)
         normal = 2.4 if self.node.kind == SUBSYSTEM else 1.6
         self.setPen(QtGui.QPen(QtGui.QColor(ERROR_COLOR if message else "#333333"), 4.0 if message else normal))
         for (pname, _), lab in self.port_labels.items():
