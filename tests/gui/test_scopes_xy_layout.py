@@ -61,6 +61,7 @@ def test_xy_scope_plots_the_recorded_signals_with_units_live_and_exported(qtbot,
     window.run_control.set_running(True)
     qtbot.waitUntil(lambda: xy.refreshed_at > 0, timeout=20000)
     qtbot.waitUntil(lambda: not window.run_control.running, timeout=30000)
+    qtbot.waitUntil(lambda: not window.scopes.settling.pending, timeout=5000)   # the scopes take the run a turn each
     x, y = xy.curves[0].getData()
     assert x.size == s.recorded_time().size and s.time == pytest.approx(1.0, abs=1e-9)
     np.testing.assert_allclose(y, s.recorded("body.q")[:, 5] * DEG)

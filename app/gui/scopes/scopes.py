@@ -35,14 +35,13 @@ parameter-change markers (:meth:`ScopeStack.mark_changes`).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.runs.run_store import KeptRun
 from app.gui.scopes.scope_browser import extend_menu
+from app.gui.scopes.scope_live import Settling, enter_live, leave_live
 from app.gui.scopes.scope_math import peak_decimate, trace_stats
 from app.gui.scopes.scope_measure import HoverReadout, link_y_by_unit
 from app.gui.scopes.scope_plot import Scope
@@ -103,6 +102,7 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         self.hover = HoverReadout()
         self.scene().sigMouseMoved.connect(self._on_hover)
         self.setAcceptDrops(True)    # signals dragged from the browser (app.gui.scopes.scope_drop)
+        self.settling = Settling(self._settle_one, self)   # leaving live, a scope per turn (stop_live)
 
     def specs(self) -> list[ScopeSpec]:
         """The specs of the scopes shown (the live objects: edits show at the next bind)."""
@@ -123,6 +123,7 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
     def bind(self, s: SimSession, specs: list[ScopeSpec] | None = None) -> None:
         """Show ``specs`` (default: the user's scopes when ``s`` logs their signals, else
         :func:`default_scopes`) for session ``s``, reusing the plots of unchanged shape."""
+        self.settling.finish()
         self.session = s
         live, self.live = self.live, False
         if specs is None:
@@ -275,6 +276,7 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
     def mark_fall(self, t_fall: float | None) -> None:
         """Mark (or, with None, unmark) the time of a fall on every scope; the time scopes fit their
         y range to the walk before it (:meth:`Scope.fit_y_before`), not to a tumbling body."""
+        self.settling.finish()
         s = self.session
         for sc in self.scopes:
             sc.mark_fall(t_fall)
@@ -293,34 +295,35 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         self.show_delta()
 
     def set_live(self, on: bool) -> None:
-        """Enter (``on``, the run starts) or leave (the run stops) live refreshing.
-
-        Live: the time axes are unlinked so that refreshing one scope repaints only that plot,
-        the curves are drawn 1 px wide (:meth:`Scope.thin_pens`), pyqtgraph's downsampling of
-        the live curves is off (their data come peak-decimated) and y auto-ranging is off
-        (:meth:`Scope.sticky_y_range`). Leaving relinks the time axes
-        to the first time scope, turns y auto-ranging back on and refreshes every scope in full.
-        """
+        """Enter (``on``, the run starts) or leave live refreshing, every scope at once
+        (:func:`~app.gui.scopes.scope_live.enter_live`, :func:`~app.gui.scopes.scope_live.leave_live`:
+        x links, pens, downsampling, y auto-range); :meth:`stop_live` leaves it a scope per turn."""
         if on == self.live:
             return
         self.live = on
+        if on:
+            self.settling.cancel()      # the scopes not settled yet are still live
         master = self.master()
         for sc in self.scopes:
-            sc.thin_pens(on)
-            if sc.is_xy:
-                continue
-            for c in sc.curves:     # live data come peak-decimated (refresh_live): not twice. Set in
-                c.opts["autoDownsample"] = not on   # place: the next setData applies it (setDownsampling
-                # would recompute every curve now, for data replaced right after)
             if on:
-                sc.plot.enableAutoRange(axis="y", enable=False)
-                sc.refreshed_at = sc.stats_at = -math.inf
-                if sc is not master:
-                    sc.plot.setXLink(None)
+                enter_live(sc, master)
             else:
-                sc.plot.enableAutoRange(axis="y")
-                if sc is not master and master is not None:
-                    sc.plot.setXLink(master.plot)
+                leave_live(sc, master)
+
+    def stop_live(self) -> None:
+        """Leave live refreshing (the run stopped or paused): each scope back in its paused state
+        with the whole run and its statistics, the x master now and the others one per event-loop
+        turn (:class:`~app.gui.scopes.scope_live.Settling`). Not live: a full refresh."""
+        if not self.live:
+            self.refresh(full=True, stats=True)
+            return
+        self.live = False
+        master = self.master()
+        self.settling.start(sorted(self.scopes, key=lambda sc: sc is not master))
+
+    def _settle_one(self, sc: Scope) -> None:
+        leave_live(sc, self.master())
+        self._push([sc], full=True, stats=True)
 
     def visible_scopes(self) -> list[Scope]:
         """The scopes on screen: none when the stack is hidden (another tab), else those whose plot
@@ -366,9 +369,16 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         return len(due)
 
     def refresh(self, full: bool = False, stats: bool = False) -> None:
-        """Push recorded data into every curve: the last ``window_s`` seconds, or all of it."""
+        """Push recorded data into every curve: the last ``window_s`` seconds, or all of it (the
+        scopes still settling from live are settled first)."""
+        self.settling.finish()
+        self._frames += 1
+        self._push(self.scopes, full, stats or self._frames % 10 == 0)
+
+    def _push(self, scopes: list[Scope], full: bool, stats: bool) -> None:
+        """Data (and with ``stats`` the title statistics) into ``scopes``; the x master follows the run's end."""
         s = self.session
-        if s is None or not self.scopes:
+        if s is None or not scopes:
             return
         t_all = s.recorded_time()
         n = t_all.size
@@ -378,14 +388,12 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         t = t_all[lo:hi]
         stance_name = s.find("PhaseDetector", "stance")
         stance = s.recorded(stance_name)[lo:hi] if stance_name else None
-        for sc in self.scopes:
+        for sc in scopes:
             sc.update(s, t, lo, hi, stance)
-        self._frames += 1
-        if stats or self._frames % 10 == 0:
-            for sc in self.scopes:
+            if stats:
                 sc.update_stats(s, max(0, min(lo, walk - (n - lo))), walk, note)
         self.mark_changes(s.param_log())
         master = self.master()
-        if self.follow and n and not self.cycle and master is not None:
+        if self.follow and n and not self.cycle and master in scopes:
             t_end = float(t_all[-1])
             master.plot.setXRange(max(t_all[0], t_end - self.window_s), max(t_end, t_all[0] + 0.2), padding=0.0)

@@ -6,8 +6,9 @@ window. Its ``QTimer`` (``FRAME_MS`` = 16 ms) calls :meth:`RunController.frame`,
 which steps the session within a frame budget at the chosen speed and then updates the
 figure, the scopes (``setData``) and the status bar; the run is paused on a blow-up (the
 message names block, port, time, value) and the recorded results are kept. A run that reaches
-its end (or its fall) is paused in one event-loop turn and evaluated in the next
-(:meth:`RunController.finish_ending`), so that neither freezes the window for long.
+its end (or its fall) is paused in one event-loop turn, its scopes take the whole run one per
+turn (:meth:`~app.gui.scopes.scopes.ScopeStack.stop_live`) and it is evaluated in the turn after
+(:meth:`RunController.finish_ending`), so that none of it freezes the window for long.
 
 **Playback**: Run on a finished (or failed) run, with the timeline at its end, plays the recorded
 run back from the start at the toolbar's speed (0.1x-10x) without simulating (:meth:`RunController.play`);
@@ -35,7 +36,6 @@ from app.gui.figure.stick_figure import StickFigure, draw_mechanism
 from app.gui.scopes.scopes import ScopeStack
 from app.gui.session.controls import ControlBar, Timeline
 from app.gui.session.errors import ErrorReporter, show_error
-from app.gui.session.handover import next_turn
 from app.gui.session.session import Plan, SimSession
 from app.gui.solve.validity_panel import ValidityPanel
 from app.walking import status_text
@@ -127,13 +127,13 @@ class RunController(QtCore.QObject):
         self.views.controls._run_toggled(on)
         self.views.scopes.follow = True
         self._last = time.perf_counter()
-        self.views.scopes.set_live(on)
         if on:   # the real-time factor and frame rate count from now, not from the last run or idle time
+            self.views.scopes.set_live(True)
             self._rtf, self._fps_frames = (self._last, self.session.time), []
             self.timer.start()
         else:
             self.timer.stop()
-            self.views.scopes.refresh(full=True, stats=True)
+            self.views.scopes.stop_live()      # the whole run into the scopes, one plot per event-loop turn
             self._update_status(follow=self.views.timeline.at_end())   # catch up unless the user scrubbed
 
     # ----------------------------------------------------------------- playback
@@ -213,10 +213,10 @@ class RunController(QtCore.QObject):
             if s.falls.fall is not None:   # stopped at a fall: the whole run up to it (drawn in full by the pause)
                 self.views.scopes.follow = False
                 self.views.scopes.fit_x()
-            # the summary, the validity panel and keeping the run in the next event-loop turn: this
-            # one redrew every scope over the whole run, and both together froze the window 0.2-0.7 s
+            # the summary, the validity panel and keeping the run in the event-loop turn after the
+            # scopes took the whole run (one per turn): all in one turn froze the window 0.2-0.7 s
             self.ending, self._ending_runner = s, s.runner
-            next_turn(self, self.finish_ending)
+            self.views.scopes.settling.then(self.finish_ending)
 
     def finish_ending(self) -> None:
         """Evaluate the run that just reached its end (:meth:`evaluate`) and say ``"ended"`` (the
