@@ -84,6 +84,7 @@ class MainWindow(QtWidgets.QMainWindow):
             scopes=self.scopes, recent_menu=QtWidgets.QMenu("Recent files", self), status=self.status_state,
             pause=lambda: self.run_control.set_running(False), view_state=self.view_state, dialog_parent=self,
             compiler=self.compiler)
+        self.scope_panel.announce = self.files.announce = lambda text: self.statusBar().showMessage(text, 20000)
         self.solve = SolveFlow(
             self, spec=lambda: self.session.spec, figure=self.figure, validity=self.validity,
             status=lambda text: self.statusBar().showMessage(text, 20000), report=self.errors.report,

@@ -22,6 +22,7 @@ the stance shading and parameter-change markers are not.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,8 +41,8 @@ if TYPE_CHECKING:
     from app.gui.scopes.scope_plot import Scope
     from app.gui.scopes.scopes import ScopeStack
 
-__all__ = ["COLUMNS_PER_INCH", "FIGURE_FORMATS", "FONT_PT", "JOURNAL_WIDTHS_MM", "PNG_DPI", "ROW_MM",
-           "export_figure", "scope_figure"]
+__all__ = ["COLUMNS_PER_INCH", "FIGURE_FORMATS", "FONT_PT", "JOURNAL_WIDTHS_MM", "PNG_DPI", "ROW_MM", "FigureData",
+           "Row", "check_figure_path", "draw_figure", "export_figure", "figure_data", "save_figure", "scope_figure"]
 
 ROW_MM = 27.0                       # height of one scope's row [mm]
 COLUMNS_PER_INCH = 150              # curve columns per inch of plot width (two samples each)
@@ -61,17 +62,74 @@ def _simplify(x: np.ndarray, y: np.ndarray, bins: int, monotonic: bool) -> tuple
     return x[::step], y[::step]
 
 
-def _curves(sc: Scope) -> list[tuple[np.ndarray, np.ndarray, str, Any, float, str]]:
-    """``(x, y, colour, line style, width, label)`` of the scope's traces and overlaid runs."""
-    out: list[tuple[np.ndarray, np.ndarray, str, Any, float, str]] = []
+Curve = tuple[np.ndarray, np.ndarray, str, Any, float, str]   # x, y, colour, line style, width [pt], label
+
+
+@dataclass
+class Row:
+    """One scope's row of the figure, copied out of the scope on the GUI thread (no Qt object):
+    its ``curves`` (traces, then overlaid runs), the % cycle view's ± SD ``bands`` ``(mean, sd,
+    colour)``, the filled-GRF spans ``filled`` [s], the fall time ``fall`` [s], the display ``unit``
+    and, for an XY scope, ``x_label`` and ``x_unit``."""
+
+    title: str
+    unit: str
+    is_xy: bool
+    curves: list[Curve]
+    bands: list[tuple[np.ndarray, np.ndarray, str]] = field(default_factory=list)
+    filled: list[tuple[float, float]] = field(default_factory=list)
+    fall: float | None = None
+    x_label: str = "x"
+    x_unit: str = ""
+
+
+@dataclass
+class FigureData:
+    """What :func:`draw_figure` draws: the rows, the x axis (% cycle or time) and the run's span [s]."""
+
+    rows: list[Row]
+    cycle: bool
+    t_span: tuple[float, float]
+
+
+def _curves(sc: Scope) -> list[Curve]:
+    """``(x, y, colour, line style, width, label)`` of the scope's traces and overlaid runs (copies)."""
+    out: list[Curve] = []
     for tr, c in zip(sc.spec.traces, sc.curves):
         if c.xData is not None and c.xData.size:
-            out.append((c.xData, c.yData, tr.color, "--" if tr.dashed else "-", 0.6 if tr.dashed else 0.9, tr.label))
+            out.append((np.array(c.xData, float), np.array(c.yData, float), tr.color, "--" if tr.dashed else "-",
+                        0.6 if tr.dashed else 0.9, tr.label))
     for c in sc.overlay.curves.values():
         if c.xData is not None and c.xData.size:
             pen = c.opts["pen"]
-            out.append((c.xData, c.yData, pen.color().name(), _line_style(pen.style()), 0.7, c.toolTip()))
+            out.append((np.array(c.xData, float), np.array(c.yData, float), pen.color().name(),
+                        _line_style(pen.style()), 0.7, c.toolTip()))
     return out
+
+
+def _row(sc: Scope) -> Row:
+    return Row(sc.spec.title, sc.unit, sc.is_xy, _curves(sc),
+               bands=[(np.array(m, float), np.array(sd, float), colour) for m, sd, colour in sc.bands.data],
+               filled=[tuple(map(float, r.getRegion())) for r in sc.filled],    # type: ignore[misc]
+               fall=float(sc.fall_line.value()) if sc.fall_line is not None else None,
+               x_label=sc.spec.x.label if sc.spec.x is not None else "x", x_unit=str(getattr(sc, "x_unit", "")))
+
+
+def figure_data(stack: ScopeStack) -> FigureData:
+    """The stack's scopes over the whole run (a full refresh first), copied for :func:`draw_figure`:
+    the GUI thread's part of an export (tens of ms), the drawing can then run in a worker thread."""
+    if stack.session is None or not stack.scopes:
+        raise UserError("nothing to export: no scopes")
+    t = stack.session.recorded_time()
+    if t.size < 2:
+        raise UserError("nothing to export yet: run the simulation first")
+    follow = stack.follow
+    stack.follow = False
+    try:
+        stack.refresh(full=True)
+    finally:
+        stack.follow = follow
+    return FigureData([_row(sc) for sc in stack.scopes], stack.cycle, (float(t[0]), float(t[-1])))
 
 
 def _legend_columns(title: str, labels: list[str], width_pt: float) -> int:
@@ -83,37 +141,33 @@ def _legend_columns(title: str, labels: list[str], width_pt: float) -> int:
     return n if need <= width_pt else max(1, -(-n // 2))
 
 
-def _draw_scope(ax: Axes, sc: Scope, bins: int, cycle: bool, width_pt: float) -> None:
-    monotonic = not sc.is_xy
-    for x, y, colour, style, width, label in _curves(sc):
-        xs, ys = _simplify(np.asarray(x, float), np.asarray(y, float), bins, monotonic)
+def _draw_row(ax: Axes, row: Row, bins: int, cycle: bool, width_pt: float) -> None:
+    for x, y, colour, style, width, label in row.curves:
+        xs, ys = _simplify(x, y, bins, not row.is_xy)
         ax.plot(xs, ys, color=colour, linestyle=style, linewidth=width, label=label)
-    for band in sc.bands.data:
-        mean, sd, colour = band
+    for mean, sd, colour in row.bands:
         pct = np.linspace(0.0, 100.0, mean.size)
         ax.fill_between(pct, mean - sd, mean + sd, color=colour, alpha=0.18, linewidth=0)
-    if not cycle and not sc.is_xy:
-        for region in sc.filled:
-            a, b = region.getRegion()
+    if not cycle and not row.is_xy:
+        for a, b in row.filled:
             ax.axvspan(a, b, color="#6e6e6e", alpha=0.18, linewidth=0)
-        if sc.fall_line is not None:
-            ax.axvline(float(sc.fall_line.value()), color="#b35c00", linestyle="--", linewidth=0.9)
-            ax.text(float(sc.fall_line.value()), 0.97, " fell", transform=ax.get_xaxis_transform(), va="top",
+        if row.fall is not None:
+            ax.axvline(row.fall, color="#b35c00", linestyle="--", linewidth=0.9)
+            ax.text(row.fall, 0.97, " fell", transform=ax.get_xaxis_transform(), va="top",
                     color="#b35c00", fontsize=FONT_PT)
     lo, hi = ax.get_ylim()
-    span = min_span(sc.unit)
+    span = min_span(row.unit)
     if hi - lo < span:
         mid = 0.5 * (lo + hi)
         ax.set_ylim(mid - span / 2, mid + span / 2)
-    ax.set_ylabel(f"[{pretty(sc.unit)}]")
-    ax.set_title(sc.spec.title, loc="left", fontsize=TITLE_PT, pad=2)
-    if sc.is_xy:
-        x_label = sc.spec.x.label if sc.spec.x is not None else "x"
-        ax.set_xlabel(f"{x_label} [{pretty(getattr(sc, 'x_unit', ''))}]")
+    ax.set_ylabel(f"[{pretty(row.unit)}]")
+    ax.set_title(row.title, loc="left", fontsize=TITLE_PT, pad=2)
+    if row.is_xy:
+        ax.set_xlabel(f"{row.x_label} [{pretty(row.x_unit)}]")
     handles, labels = ax.get_legend_handles_labels()
     if handles:
         ax.legend(handles, labels, loc="lower right", bbox_to_anchor=(1.0, 1.0),
-                  ncol=_legend_columns(sc.spec.title, labels, width_pt),
+                  ncol=_legend_columns(row.title, labels, width_pt),
                   frameon=False, fontsize=FONT_PT, borderaxespad=0.1, handlelength=1.6, columnspacing=0.8,
                   handletextpad=0.4)
     ax.grid(True, axis="y", color="#dddddd", linewidth=0.4)
@@ -122,52 +176,59 @@ def _draw_scope(ax: Axes, sc: Scope, bins: int, cycle: bool, width_pt: float) ->
         ax.spines[side].set_visible(False)
 
 
-def scope_figure(stack: ScopeStack, width_mm: float = JOURNAL_WIDTHS_MM[0]) -> Figure:
-    """The stack's scopes over the whole run as a matplotlib figure ``width_mm`` wide (module doc)."""
+def draw_figure(data: FigureData, width_mm: float = JOURNAL_WIDTHS_MM[0]) -> Figure:
+    """``data`` as a matplotlib figure ``width_mm`` wide (module doc); no Qt: safe in a worker thread."""
     from matplotlib.figure import Figure
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-    if stack.session is None or not stack.scopes:
-        raise UserError("nothing to export: no scopes")
-    if stack.session.recorded_time().size < 2:
-        raise UserError("nothing to export yet: run the simulation first")
-    follow = stack.follow
-    stack.follow = False
-    try:
-        stack.refresh(full=True)
-    finally:
-        stack.follow = follow
-    n = len(stack.scopes)
+    n = len(data.rows)
     import matplotlib as mpl
 
     with mpl.rc_context({**RC, "axes.linewidth": 0.5}):
         fig = Figure(figsize=(width_mm * MM, (n * ROW_MM + 8.0) * MM),
                      layout=ConstrainedLayoutEngine(h_pad=0.02, w_pad=0.02, hspace=0.02))
         axes = fig.subplots(n, 1, squeeze=False)[:, 0]
-        time_axes = [ax for ax, sc in zip(axes, stack.scopes) if not sc.is_xy]
+        time_axes = [ax for ax, row in zip(axes, data.rows) if not row.is_xy]
         for ax in time_axes[1:]:
             ax.sharex(time_axes[0])
         bins = max(50, int(round(0.8 * width_mm * MM * COLUMNS_PER_INCH)))    # the plot is about 80 % of the width
-        for ax, sc in zip(axes, stack.scopes):
-            _draw_scope(ax, sc, bins, stack.cycle, 0.8 * width_mm * MM * 72.0)
+        for ax, row in zip(axes, data.rows):
+            _draw_row(ax, row, bins, data.cycle, 0.8 * width_mm * MM * 72.0)
         for ax in time_axes[:-1]:
             ax.tick_params(labelbottom=False)
         if time_axes:
-            time_axes[-1].set_xlabel("% gait cycle (mean ± SD)" if stack.cycle else "time [s]")
-            if not stack.cycle:
-                t = stack.session.recorded_time()
-                time_axes[0].set_xlim(float(t[0]), float(t[-1]))
+            time_axes[-1].set_xlabel("% gait cycle (mean ± SD)" if data.cycle else "time [s]")
+            if not data.cycle:
+                time_axes[0].set_xlim(*data.t_span)
     return fig
 
 
-def export_figure(stack: ScopeStack, path: str | Path, width_mm: float = JOURNAL_WIDTHS_MM[0]) -> Path:
-    """Write :func:`scope_figure` as PDF, SVG or PNG (300 dpi) by the suffix of ``path``."""
+def scope_figure(stack: ScopeStack, width_mm: float = JOURNAL_WIDTHS_MM[0]) -> Figure:
+    """The stack's scopes over the whole run as a matplotlib figure ``width_mm`` wide (module doc)."""
+    return draw_figure(figure_data(stack), width_mm)
+
+
+def check_figure_path(path: str | Path) -> Path:
+    """``path`` if its suffix is a figure format (:data:`FIGURE_FORMATS`), else a :class:`UserError`."""
     path = Path(path)
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise UserError(f"figure export: use a .pdf, .svg or .png file name, not {path.name!r}")
-    fig = scope_figure(stack, width_mm)
+    return path
+
+
+def save_figure(data: FigureData, path: str | Path, width_mm: float = JOURNAL_WIDTHS_MM[0]) -> Path:
+    """Draw ``data`` and write it as PDF, SVG or PNG (300 dpi) by the suffix of ``path`` (no Qt:
+    the worker thread's part of an export, seconds for a 10 s run)."""
+    path = check_figure_path(path)
+    fig = draw_figure(data, width_mm)
     import matplotlib as mpl
 
     with mpl.rc_context(RC):
         fig.savefig(path, dpi=PNG_DPI, metadata={"Date": None} if path.suffix.lower() == ".pdf" else None)
     return path
+
+
+def export_figure(stack: ScopeStack, path: str | Path, width_mm: float = JOURNAL_WIDTHS_MM[0]) -> Path:
+    """Write the stack's scopes as a figure (:func:`figure_data`, then :func:`save_figure`), here and now."""
+    path = check_figure_path(path)
+    return save_figure(figure_data(stack), path, width_mm)

@@ -31,6 +31,7 @@ from app.gui.scopes.scope_layout import layout_dict, specs_from_state, units_of
 from app.gui.scopes.scope_units import UNIT_MODES
 from app.gui.scopes.scopes import ScopeStack
 from app.gui.session.errors import show_error
+from app.gui.session.export_job import ExportJob, announce, start_figure_export
 from models.errors import UserError
 
 __all__ = ["UNIT_LABELS", "X_LABELS", "ScopePanel"]
@@ -46,6 +47,8 @@ class ScopePanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.scopes = scopes
         self.kept_runs: Callable[[], list[KeptRun]] = lambda: list(scopes.runs)   # the window: every kept run
+        self.announce: Callable[[str], object] = lambda text: None   # an export's result (the window: status bar)
+        self.export_job: ExportJob | None = None                     # the last figure exported in the background
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(0, 2, 0, 0)
         lay.setSpacing(2)
@@ -137,12 +140,24 @@ class ScopePanel(QtWidgets.QWidget):
         dlg.show()
         return dlg
 
-    def ask_figure(self, width_mm: float) -> Path | None:
-        """Ask for the file (its type sets the format), then export the figure ``width_mm`` wide."""
+    def ask_figure(self, width_mm: float) -> ExportJob | None:
+        """Ask for the file (its type sets the format), then export the figure ``width_mm`` wide
+        in the background (:meth:`start_figure`)."""
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
             self, f"Export the scopes as a figure {width_mm:.0f} mm wide", f"scopes_{width_mm:.0f}mm.pdf",
             "PDF (*.pdf);;SVG (*.svg);;PNG, 300 dpi (*.png)")
-        return self.export("figure", path, width_mm=width_mm) if path else None
+        return self.start_figure(path, width_mm) if path else None
+
+    def start_figure(self, path: str | Path, width_mm: float = JOURNAL_WIDTHS_MM[0]) -> ExportJob | None:
+        """Export the figure ``width_mm`` wide without blocking the window: the data copied here,
+        drawn and written in a worker, the result in the status bar (:mod:`app.gui.session.export_job`)."""
+        try:
+            job = start_figure_export(self.scopes, path, width_mm, self)
+        except (UserError, OSError) as exc:
+            show_error(self, "Export failed", str(exc))
+            return None
+        self.export_job = announce(job, self.announce, lambda title, exc: show_error(self, title, str(exc)))
+        return job
 
     def ask_export(self, kind: str) -> Path | None:
         """Ask for the file (and, for PNG, the width), then :meth:`export`."""

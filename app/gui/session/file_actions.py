@@ -23,11 +23,13 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.figure import export
+from app.gui.figure.export import DEFAULT_FPS, DEFAULT_VIDEO_SIZE
 from app.gui.figure.video_options import ask_video_options
 from app.gui.scopes.scopes import ScopeStack
 from app.gui.session.background_compile import BackgroundCompile
 from app.gui.session.controls import ControlBar
 from app.gui.session.errors import ErrorReporter
+from app.gui.session.export_job import ExportJob, announce, start_animation_export
 from app.gui.session.session import Plan, SimSession, available_datasets, available_presets
 from app.gui.session.session_files import read_json
 from models.errors import UserError
@@ -57,6 +59,8 @@ class FileActions(QtCore.QObject):
         self.scopes = scopes
         self.recent_menu = recent_menu
         self.status = status
+        self.announce: Callable[[str], object] = status.setText   # an export's result (the window: its status bar)
+        self.export_job: ExportJob | None = None                  # the last export started in the background
         self.pause = pause
         self.view_state = view_state
         self._parent = dialog_parent
@@ -212,7 +216,7 @@ class FileActions(QtCore.QObject):
         if kind in ("mp4", "gif"):
             options = ask_video_options(self._parent, kind)
             if options is not None:
-                self.export(kind, path, *options)
+                self.start_export(path, *options)
         else:
             self.export(kind, path)
 
@@ -244,6 +248,20 @@ class FileActions(QtCore.QObject):
             self.errors.report("Export failed", exc)
             return None
 
+
+    def start_export(self, path: str | Path, size: tuple[int, int] = DEFAULT_VIDEO_SIZE,
+                     fps: float = DEFAULT_FPS) -> ExportJob | None:
+        """Export the animation (MP4 or GIF by the suffix of ``path``) without blocking the window:
+        frames drawn a turn each, encoded in a worker, a Cancel dialog meanwhile, the result in
+        the status bar (:mod:`app.gui.session.export_job`); the job, or None if it could not start."""
+        self.pause()
+        try:
+            job = start_animation_export(self.session, path, fps, size, self._parent)
+        except UserError as exc:
+            self.errors.report("Export failed", exc)
+            return None
+        self.export_job = announce(job, self.announce, self.errors.report)
+        return job
 
 def _json_format(path: Path) -> str:
     """The ``format`` field of a ``.json`` file ("" for other files); bad JSON raises ``DataFormatError``."""
