@@ -83,3 +83,16 @@ def test_an_export_that_cannot_start_says_why(qtbot, window: MainWindow, tmp_pat
     with pytest.raises(UserError, match=r"\.pdf, \.svg or \.png"):
         from app.gui.session.export_job import start_figure_export
         start_figure_export(window.scopes, tmp_path / "f.jpg", 85.0, window)
+
+
+def test_the_figure_process_reports_its_error_and_cancels(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    from app.gui.scopes.scope_figure import figure_data
+    from app.gui.session.export_job import figure_in_process
+
+    run_until(qtbot, window, 0.5)
+    data = figure_data(window.scopes)
+    with pytest.raises(UserError, match="figure export failed: .*No such file"):
+        figure_in_process(data, tmp_path / "missing" / "f.pdf", 85.0, lambda: False)
+    with pytest.raises(UserError, match="export cancelled"):
+        figure_in_process(data, tmp_path / "f.pdf", 85.0, lambda: True)
+    assert not (tmp_path / "f.pdf").exists()

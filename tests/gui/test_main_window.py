@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from app.gui.main_window import MainWindow
-from app.gui.scopes.scope_measure import min_span
 from app.gui.scopes.scope_specs import DEG
+from app.gui.scopes.scope_units import min_span
 from app.gui.session.session import SimSession
 from models.biped import FiveLinkBiped
 from tests.gui.conftest import given, run_until

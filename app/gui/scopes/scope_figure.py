@@ -17,7 +17,7 @@ the stance shading and parameter-change markers are not.
   none``) and embedded TrueType in PDF.
 * **Data**: the curves as the scopes hold them after a full refresh (the whole run, the mean cycle
   in the % gait-cycle view with its ± 1 SD band), in the units shown; a flat or noise-only trace
-  gets the scopes' least y span (:func:`~app.gui.scopes.scope_measure.min_span`), so it reads 0.
+  gets the scopes' least y span (:func:`~app.gui.scopes.scope_units.min_span`), so it reads 0.
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.gui.scopes.scope_math import peak_decimate
-from app.gui.scopes.scope_measure import min_span
-from app.gui.scopes.scope_units import pretty
+from app.gui.scopes.scope_units import min_span, pretty
 from app.journal import FONT_PT, JOURNAL_WIDTHS_MM, MM, PNG_DPI, RC, TITLE_PT
 from models.errors import UserError
 
@@ -42,7 +41,8 @@ if TYPE_CHECKING:
     from app.gui.scopes.scopes import ScopeStack
 
 __all__ = ["COLUMNS_PER_INCH", "FIGURE_FORMATS", "FONT_PT", "JOURNAL_WIDTHS_MM", "PNG_DPI", "ROW_MM", "FigureData",
-           "Row", "check_figure_path", "draw_figure", "export_figure", "figure_data", "save_figure", "scope_figure"]
+           "Row", "check_figure_path", "draw_figure", "export_figure", "figure_data", "save_figure",
+           "save_figure_reporting", "scope_figure"]
 
 ROW_MM = 27.0                       # height of one scope's row [mm]
 COLUMNS_PER_INCH = 150              # curve columns per inch of plot width (two samples each)
@@ -115,6 +115,13 @@ def _row(sc: Scope) -> Row:
                x_label=sc.spec.x.label if sc.spec.x is not None else "x", x_unit=str(getattr(sc, "x_unit", "")))
 
 
+def _holds_whole_run(stack: ScopeStack, n: int) -> bool:
+    """Whether every scope's curves already hold all ``n`` recorded samples (a paused run shown in
+    full, time scopes only); a live run, a window view, the % cycle view or an XY scope: no."""
+    return not (stack.live or stack.settling.pending or stack.cycle) and all(
+        not sc.is_xy and all(c.xData is not None and c.xData.size == n for c in sc.curves) for sc in stack.scopes)
+
+
 def figure_data(stack: ScopeStack) -> FigureData:
     """The stack's scopes over the whole run (a full refresh first), copied for :func:`draw_figure`:
     the GUI thread's part of an export (tens of ms), the drawing can then run in a worker thread."""
@@ -123,12 +130,13 @@ def figure_data(stack: ScopeStack) -> FigureData:
     t = stack.session.recorded_time()
     if t.size < 2:
         raise UserError("nothing to export yet: run the simulation first")
-    follow = stack.follow
-    stack.follow = False
-    try:
-        stack.refresh(full=True)
-    finally:
-        stack.follow = follow
+    if not _holds_whole_run(stack, t.size):      # a refresh repaints every plot: 30-50 ms here
+        follow = stack.follow
+        stack.follow = False
+        try:
+            stack.refresh(full=True)
+        finally:
+            stack.follow = follow
     return FigureData([_row(sc) for sc in stack.scopes], stack.cycle, (float(t[0]), float(t[-1])))
 
 
@@ -232,3 +240,14 @@ def export_figure(stack: ScopeStack, path: str | Path, width_mm: float = JOURNAL
     """Write the stack's scopes as a figure (:func:`figure_data`, then :func:`save_figure`), here and now."""
     path = check_figure_path(path)
     return save_figure(figure_data(stack), path, width_mm)
+
+
+def save_figure_reporting(data: FigureData, path: str, width_mm: float, out: Any) -> None:
+    """:func:`save_figure`, then ``""`` or the error's text on queue ``out``: the body of the spawned
+    process of a window export (:func:`app.gui.session.export_job.figure_in_process`)."""
+    try:
+        save_figure(data, path, width_mm)
+    except BaseException as exc:     # the message goes back; the parent raises it
+        out.put(f"{type(exc).__name__}: {exc}")
+    else:
+        out.put("")

@@ -13,7 +13,7 @@ and a sensible y axis for a flat or noise-only signal.
   pointer's time: ``label  t = … s  value unit``, and a dot on the curve. Overlaid runs count too.
 * **Linked y** (:func:`link_y_by_unit`): time scopes of the same display unit share one y range
   (``setYLink`` to the first of them); zooming one zooms the others.
-* **Least y span** (:func:`min_span`): a scope's y range is never narrower than
+* **Least y span** (:func:`~app.gui.scopes.scope_units.min_span`): a scope's y range is never narrower than
   :data:`~app.gui.scopes.scope_units.MIN_SPAN` of its unit (pyqtgraph ``setLimits(minYRange=…)``, which
   auto-ranging obeys too), so an all-zero trace or one of ±5e-08 noise reads ``0`` in the middle
   of a small, round range instead of an axis of ``1e-08`` ticks.
@@ -27,13 +27,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore
 
-from app.gui.scopes.scope_units import MIN_SPAN, pretty
+from app.gui.scopes.scope_units import pretty
 
 if TYPE_CHECKING:
     from app.gui.scopes.scope_plot import Scope
     from app.gui.session.session import SimSession
 
-__all__ = ["HOVER_PX", "DeltaCursor", "HoverReadout", "fmt_value", "link_y_by_unit", "min_span"]
+__all__ = ["HOVER_PX", "DeltaCursor", "HoverReadout", "fmt_value", "link_y_by_unit"]
 
 HOVER_PX = 12.0            # a curve this close to the pointer (vertically, px) is read out
 B_COLOUR = "#7b3fa0"
@@ -42,11 +42,6 @@ B_COLOUR = "#7b3fa0"
 def fmt_value(v: float, digits: int = 4) -> str:
     """``v`` with ``digits`` significant digits; ``0`` for an exact or negligible zero (below 1e-12)."""
     return "0" if abs(v) < 1e-12 else f"{v:.{digits}g}"
-
-
-def min_span(unit: str) -> float:
-    """The least y span of a scope in display unit ``unit`` (:data:`~app.gui.scopes.scope_units.MIN_SPAN`)."""
-    return MIN_SPAN.get(pretty(unit), MIN_SPAN["-"])
 
 
 class DeltaCursor:

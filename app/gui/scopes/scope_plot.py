@@ -24,9 +24,10 @@ from app.gui.scopes.axes import use_opaque_grid
 from app.gui.scopes.scope_cycle import CYCLE_LABEL, CycleBands, cycle_mean_sd, cycle_xy
 from app.gui.scopes.scope_legend import side_legend
 from app.gui.scopes.scope_math import SAMPLES_PER_PX, peak_decimate, step_corners, trace_stats
-from app.gui.scopes.scope_measure import DeltaCursor, min_span
+from app.gui.scopes.scope_measure import DeltaCursor
 from app.gui.scopes.scope_overlay import FILLED_LABEL, ChangeMarkers, RunOverlay, fall_line, filled_bands, time_xy
 from app.gui.scopes.scope_specs import ScopeSpec, Trace
+from app.gui.scopes.scope_units import min_span
 from app.gui.session.session import SimSession
 
 __all__ = ["Scope", "trace_pen"]
@@ -68,7 +69,7 @@ class Scope:
         plot.setLabel("left", self.unit.replace("*", "·"), **{"font-size": "8pt"})
         plot.getAxis("left").setWidth(46)
         self._label_bottom()
-        plot.getViewBox().setLimits(minYRange=min_span(self.unit))   # a flat trace reads 0 (scope_measure)
+        plot.getViewBox().setLimits(minYRange=min_span(self.unit))   # a flat trace reads 0 (scope_units)
         plot.setClipToView(not self.is_xy)
         plot.setDownsampling(auto=not self.is_xy, mode="peak")
         self.shades: list[pg.PlotDataItem] = []      # empty in the % cycle view (:meth:`set_display`)

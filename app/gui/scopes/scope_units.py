@@ -26,7 +26,7 @@ __all__ = ["MIN_SPAN", "UNIT_MODES", "angle_unit", "column_display", "display_un
 UNIT_MODES = ("SI", "BW")   # SI; forces in body weights and torques per kg
 DEG = 180.0 / math.pi
 #: the least y span of a scope, per display unit (``-``: any other), so that a flat or noise-only
-#: trace reads 0 on a small round range (app.gui.scopes.scope_measure.min_span)
+#: trace reads 0 on a small round range (min_span)
 MIN_SPAN = {"deg": 0.1, "deg/s": 1.0, "cm": 0.1, "m": 0.001, "m/s": 0.01, "N": 0.1, "BW": 0.001,
             "N·m": 0.01, "N·m/kg": 0.001, "1": 0.1, "-": 1e-3}
 
@@ -50,6 +50,11 @@ def display_unit(unit: str, mode: str, mass_kg: float) -> tuple[str, float]:
         if u in ("N*m", "N·m"):
             return "N*m/kg", 1.0 / mass_kg
     return unit, 1.0
+
+
+def min_span(unit: str) -> float:
+    """The least y span of a scope in display unit ``unit`` (:data:`MIN_SPAN`)."""
+    return MIN_SPAN.get(pretty(unit), MIN_SPAN["-"])
 
 
 def pretty(unit: str) -> str:
