@@ -58,6 +58,7 @@ class DiagramEditor(QtCore.QObject):
         # on_error)`` (app.gui.session.background_compile); None: compile here
         self.background: Callable[[Plan, Callable[[Any], None], Callable[[Exception], None]], None] | None = None
         self.pending = False              # an edit is being compiled in the background
+        self._copied_from: Diagram | None = None   # the session diagram ``diagram`` copies, unedited since
 
     def bind(self, session: SimSession) -> bool:
         """Edit ``session``'s diagram. A new session (or a diagram replaced by a file) clears the undo
@@ -65,8 +66,10 @@ class DiagramEditor(QtCore.QObject):
         fresh = session is not self.session or not self._same_structure(session.diagram)
         if fresh:
             self.undo_stack.clear()
+        if fresh or session.diagram is not self._copied_from:   # just copied after its compile: not again
+            self.diagram = session.diagram.copy()
+            self._copied_from = session.diagram
         self.session = session
-        self.diagram = session.diagram.copy()
         self.error, self.error_sites = None, {}
         if fresh or (self.level is not None and find(self.diagram, self.level) is None):
             self.level = None
@@ -202,6 +205,7 @@ class DiagramEditor(QtCore.QObject):
         parameters set since, from the panels or by rewinding, are kept), else the failed edit."""
         if self.error is None and not self.pending and self.session is not None:
             self.diagram = self.session.diagram.copy()
+        self._copied_from = None          # the caller changes it: no longer the session's
         return self.diagram
 
     # ----------------------------------------------------------- compile
@@ -249,5 +253,6 @@ class DiagramEditor(QtCore.QObject):
         assert self.session is not None
         self.error, self.error_sites = None, {}
         self.diagram = self.session.diagram.copy()
+        self._copied_from = self.session.diagram
         self.redraw.emit()
         self.compiled.emit()
