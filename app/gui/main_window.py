@@ -34,7 +34,7 @@ from app.gui.editing.diagram_pane import DiagramPane
 from app.gui.editing.gain_panel import GainPanel
 from app.gui.editing.param_panel import BlockDialog, ParamPanel
 from app.gui.figure.stick_figure import StickFigure
-from app.gui.fit_screen import fit_geometry
+from app.gui.fit_screen import ElidedLabel, fit_geometry
 from app.gui.runs.compare_view import CompareView
 from app.gui.runs.run_inspector import RunInspector
 from app.gui.runs.tuning_panel import TuningPanel
@@ -142,7 +142,7 @@ class MainWindow(QtWidgets.QMainWindow):
         lay.addWidget(self.timeline)
         self.setCentralWidget(central)
         self.status_time, self.status_rtf, self.status_fps = QtWidgets.QLabel(), QtWidgets.QLabel(), QtWidgets.QLabel()
-        self.status_state = QtWidgets.QLabel()
+        self.status_state = ElidedLabel()     # a long FELL line elides ("…"), never squeezing the rest
         for w in (self.status_time, self.status_rtf, self.status_fps):
             w.setMinimumWidth(170)
             self.statusBar().addPermanentWidget(w)
