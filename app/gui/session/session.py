@@ -236,11 +236,11 @@ class SimSession(SessionReading):
         self.apply(self.plan_diagram(path))
 
     def plan_edit(self, diagram: Diagram) -> Plan:
-        """An edited diagram, run as it is (:meth:`apply_diagram`, compiled elsewhere). One copy (5-12 ms
-        here) is the spec's diagram and the source, which nothing changes in place; the UI fields apart."""
+        """An edited diagram, run as it is (:meth:`apply_diagram`, compiled elsewhere). One copy (about 8 ms)
+        is the spec's diagram and the source, which nothing changes in place; the UI fields apart."""
         snap = diagram.copy()
-        plan = self._plan(_spec=replace(self._spec, diagram=snap, preset=None, settings=()), source=snap)
-        return replace(plan, ui=copy.deepcopy(diagram.ui))
+        return replace(self._plan(_spec=replace(self._spec, diagram=snap, preset=None, settings=()), source=snap),
+                       ui=copy.deepcopy(diagram.ui))
 
     def apply_diagram(self, diagram: Diagram) -> None:
         """Run an edited diagram as it is (no preset, the changes made since dropped; the run restarts).
@@ -269,10 +269,7 @@ class SimSession(SessionReading):
 
     @property
     def stop_at_fall(self) -> bool:
-        """End the run just past a fall (the spec's ``stop_at_fall``).
-
-        The stop is :class:`~app.gui.session.session_fall.FallStop`.
-        """
+        """End the run just past a fall (:class:`~app.gui.session.session_fall.FallStop`; spec's ``stop_at_fall``)."""
         return self.falls.enabled
 
     @stop_at_fall.setter
