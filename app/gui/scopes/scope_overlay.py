@@ -67,6 +67,7 @@ class RunOverlay:
         self.curves: dict[tuple[int, int], pg.PlotDataItem] = {}
         self._drawn: dict[tuple[int, int], tuple[Any, ...]] = {}     # what each curve shows
         self.entries: dict[int, pg.PlotDataItem] = {}
+        self._named: list[tuple[int, str, str]] = []    # (run key, legend name, colour) of the entries
 
     def clear(self) -> None:
         for c in self.curves.values():
@@ -79,6 +80,7 @@ class RunOverlay:
             for sample in self.entries.values():
                 self.legend.removeItem(sample)
         self.entries = {}
+        self._named = []
 
     def legend_names(self) -> list[str]:
         """The run names the legend shows, in order."""
@@ -124,13 +126,19 @@ class RunOverlay:
                 curve.setPen(pen)
             curve.setToolTip(f"{run.name}: {tr.label}")
             self._drawn[key] = sig
-        self._clear_legend()            # a few samples: named anew (a rename, a new order) each time
-        if self.legend is not None:
-            for run in runs:
-                if any(key == run.key for key, _ in self.curves):
-                    sample = pg.PlotDataItem(pen=pg.mkPen(run.colour, width=1.6))
-                    self.legend.addItem(sample, legend_name(run.name))
-                    self.entries[run.key] = sample
+        if self.legend is None:
+            return
+        named = [(run.key, legend_name(run.name), run.colour) for run in runs
+                 if any(shown == run.key for shown, _ in self.curves)]
+        tail = [getattr(s, "item", s) for s, _ in self.legend.items[len(self.legend.items) - len(named):]]
+        if named == self._named and tail == list(self.entries.values()):   # the same entries, last in the
+            return                                                           # legend (a unit switch): kept
+        self._clear_legend()            # a rename, a new order, a run more or less: named anew
+        for run_key, name, colour in named:
+            sample = pg.PlotDataItem(pen=pg.mkPen(colour, width=1.6))
+            self.legend.addItem(sample, name)
+            self.entries[run_key] = sample
+        self._named = named
 
 
 def time_xy(run: KeptRun, tr: Trace, factor: float) -> tuple[np.ndarray, np.ndarray] | None:
