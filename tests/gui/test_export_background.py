@@ -43,6 +43,7 @@ def test_a_journal_figure_is_written_by_a_worker_while_the_loop_turns(qtbot, win
     assert job.result.read_bytes()[:5] == b"%PDF-" and job.result.stat().st_size > 10_000
     assert job.worker_thread is not None and job.worker_thread != threading.get_ident()
     assert probe.ticks >= max(3, int(job.seconds / 0.3)), (probe.ticks, job.seconds)
+    assert job.seconds > 0.5 and job.shown                 # its dialog (Cancel) showed after 0.3 s
     message = window.statusBar().currentMessage()
     assert message.startswith("Exported a figure 180 mm wide to") and "f.pdf" in message
 

@@ -43,6 +43,7 @@ __all__ = ["ExportJob", "FramePump", "announce", "figure_in_process", "start_ani
 
 Work = Callable[[Callable[[int, int], None], Callable[[], bool]], Path]
 QUEUED_FRAMES = 8     # frames rendered ahead of the encoder at most (memory: 8 x w x h x 3 bytes)
+SHOW_AFTER_MS = 300   # the progress dialog shows when an export takes longer than this [ms]
 
 
 class ExportJob(QtCore.QObject):
@@ -64,10 +65,12 @@ class ExportJob(QtCore.QObject):
         self._mail = Mailbox(self._deliver, self)
         self.dialog = QtWidgets.QProgressDialog(f"Exporting {what}…", "Cancel", 0, 0, parent)
         self.dialog.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
-        self.dialog.setMinimumDuration(300)
+        self.dialog.setMinimumDuration(SHOW_AFTER_MS)
         self.dialog.setAutoReset(False)
         self.dialog.setAutoClose(False)
         self.dialog.canceled.connect(self.cancel)
+        self.shown = False                         # the dialog was shown (an export over SHOW_AFTER_MS)
+        QtCore.QTimer.singleShot(SHOW_AFTER_MS, self, self._show)   # also with no progress to report (a figure)
         self._thread = threading.Thread(target=self._run, args=(work,), name=f"export {what}", daemon=True)
         self._thread.start()
 
@@ -79,6 +82,11 @@ class ExportJob(QtCore.QObject):
             self._mail.post("failed", without_frames(exc))
         else:
             self._mail.post("done", path)
+
+    def _show(self) -> None:
+        if not self.finished:
+            self.dialog.show()
+            self.shown = True
 
     def _progress(self, done: int, total: int) -> None:
         self._mail.post("progress", (done, total))
