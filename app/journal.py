@@ -3,7 +3,7 @@
 Widths of one and two journal columns [mm], the smallest text [pt], the PNG resolution [dpi] and
 the matplotlib settings that keep text as text in SVG (``svg.fonttype = none``) and embed TrueType
 in PDF (``pdf.fonttype = 42``). Used by the footwear report (:mod:`app.footwear_report.figures`)
-and the GUI's scope figures (:mod:`app.gui.scope_figure`).
+and the GUI's scope figures (:mod:`app.gui.scopes.scope_figure`).
 """
 
 from __future__ import annotations

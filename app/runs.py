@@ -1,7 +1,7 @@
 """The run service: the one place a run is assembled, simulated and summarised.
 
 Every caller goes through it: ``gaitblocks run`` parses its options into a :class:`RunSpec`;
-the GUI session holds one (:meth:`app.gui.session.SimSession.spec`); ``compare``, ``sweep`` and
+the GUI session holds one (:meth:`app.gui.session.session.SimSession.spec`); ``compare``, ``sweep`` and
 ``tune`` map specs over an executor (:mod:`blocks.executors`: serial, process pool, Dask).
 
 * :class:`RunSpec` (:mod:`app.run_spec`) -- what a run is: diagram, preset, dataset (name, file, or a

@@ -2,7 +2,7 @@
 preset change, dataset change, Reset, opening a file (a diagram, a data file and a session file, through
 ``FileActions.open_path`` as the File menu and drops do), a Compare run and *Solve posture* (the posture
 solver and its two trunk-CoM sensitivity solves in a spawned process, polled every 50 ms, until the
-solution is shown: ``app/gui/solve_control.py``).
+solution is shown: ``app/gui/solve/solve_control.py``).
 
 Run: ``QT_QPA_PLATFORM=offscreen python benchmarks/gui_compile_gap.py``. Prints figures;
 never passes or fails on time. A 10 ms ``QTimer`` records when the event loop turns; the
@@ -31,7 +31,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.main_window import MainWindow
-from app.gui.session import DEFAULT_DIAGRAM, SimSession, available_datasets
+from app.gui.session.session import DEFAULT_DIAGRAM, SimSession, available_datasets
 from grf_data.refdata import data_dir as reference_dir
 from grf_data.registry import list_datasets
 

@@ -11,7 +11,7 @@ run, while the window is shown (offscreen platform: Qt paints into the offscreen
 screen), the simulation advances at ``--speed`` x real time and all default scopes are in
 the visible Scopes tab. The event loop is driven with ``processEvents`` as ``app.exec()``
 would drive it; nothing is grabbed or painted by the benchmark itself. The scopes are
-refreshed round-robin while running (see ``app.gui.scopes``), so their own refresh rate
+refreshed round-robin while running (see ``app.gui.scopes.scopes``), so their own refresh rate
 per plot and their paint count are printed as well.
 """
 
@@ -25,9 +25,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6 import QtCore, QtWidgets
 
-from app.gui.controls import SPEEDS
 from app.gui.main_window import MainWindow
-from app.gui.session import SimSession
+from app.gui.session.controls import SPEEDS
+from app.gui.session.session import SimSession
 
 
 class PaintCounter(QtCore.QObject):

@@ -4,9 +4,9 @@ Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/run_inspector.py [-
 Prints figures; asserts nothing.
 
 One GUI session (offscreen main window, default diagram and dataset) runs ``--duration`` seconds;
-the run is kept (:class:`app.gui.run_store.KeptRun`: the scoped signals only, full resolution).
+the run is kept (:class:`app.gui.runs.run_store.KeptRun`: the scoped signals only, full resolution).
 Printed: bytes per kept run and per simulated second, the columns kept against all logged
-columns, and what :data:`~app.gui.run_store.MAX_RUNS` such runs take.
+columns, and what :data:`~app.gui.runs.run_store.MAX_RUNS` such runs take.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ def main() -> None:
     from PySide6 import QtCore, QtWidgets
 
     from app.gui.main_window import MainWindow
-    from app.gui.run_store import MAX_RUNS
-    from app.gui.session import SimSession
+    from app.gui.runs.run_store import MAX_RUNS
+    from app.gui.session.session import SimSession
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     tmp = tempfile.TemporaryDirectory()

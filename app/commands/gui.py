@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     size = parse_size(args.size)
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        from app.gui.screenshot import take_screenshot
+        from app.gui.figure.screenshot import take_screenshot
 
         path = take_screenshot(args.screenshot, run_for=args.run_for, dataset=args.grf, preset=args.preset,
                                diagram=args.diagram, compare=args.compare, size=size)
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(problem)
     from PySide6 import QtWidgets
 
-    from app.gui.startup import open_window
+    from app.gui.session.startup import open_window
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setOrganizationName("gaitblocks")

@@ -1,1 +1,1 @@
-"""The desktop GUI (PySide6 + pyqtgraph). Every engine call goes through :mod:`app.gui.session`."""
+"""The desktop GUI (PySide6 + pyqtgraph), one subpackage per room: session, editing, scopes, runs, figure, solve."""

@@ -9,14 +9,14 @@ Layout (1600 x 1000, or what the screen's available geometry holds: :mod:`app.gu
     [ status: state | busy (compiling…) | sim time | real-time factor | frames per second ]
 
 Changing the dataset or the preset from the toolbar, opening a file and a structural parameter
-compile in a worker thread (:mod:`app.gui.background_compile`); the previous session stays on
+compile in a worker thread (:mod:`app.gui.session.background_compile`); the previous session stays on
 screen until it is done, and a first-ever compile of the diagram's step says so in the busy
-indicator. ``gaitblocks gui`` shows the window before such a compile (:mod:`app.gui.startup`).
+indicator. ``gaitblocks gui`` shows the window before such a compile (:mod:`app.gui.session.startup`).
 
 The window assembles the widgets, menus and signal wiring, and binds them to the session
 after every compile (:meth:`MainWindow.bind_session`). It holds two objects that it composes
-from those widgets: ``run_control`` (:class:`~app.gui.run_control.RunController`: running, the
-frame timer, the timeline) and ``files`` (:class:`~app.gui.file_actions.FileActions`: opening,
+from those widgets: ``run_control`` (:class:`~app.gui.session.run_control.RunController`: running, the
+frame timer, the timeline) and ``files`` (:class:`~app.gui.session.file_actions.FileActions`: opening,
 saving, exporting). Each is given the widgets it drives; the window alone replaces the session
 (:meth:`MainWindow.set_session`) and owns the layout state saved in session files
 (:meth:`MainWindow.view_state`, :meth:`MainWindow.apply_view`).
@@ -29,26 +29,26 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.gui.background_compile import BackgroundCompile, BusyIndicator
-from app.gui.canvas import DiagramCanvas
-from app.gui.compare_view import CompareView
-from app.gui.controls import SPEEDS, ControlBar, Timeline
-from app.gui.diagram_pane import DiagramPane
-from app.gui.errors import ErrorReporter, install
-from app.gui.file_actions import FileActions
-from app.gui.fit_screen import fit_geometry
-from app.gui.gain_panel import GainPanel
-from app.gui.param_panel import BlockDialog, ParamPanel
-from app.gui.run_control import RunController, RunViews
-from app.gui.run_inspector import RunInspector
-from app.gui.scope_figure import JOURNAL_WIDTHS_MM
-from app.gui.scope_panel import ScopePanel
-from app.gui.scopes import ScopeStack
-from app.gui.session import Plan, SimSession, available_datasets, available_presets
-from app.gui.solve_flow import SolveFlow, solution_plan
-from app.gui.stick_figure import StickFigure
-from app.gui.tuning_panel import TuningPanel
-from app.gui.validity_panel import ValidityPanel
+from app.gui.editing.canvas import DiagramCanvas
+from app.gui.editing.diagram_pane import DiagramPane
+from app.gui.editing.gain_panel import GainPanel
+from app.gui.editing.param_panel import BlockDialog, ParamPanel
+from app.gui.figure.stick_figure import StickFigure
+from app.gui.fit_screen import ElidedLabel, fit_geometry
+from app.gui.runs.compare_view import CompareView
+from app.gui.runs.run_inspector import RunInspector
+from app.gui.runs.tuning_panel import TuningPanel
+from app.gui.scopes.scope_figure import JOURNAL_WIDTHS_MM
+from app.gui.scopes.scope_panel import ScopePanel
+from app.gui.scopes.scopes import ScopeStack
+from app.gui.session.background_compile import BackgroundCompile, BusyIndicator
+from app.gui.session.controls import SPEEDS, ControlBar, Timeline
+from app.gui.session.errors import ErrorReporter, install
+from app.gui.session.file_actions import FileActions
+from app.gui.session.run_control import RunController, RunViews
+from app.gui.session.session import Plan, SimSession, available_datasets, available_presets
+from app.gui.solve.solve_flow import SolveFlow, solution_plan
+from app.gui.solve.validity_panel import ValidityPanel
 
 __all__ = ["MainWindow", "STYLE_FILE"]
 
@@ -84,6 +84,7 @@ class MainWindow(QtWidgets.QMainWindow):
             scopes=self.scopes, recent_menu=QtWidgets.QMenu("Recent files", self), status=self.status_state,
             pause=lambda: self.run_control.set_running(False), view_state=self.view_state, dialog_parent=self,
             compiler=self.compiler)
+        self.scope_panel.announce = self.files.announce = lambda text: self.statusBar().showMessage(text, 20000)
         self.solve = SolveFlow(
             self, spec=lambda: self.session.spec, figure=self.figure, validity=self.validity,
             status=lambda text: self.statusBar().showMessage(text, 20000), report=self.errors.report,
@@ -141,7 +142,7 @@ class MainWindow(QtWidgets.QMainWindow):
         lay.addWidget(self.timeline)
         self.setCentralWidget(central)
         self.status_time, self.status_rtf, self.status_fps = QtWidgets.QLabel(), QtWidgets.QLabel(), QtWidgets.QLabel()
-        self.status_state = QtWidgets.QLabel()
+        self.status_state = ElidedLabel()     # a long FELL line elides ("…"), never squeezing the rest
         for w in (self.status_time, self.status_rtf, self.status_fps):
             w.setMinimumWidth(170)
             self.statusBar().addPermanentWidget(w)
@@ -242,7 +243,7 @@ class MainWindow(QtWidgets.QMainWindow):
         return act
 
     def _import_recording(self) -> None:
-        from app.gui.import_dialog import open_import_dialog
+        from app.gui.session.import_dialog import open_import_dialog
 
         self._import_dialog = open_import_dialog(self)
 

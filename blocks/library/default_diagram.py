@@ -53,7 +53,7 @@ def preset_gains(block: str, preset: str = "tracking") -> dict[str, float]:
     values = load_preset(preset)["set"]
     return {k: float(values[f"{block}.{k}"]) for k in ("kp", "ki", "kd")}
 
-_POSITIONS = {  # signal flow left to right (app.gui.auto_layout, rounded): scene px
+_POSITIONS = {  # signal flow left to right (app.gui.editing.auto_layout, rounded): scene px
     "grf": (0, 100), "ref": (0, 240), "meas_hip": (0, 420), "meas_knee": (0, 530),
     "est": (280, 0), "phase": (280, 140), "pid_hip": (280, 300), "pid_knee": (280, 480),
     "swing_mux": (560, 410), "swing_sum": (840, 420), "stance_sum": (1240, 140),

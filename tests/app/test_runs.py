@@ -12,7 +12,7 @@ import pytest
 
 from app.cli import main
 from app.comparison import compare
-from app.gui.session import SimSession
+from app.gui.session.session import SimSession
 from app.jsontext import dumps
 from app.runs import RunSpec, build_diagram, run
 from app.signals import find_signal

@@ -15,7 +15,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6 import QtCore
 
 from app.gui.main_window import MainWindow
-from app.gui.session import SimSession
+from app.gui.session.session import SimSession
 
 
 @pytest.fixture

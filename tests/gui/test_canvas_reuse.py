@@ -1,11 +1,12 @@
 """The canvas keeps its items when a compile brings the same picture (a dataset or preset change,
 the same diagram file), and draws again when the picture changed (structure, a structural
-parameter changing ports, positions, an undone move)."""
+parameter changing ports, positions, an undone move): only what changed, item by item
+(tests/gui/test_canvas_incremental.py compares each edit with a canvas drawn from scratch)."""
 
 from __future__ import annotations
 
-from app.gui.canvas import DiagramCanvas
-from app.gui.session import SimSession
+from app.gui.editing.canvas import DiagramCanvas
+from app.gui.session.session import SimSession
 
 
 def test_same_picture_keeps_the_items_a_changed_one_redraws(qtbot) -> None:
@@ -27,5 +28,6 @@ def test_same_picture_keeps_the_items_a_changed_one_redraws(qtbot) -> None:
     canvas.editor.undo_stack.undo()           # back: drawn where the diagram says
     canvas.redraw()
     assert canvas.items_by_name[name].pos().x() == x0
-    canvas.editor.delete(["est"], [])         # another structure: drawn again
-    assert "est" not in canvas.items_by_name and canvas.items_by_name[name] is not items[name]
+    canvas.editor.delete(["est"], [])         # another structure: its item and wires go, the others stay
+    assert "est" not in canvas.items_by_name and not any("est." in w.src + w.dst for w in canvas.wires)
+    assert all(canvas.items_by_name[n] is it for n, it in items.items() if n != "est")

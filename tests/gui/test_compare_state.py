@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.gui.compare_view import SIM_TAB
+from app.gui.runs.compare_view import SIM_TAB
 
 
 def test_gui_compare_view_uses_main_window_state(qtbot: Any, window: Any) -> None:

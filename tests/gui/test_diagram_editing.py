@@ -10,10 +10,10 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.cli import main
-from app.gui.canvas import DiagramCanvas
-from app.gui.diagram_pane import DiagramPane
-from app.gui.palette import MIME_BLOCK
-from app.gui.session import SimSession
+from app.gui.editing.canvas import DiagramCanvas
+from app.gui.editing.diagram_pane import DiagramPane
+from app.gui.editing.palette import MIME_BLOCK
+from app.gui.session.session import SimSession
 from blocks import Diagram
 from blocks.settings import SolverSettings
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from PySide6 import QtCore
 
-import app.gui.errors as errors_module
-import app.gui.run_control as run_control_module
-from app.gui.canvas import DiagramCanvas
+import app.gui.session.errors as errors_module
+import app.gui.session.run_control as run_control_module
+from app.gui.editing.canvas import DiagramCanvas
 from tests.gui.test_diagram_editing import LEFT, drag_wire, palette_add
 
 

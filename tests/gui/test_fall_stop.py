@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from app.gui.main_window import MainWindow
-from app.gui.scope_math import trace_stats
-from app.gui.session import SimSession
+from app.gui.scopes.scope_math import trace_stats
+from app.gui.session.session import SimSession
 from app.walking import FALL_MARGIN_S, status_text
 from tests.gui.conftest import run_until
 

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from PySide6 import QtCore
 
-from app.gui import startup
-from app.gui.background_compile import BackgroundCompile, BusyIndicator, first_compile_message
 from app.gui.main_window import MainWindow
-from app.gui.session import Plan, SimSession
+from app.gui.session import startup
+from app.gui.session.background_compile import BackgroundCompile, BusyIndicator, first_compile_message
+from app.gui.session.session import Plan, SimSession
 from blocks import compiled
 
 NOTICE = ("compiling the diagram 'grf_walk' (22 blocks; first run only, about 19 s; "

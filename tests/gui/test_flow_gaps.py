@@ -10,11 +10,12 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
-from app.gui import run_inspector, session_reading
-from app.gui.compare_view import CompareView
 from app.gui.main_window import MainWindow
-from app.gui.scope_math import SAMPLES_PER_PX, step_corners
-from app.gui.scope_overlay import MERGE_S, ChangeMarkers, merge_changes
+from app.gui.runs import run_inspector
+from app.gui.runs.compare_view import CompareView
+from app.gui.scopes.scope_math import SAMPLES_PER_PX, step_corners
+from app.gui.scopes.scope_overlay import MERGE_S, ChangeMarkers, merge_changes
+from app.gui.session import session_reading
 from blocks.runner import Runner
 from tests.gui.conftest import given, run_until
 
@@ -68,7 +69,7 @@ def test_the_end_of_a_run_summarises_once_and_copies_no_log(qtbot, window: MainW
     assert calls == [] and window.inspector.store.runs == []        # evaluated in the next event-loop turn
     qtbot.waitUntil(lambda: window.run_control.ending is None, timeout=5000)
     assert len(window.inspector.store.runs) == 1
-    assert calls == ["app.gui.session_reading"] and copies == [False]   # one summary, on views of the log
+    assert calls == ["app.gui.session.session_reading"] and copies == [False]   # one summary, on views of the log
     assert window.inspector.store.runs[0].status == window.validity.status.text()   # the one summary, shown twice
 
 

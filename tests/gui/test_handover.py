@@ -1,4 +1,4 @@
-"""Worker -> GUI hand-over (``app.gui.handover``): values never go through a Qt signal's arguments."""
+"""Worker -> GUI hand-over (``app.gui.session.handover``): values never go through a Qt signal's arguments."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import threading
 
 import shiboken6
 
-from app.gui.background_compile import BackgroundCompile, BusyIndicator
-from app.gui.errors import ErrorReporter
-from app.gui.handover import Mailbox, without_frames
+from app.gui.session.background_compile import BackgroundCompile, BusyIndicator
+from app.gui.session.errors import ErrorReporter
+from app.gui.session.handover import Mailbox, without_frames
 
 
 def test_posts_from_a_python_thread_arrive_in_order_on_the_gui_thread(qtbot) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.gui.import_dialog import ImportDialog
+from app.gui.session.import_dialog import ImportDialog
 
 
 def test_preview_estimates_window_and_register(qtbot, shared_data: Path, tmp_path: Path,

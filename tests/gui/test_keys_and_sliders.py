@@ -8,7 +8,7 @@ import math
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.gui.fine_slider import FINE, FineSlider
+from app.gui.editing.fine_slider import FINE, FineSlider
 from app.gui.main_window import MainWindow
 
 KEY = QtCore.Qt.Key

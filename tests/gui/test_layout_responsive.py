@@ -8,10 +8,10 @@ import time
 
 from PySide6 import QtCore
 
+from app.gui.figure.stick_figure import PHASE_NAMES
 from app.gui.fit_screen import ElidedLabel, fit_geometry
 from app.gui.main_window import MainWindow
-from app.gui.session import SimSession
-from app.gui.stick_figure import PHASE_NAMES
+from app.gui.session.session import SimSession
 
 LAPTOP = QtCore.QRect(0, 0, 1366, 768)
 

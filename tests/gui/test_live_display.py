@@ -10,9 +10,9 @@ import pyqtgraph as pg
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.gui.axes import OpaqueGridAxis, use_opaque_grid
 from app.gui.main_window import MainWindow
-from app.gui.scope_math import peak_decimate
+from app.gui.scopes.axes import OpaqueGridAxis, use_opaque_grid
+from app.gui.scopes.scope_math import peak_decimate
 from tests.gui.conftest import run_until
 
 pytestmark = pytest.mark.gui
@@ -152,11 +152,17 @@ def test_live_scopes_round_robin_unlinked_and_decimated(qtbot, window: MainWindo
     y0, y1 = hip.plot.getViewBox().viewRange()[1]
     assert y0 < window_y.min() and window_y.max() < y1     # sticky range holds the data
     assert first.viewRange()[0][1] == pytest.approx(t_rec[-1])
-    window.run_control.set_running(False)
+    turns = stack.settling.turns
+    window.run_control.set_running(False)                  # paused: the x master now, the others a turn each
+    assert stack.settling.pending == stack.scopes[1:] and stack.settling.turns == turns + 1
+    assert hip.curves[0].xData.size == n                   # the whole history again (clipped to view)
+    assert stack.scopes[1].plot.getViewBox().linkedView(0) is None      # still live until its turn
+    qtbot.waitUntil(lambda: not stack.settling.pending, timeout=5000)
+    assert stack.settling.turns == turns + len(stack.scopes)
     for sc in stack.scopes[1:]:
         assert sc.plot.getViewBox().linkedView(0) is first
         assert sc.plot.getViewBox().autoRangeEnabled()[1]
-    assert hip.curves[0].xData.size == n                   # paused: the whole history again (clipped to view)
+        assert sc.curves[0].xData.size == n
 
 
 class _PaintCount(QtCore.QObject):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from app.gui.main_window import MainWindow
-from app.gui.scope_measure import min_span
-from app.gui.scope_specs import DEG
-from app.gui.session import SimSession
+from app.gui.scopes.scope_specs import DEG
+from app.gui.scopes.scope_units import min_span
+from app.gui.session.session import SimSession
 from models.biped import FiveLinkBiped
 from tests.gui.conftest import given, run_until
 
@@ -158,7 +158,7 @@ def test_a_fall_shows_in_the_validity_panel_status_bar_and_scopes(qtbot, setting
     assert 0.7 < fell < 1.0
     assert "knee hyperextended" in summary["fell_because"]
     assert win.validity.status.text() == f"FELL at {fell:.2f} s: {summary['fell_because']}"
-    assert win.status_state.text().startswith("FELL at")
+    assert win.status_state.full_text().startswith("FELL at")      # shown elided to its width
     lines = [sc.fall_line for sc in win.scopes.scopes]
     assert all(line is not None and line.value() == pytest.approx(fell) for line in lines)
     before = int(np.searchsorted(s.recorded_time(), fell, side="right"))

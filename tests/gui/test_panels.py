@@ -12,10 +12,10 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from app.defaults import COMPARE_PRESET
-from app.gui import export
-from app.gui.compare_view import CompareView, load_compare
+from app.gui.figure import export
 from app.gui.main_window import MainWindow
-from app.gui.session import SimSession
+from app.gui.runs.compare_view import CompareView, load_compare
+from app.gui.session.session import SimSession
 from blocks import Diagram, SolverSettings
 from blocks.library.control import PID
 from tests.gui.conftest import run_until
@@ -191,7 +191,7 @@ def test_blow_up_stops_and_keeps_results(qtbot, settings) -> None:
     assert "block 'k'" in text and "port 'y'" in text and "t = 0.250 s" in text
     y = s.recorded("k.y")
     assert y.size == 250 and np.all(y == 1e9)
-    assert "FAILED" in win.status_state.text()
+    assert "FAILED" in win.status_state.full_text()
     win.run_control.step_frame()  # stepping a failed run does nothing and raises nothing
     assert s.tick == 250
     win.errors.close_all()

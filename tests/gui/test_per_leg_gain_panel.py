@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore
 
-from app.gui.gain_panel import GainPanel
+from app.gui.editing.gain_panel import GainPanel
 from app.gui.main_window import MainWindow
-from app.gui.session import SimSession
+from app.gui.session.session import SimSession
 from tests.blocks.test_per_leg_gains import symmetric_pid
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from app.gui.main_window import MainWindow
-from app.gui.run_store import KeptRun, RunStore
-from app.gui.scope_specs import DEG
+from app.gui.runs.run_store import KeptRun, RunStore
+from app.gui.scopes.scope_specs import DEG
 from tests.gui.conftest import given, run_until
 
 pytestmark = pytest.mark.gui

@@ -14,12 +14,12 @@ import pytest
 from PySide6 import QtCore
 
 from app.defaults import COMPARE_PRESET
-from app.gui.compare_view import SIM_TAB, CompareView
 from app.gui.fit_screen import fit_geometry
 from app.gui.main_window import MainWindow
-from app.gui.run_inspector import COLUMNS, NAME_MIN_CHARS
-from app.gui.run_store import RUN_COLOURS, run_style
-from app.gui.tuning_plot import MAX_LABELS, swept_ticks
+from app.gui.runs.compare_view import SIM_TAB, CompareView
+from app.gui.runs.run_inspector import COLUMNS, NAME_MIN_CHARS
+from app.gui.runs.run_store import RUN_COLOURS, run_style
+from app.gui.runs.tuning_plot import MAX_LABELS, swept_ticks
 from app.tuning.service import best_on_edge, best_row
 from tests.gui.conftest import run_until
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.gui import export
+from app.gui.figure import export
 from app.gui.main_window import MainWindow
-from app.gui.scope_figure import FONT_PT, JOURNAL_WIDTHS_MM, PNG_DPI
-from app.gui.scope_measure import B_COLOUR
+from app.gui.scopes.scope_figure import FONT_PT, JOURNAL_WIDTHS_MM, PNG_DPI
+from app.gui.scopes.scope_measure import B_COLOUR
 from tests.gui.conftest import open_window, run_until
 
 pytestmark = pytest.mark.gui
@@ -84,7 +84,7 @@ def test_figure_of_a_10_s_run_at_journal_widths(qtbot, window_10s: MainWindow, t
 
 
 def test_figure_refuses_other_formats_and_an_empty_run(qtbot, window: MainWindow, tmp_path: Path) -> None:
-    from app.gui.scope_figure import export_figure
+    from app.gui.scopes.scope_figure import export_figure
     from models.errors import UserError
 
     with pytest.raises(UserError, match="run the simulation first"):

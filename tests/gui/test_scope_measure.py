@@ -9,11 +9,11 @@ import pytest
 from PySide6 import QtCore, QtGui
 
 from app.gui.main_window import MainWindow
-from app.gui.scope_browser import open_browser
-from app.gui.scope_diff import DiffDialog, difference
-from app.gui.scope_drop import SIGNAL_MIME, decode_ref
-from app.gui.scope_measure import HOVER_PX
-from app.gui.scope_units import DEG
+from app.gui.scopes.scope_browser import open_browser
+from app.gui.scopes.scope_diff import DiffDialog, difference
+from app.gui.scopes.scope_drop import SIGNAL_MIME, decode_ref
+from app.gui.scopes.scope_measure import HOVER_PX
+from app.gui.scopes.scope_units import DEG
 from tests.gui.conftest import run_until
 
 pytestmark = pytest.mark.gui

@@ -10,9 +10,9 @@ import pytest
 from PySide6 import QtGui
 
 from app.gui.main_window import MainWindow
-from app.gui.scope_browser import open_browser
-from app.gui.scope_cycle import cycle_mean_sd
-from app.gui.scope_specs import DEG
+from app.gui.scopes.scope_browser import open_browser
+from app.gui.scopes.scope_cycle import cycle_mean_sd
+from app.gui.scopes.scope_specs import DEG
 from tests.gui.conftest import given, run_until
 
 pytestmark = pytest.mark.gui

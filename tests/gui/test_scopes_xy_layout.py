@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from app.gui.main_window import MainWindow
-from app.gui.scope_browser import open_browser
-from app.gui.scope_specs import DEG
-from app.gui.scope_xy import XYScope
-from app.gui.session import SimSession
+from app.gui.scopes.scope_browser import open_browser
+from app.gui.scopes.scope_specs import DEG
+from app.gui.scopes.scope_xy import XYScope
+from app.gui.session.session import SimSession
 from blocks.units import column_units
 from tests.gui.conftest import given, run_until
 
@@ -61,6 +61,7 @@ def test_xy_scope_plots_the_recorded_signals_with_units_live_and_exported(qtbot,
     window.run_control.set_running(True)
     qtbot.waitUntil(lambda: xy.refreshed_at > 0, timeout=20000)
     qtbot.waitUntil(lambda: not window.run_control.running, timeout=30000)
+    qtbot.waitUntil(lambda: not window.scopes.settling.pending, timeout=5000)   # the scopes take the run a turn each
     x, y = xy.curves[0].getData()
     assert x.size == s.recorded_time().size and s.time == pytest.approx(1.0, abs=1e-9)
     np.testing.assert_allclose(y, s.recorded("body.q")[:, 5] * DEG)
@@ -144,7 +145,7 @@ def test_a_recompile_reuses_the_plots_and_shows_the_new_run(qtbot, window: MainW
 
 
 def test_opening_a_file_from_the_menu_compiles_in_the_background(qtbot, window: MainWindow) -> None:
-    from app.gui.session import DEFAULT_DIAGRAM
+    from app.gui.session.session import DEFAULT_DIAGRAM
 
     s, gen = window.session, window.session.generation
     assert window.files.open_path(DEFAULT_DIAGRAM, background=True)
@@ -155,7 +156,7 @@ def test_opening_a_file_from_the_menu_compiles_in_the_background(qtbot, window: 
 
 
 def test_run_on_a_finished_run_plays_it_back_at_the_chosen_speed(qtbot, window: MainWindow) -> None:
-    from app.gui.controls import SPEEDS
+    from app.gui.session.controls import SPEEDS
 
     run_until(qtbot, window, 1.0)
     s, rc = window.session, window.run_control

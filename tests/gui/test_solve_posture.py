@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from app.gui import solve_control
 from app.gui.main_window import MainWindow
-from app.gui.solve_data import load_solved
+from app.gui.solve import solve_control
+from app.gui.solve.solve_data import load_solved
 from app.posture import SolveSpec, write_outputs
 from app.runs import RunSpec, solve
 from app.solve_job import write_recording

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.gui import solve_control
 from app.gui.main_window import MainWindow
+from app.gui.solve import solve_control
 from app.solve_job import JobEvent
 
 

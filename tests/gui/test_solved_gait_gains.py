@@ -8,8 +8,8 @@ import pytest
 from PySide6 import QtCore
 
 from app.gui.main_window import MainWindow
-from app.gui.session import SimSession
-from app.gui.session_catalog import SOLVED_GAINS, gain_refs, solved_gait_blocks
+from app.gui.session.session import SimSession
+from app.gui.session.session_catalog import SOLVED_GAINS, gain_refs, solved_gait_blocks
 from app.runs import RunSpec, default_diagram_path
 from blocks import Diagram
 from blocks.library.presets import apply_preset

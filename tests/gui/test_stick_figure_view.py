@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from app.gui.figure.stick_figure import FOOT_M
 from app.gui.main_window import MainWindow
-from app.gui.stick_figure import FOOT_M
 from models.biped import FiveLinkBiped
 from tests.gui.conftest import run_until
 

@@ -11,10 +11,10 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from app.cli import main
-from app.gui.canvas import DiagramCanvas
-from app.gui.diagram_pane import DiagramPane
-from app.gui.diagram_view import BLOCK, SUBSYSTEM
-from app.gui.session import SimSession
+from app.gui.editing.canvas import DiagramCanvas
+from app.gui.editing.diagram_pane import DiagramPane
+from app.gui.editing.diagram_view import BLOCK, SUBSYSTEM
+from app.gui.session.session import SimSession
 from blocks import Diagram
 from blocks.library.default_diagram import STABILISERS
 from blocks.settings import SolverSettings

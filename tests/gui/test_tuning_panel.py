@@ -11,7 +11,7 @@ import pytest
 
 from app.cli import main
 from app.gui.main_window import MainWindow
-from app.gui.tuning_panel import TuningPanel
+from app.gui.runs.tuning_panel import TuningPanel
 from app.tuning.service import best_row
 
 pytestmark = pytest.mark.gui

@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from app.gui.background_compile import BackgroundCompile, BusyIndicator
-from app.gui.compare_view import load_compare
+from app.gui.runs.compare_view import load_compare
+from app.gui.session.background_compile import BackgroundCompile, BusyIndicator
 
 
 def _until(cond, timeout: float) -> bool:  # type: ignore[no-untyped-def]

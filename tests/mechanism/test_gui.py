@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from app.gui.stick_figure import StickFigure, draw_mechanism
+from app.gui.figure.stick_figure import StickFigure, draw_mechanism
 from blocks import Diagram
 from blocks.library.mechanism import PlanarMechanism
 
@@ -45,7 +45,7 @@ def test_main_window_opens_and_animates_the_squeezer_diagram(qtbot, tmp_path) ->
     from PySide6 import QtCore
 
     from app.gui.main_window import MainWindow
-    from app.gui.session import SimSession
+    from app.gui.session.session import SimSession
 
     repo = Path(__file__).resolve().parents[2]
     settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)

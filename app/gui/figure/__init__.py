@@ -1,0 +1,1 @@
+"""The stick figure, its animation export and the README screenshot."""

@@ -1,0 +1,1 @@
+"""Kept runs, the Compare view and the Tuning panel."""

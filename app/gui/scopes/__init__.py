@@ -1,0 +1,1 @@
+"""The scopes: stacked and XY plots, signal browser, units, measuring and exports."""

@@ -1,0 +1,1 @@
+"""Running the diagram from the window: the engine adapter, run control, workers, files and errors."""

@@ -1,0 +1,1 @@
+"""The Solve posture flow, the Solved gait tab and the Validity panel."""
