@@ -96,23 +96,37 @@ def fold(p, h, x):
 
 
 @kernel
+def _guess(p, tb, n, x):
+    """The interval ``x`` falls in if the ``n`` times at ``p[tb:]`` are evenly spaced (a recording's
+    usually are), clamped to ``0 .. n - 2``: where :func:`search` and :func:`spline_interval` start."""
+    span = p[tb + n - 1] - p[tb]
+    g = (x - p[tb]) * ((n - 1) / span) if span > 0.0 else 0.0
+    return min(max(int(g), 0), n - 2) if g == g else 0
+
+
+@kernel
+def _walk(p, tb, n, x):
+    """The largest ``j <= n - 2`` with ``t_j <= x`` (``t_0 <= x`` given), walked from :func:`_guess`:
+    the interval a bisection finds, in one or two steps on evenly spaced times."""
+    j = _guess(p, tb, n, x)
+    while j > 0 and p[tb + j] > x:
+        j -= 1
+    while j < n - 2 and p[tb + j + 1] <= x:
+        j += 1
+    return j
+
+
+@kernel
 def search(p, tb, n, x):
     """``np.interp``'s interval in the ``n`` times at ``p[tb:]``: -1 below, ``n`` above, ``n - 1`` at the
-    last sample, else ``j`` with ``t_j <= x < t_{j+1}``."""
+    last sample, else ``j`` with ``t_j <= x < t_{j+1}`` (the largest such ``j``: :func:`_walk`)."""
     if x < p[tb]:
         return -1
     if x > p[tb + n - 1]:
         return n
     if x == p[tb + n - 1]:
         return n - 1
-    lo, hi = 0, n - 1
-    while hi - lo > 1:
-        mid = (lo + hi) >> 1
-        if x < p[tb + mid]:
-            hi = mid
-        else:
-            lo = mid
-    return lo
+    return _walk(p, tb, n, x)
 
 
 @kernel
@@ -131,19 +145,14 @@ def interp_at(p, tb, n, j, x, cb):
 
 @kernel
 def spline_interval(p, xb, n, x):
-    """scipy's ``find_interval_ascending`` for ``x`` within the ``n`` knots at ``p[xb:]``."""
+    """scipy's ``find_interval_ascending`` for ``x`` within the ``n`` (increasing) knots at ``p[xb:]``:
+    ``n - 2`` from the last knot on, else ``j`` with ``x_j <= x < x_{j+1}`` (:func:`_walk`; ``x`` below the
+    first knot reads interval 0)."""
     if x >= p[xb + n - 1]:
         return n - 2
-    lo, hi = 0, n - 2
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if x < p[xb + mid]:
-            hi = mid
-        elif x >= p[xb + mid + 1]:
-            lo = mid + 1
-        else:
-            return mid
-    return lo
+    if x < p[xb]:
+        return 0
+    return _walk(p, xb, n, x)
 
 
 @kernel
