@@ -215,9 +215,9 @@ class VectorizedExecutor(Executor):
     rows reach ``sweep.csv`` and the progress line twice a second or so, Ctrl+C (``stop``) waits for at
     most one batch, and the batch's record buffer (copies x ticks x metric signals, held twice while the
     summary's signal-major copy is made: :meth:`blocks.batch.BatchRunner.run`) stays small. The first
-    batch is an eighth of ``chunk`` (4 copies), so the first rows come soon whatever the runs' length. A set ``stop`` starts no further batch. ``fn.batched`` takes
-    ``cache``, a dict that lives for one ``imap`` call (one sweep), for what its batches share (the
-    base run they all start from)."""
+    batch is an eighth of ``chunk`` (4 copies), so the first rows come soon whatever the runs' length.
+    A set ``stop`` starts no further batch. ``fn.batched`` takes ``cache``, a dict that lives for one
+    ``imap`` call (one sweep), for what its batches share (the base run they all start from)."""
 
     name = "vectorized"
 
