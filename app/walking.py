@@ -1,4 +1,6 @@
-"""Walking metrics, the run's status and its force account, for ``summary.json`` and ``compare``.
+"""A walking run's status (its falls), the status texts, and the walking keys' metric hook for ``summary.json``
+and ``compare`` (:func:`walking_summary`; the metrics and the force account of many copies at once are
+:mod:`app.walking_summary`'s).
 
 Signals are read by their canonical names (``body.q``, ``est.tau``, ...: the first block of
 each type in :data:`app.signals.CANONICAL`, whatever it is called; :func:`app.signals.by_type`), so a
