@@ -14,7 +14,8 @@ the GUI session holds one (:meth:`app.gui.session.session.SimSession.spec`); ``c
 * :func:`run` -- build, simulate to the end, summarise: a :class:`RunResult` with ``.summary``
   (the ``summary.json`` dict) and ``.results`` (the recorded signals).
 * :func:`summarise` -- the ``summary.json`` dict; the registered metric functions
-  (:data:`METRICS`, :func:`register_metric`) add their keys.
+  (:data:`METRICS`, :func:`register_metric`) add their keys. :func:`summarise_batch` does it for the
+  copies of a sweep's batch (:class:`ResultsBatch`) at once.
 Signals are found by block *type* and port, never by block name (:mod:`app.signals`), so a
 renamed block changes nothing. The service knows no biped: what a library adds to a run (build
 hooks, metrics, stop checks) registers itself from the modules named in :data:`PLUGINS`, imported
@@ -27,12 +28,14 @@ import functools
 import importlib
 import warnings as pywarnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from app.run_spec import RunSpec
-from app.signals import by_type, find_signal
+from app.signals import find_signal
 from models.errors import UserError
 
 if TYPE_CHECKING:
@@ -41,8 +44,9 @@ if TYPE_CHECKING:
     from blocks.compile import CompiledModel
     from models.dataset import GaitDataset
 
-__all__ = ["RunSpec", "Built", "RunResult", "Assembly", "build", "build_diagram", "run", "summarise", "METRICS",
-           "PLUGINS", "register_build_hook", "register_metric", "register_stop", "metric_inputs", "uses_dataset",
+__all__ = ["RunSpec", "Built", "RunResult", "Assembly", "build", "build_diagram", "run", "summarise", "summarise_batch",
+           "ResultsBatch", "same_for_every_copy", "METRICS", "PLUGINS", "register_build_hook", "register_metric",
+           "register_stop", "metric_inputs", "uses_dataset",
            "default_diagram_path", "PAPER_SUBJECT"]
 
 PAPER_SUBJECT = (55.33, 1.66)  # kg, m: the model of Table 1 (Luxman & Zielinska 2017)
@@ -192,18 +196,55 @@ def build(spec: RunSpec) -> Built:
 
 # ----------------------------------------------------------------------------- summary
 MetricFn = Callable[["Results", Built], dict[str, Any]]
+BatchMetricFn = Callable[["ResultsBatch", Built], list[dict[str, Any]]]
 METRICS: list[MetricFn] = []
 
 
-def register_metric(fn: MetricFn, signals: Callable[[Diagram], list[str]] | None = None) -> MetricFn:
+@dataclass
+class ResultsBatch:
+    """Copies of one run (a sweep's batch; a single run is the batch of one), for a metric's batch form.
+
+    ``t`` (T,) s; ``signals[name]`` ``(G, T, ...)``, under the recorded and the canonical names
+    (:func:`app.signals.canonical_names`); copy ``j`` holds ``lengths[j]`` valid rows (a failed copy
+    stops early) and ended with engine status ``statuses[j]``; ``runs[j]`` is its own
+    :class:`~blocks.Results` (views of the same arrays)."""
+
+    t: np.ndarray
+    signals: dict[str, np.ndarray]
+    lengths: list[int]
+    statuses: list[str]
+    runs: list[Results]
+
+    @classmethod
+    def of(cls, runs: list[Results]) -> ResultsBatch:
+        """The batch of one run (``runs`` holds one)."""
+        (one,) = runs
+        return cls(one.t, {k: v[None] for k, v in one.signals.items()}, [int(one.t.size)], [one.status], runs)
+
+
+def register_metric(fn: MetricFn, signals: Callable[[Diagram], list[str]] | None = None,
+                    batch: BatchMetricFn | None = None) -> MetricFn:
     """Add ``fn(results, built) -> {key: value}``; its keys are merged into ``summary.json``.
     ``results`` carries the :data:`app.signals.CANONICAL` names (:func:`app.signals.by_type`).
     ``signals(diagram)`` lists the ``block.port`` signals ``fn`` reads, if known: when every metric
-    declares them, a sweep records only those (:func:`metric_inputs`)."""
+    declares them, a sweep records only those (:func:`metric_inputs`). ``batch(results_batch, built)``,
+    if given, returns ``fn``'s dicts of every copy of a :class:`ResultsBatch` at once (and must equal
+    ``fn`` copy by copy): :func:`summarise_batch` calls it instead of ``fn`` per copy."""
     if signals is not None:
         fn.signals = signals  # type: ignore[attr-defined]
+    if batch is not None:
+        fn.batch = batch  # type: ignore[attr-defined]
     METRICS.append(fn)
     return fn
+
+
+def same_for_every_copy(fn: MetricFn) -> BatchMetricFn:
+    """The batch form of a metric that reads only the built run, not its results: computed once."""
+
+    def batch(runs: ResultsBatch, built: Built) -> list[dict[str, Any]]:
+        return [fn(runs.runs[0], built)] * len(runs.lengths)
+
+    return batch
 
 
 def metric_inputs(diagram: Diagram) -> list[str] | None:
@@ -267,31 +308,57 @@ def _held_preset(diagram: Diagram) -> str | None:
 
 def summarise(results: Results, built: Built) -> dict[str, Any]:
     """The ``summary.json`` dict of a finished run: status, timing, events, parameters, solver,
-    diagram, dataset, then every registered metric's keys. The one place it is built."""
+    diagram, dataset, then every registered metric's keys. The one place it is built
+    (:func:`summarise_batch` of the batch of one)."""
+    return summarise_batch(ResultsBatch.of([results]), built)[0]
+
+
+def summarise_batch(batch: ResultsBatch, built: Built) -> list[dict[str, Any]]:
+    """:func:`summarise` of every copy of ``batch`` (copies of ``built`` with other parameters): what
+    is the same for every copy (preset, dataset, the metrics that read only ``built``) is computed
+    once, and each metric with a batch form (:func:`register_metric`) runs on all copies at once."""
     load_plugins()
-    reached = float(results.t[-1]) if results.t.size else built.model.ctx.t0
-    summary: dict[str, Any] = {
-        "status": results.status,
-        "message": results.message,
-        "preset": applied_preset(built.spec),
-        "t_end_requested": built.t_end,
-        "t_end_reached": reached,
-        "wall_s": results.stats["wall_s"],
-        "realtime_factor": results.stats["realtime_factor"],
-        "steps": results.stats["steps"],
-        "rhs_calls": results.stats["rhs_calls"],
-        "events": results.events,
-        "param_changes": results.param_changes,
-        "params": {k: list(v) if isinstance(v, tuple) else v for k, v in results.params.items() if not callable(v)},
-        "solver": results.solver,
-        "diagram": built.diagram.name,
-        "dataset": _dataset_info(built) if uses_dataset(built.diagram) else None,  # None: the run read no data
-        "warnings": list(built.warnings),
-    }
-    typed = by_type(results, built.diagram)
+    from app.signals import canonical_names, with_canonical
+
+    shared = {"preset": applied_preset(built.spec), "t_end_requested": built.t_end, "diagram": built.diagram.name,
+              "dataset": _dataset_info(built) if uses_dataset(built.diagram) else None}  # None: the run read no data
+    summaries = []
+    for results in batch.runs:
+        reached = float(results.t[-1]) if results.t.size else built.model.ctx.t0
+        summaries.append({
+            "status": results.status,
+            "message": results.message,
+            "preset": shared["preset"],
+            "t_end_requested": shared["t_end_requested"],
+            "t_end_reached": reached,
+            "wall_s": results.stats["wall_s"],
+            "realtime_factor": results.stats["realtime_factor"],
+            "steps": results.stats["steps"],
+            "rhs_calls": results.stats["rhs_calls"],
+            "events": results.events,
+            "param_changes": results.param_changes,
+            "params": {k: list(v) if isinstance(v, tuple) else v for k, v in results.params.items()
+                       if not callable(v)},
+            "solver": results.solver,
+            "diagram": shared["diagram"],
+            "dataset": shared["dataset"],
+            "warnings": list(built.warnings),
+        })
+    pairs = canonical_names(built.diagram, batch.signals)
+    typed_batch = ResultsBatch(batch.t, with_canonical(batch.signals, pairs), batch.lengths, batch.statuses,
+                               batch.runs)
+    typed: list[Results] | None = None  # each copy under the canonical names, for a metric without a batch form
     for fn in METRICS:
-        summary.update(fn(typed, built))
-    return summary
+        many = getattr(fn, "batch", None)
+        if many is not None:
+            parts = many(typed_batch, built)
+        else:
+            if typed is None:
+                typed = [replace(r, signals=with_canonical(r.signals, pairs)) for r in batch.runs]
+            parts = [fn(r, built) for r in typed]
+        for summary, part in zip(summaries, parts, strict=True):
+            summary.update(part)
+    return summaries
 
 
 def run(spec: RunSpec) -> RunResult:

@@ -1,21 +1,22 @@
 """Signals found by block *type* and port, never by block name: a renamed block changes nothing.
 
 * :func:`find_signal` -- the first recorded ``block.port`` of a block type;
-* :data:`CANONICAL` / :func:`by_type` -- the names the metric functions read (``body.q``, ...)
-  mapped onto whatever the diagram calls its blocks;
+* :data:`CANONICAL` / :func:`by_type` (:func:`canonical_names`, :func:`with_canonical`) -- the names
+  the metric functions read (``body.q``, ...) mapped onto whatever the diagram calls its blocks;
 * :func:`metric_signals` -- the smallest log that keeps ``summary.json`` whole (``--log metrics``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from blocks import Diagram, Results
 
-__all__ = ["CANONICAL", "by_type", "find_signal", "first_of_type", "metric_signals"]
+__all__ = ["CANONICAL", "by_type", "canonical_names", "with_canonical", "find_signal",
+           "first_of_type", "metric_signals"]
 
 
 def first_of_type(diagram: Diagram, type_name: str) -> str | None:
@@ -41,17 +42,33 @@ CANONICAL: dict[str, str] = {
 }
 
 
-def by_type(results: Results, diagram: Diagram) -> Results:
-    """``results`` with every signal of a :data:`CANONICAL` block type also under its canonical name
-    (``body.q`` for the first ``FiveLinkDynamics`` block's ``q``, whatever that block is called)."""
-    signals = dict(results.signals)
+def canonical_names(diagram: Diagram, names: Iterable[str]) -> list[tuple[str, str]]:
+    """``(canonical, recorded)`` pairs: each recorded signal of ``names`` that belongs to the first
+    block of a :data:`CANONICAL` type, with the name it gets there (``body.q`` for the first
+    ``FiveLinkDynamics`` block's ``q``, whatever that block is called); a block already so named: none."""
+    names = list(names)
+    out = []
     for canon, type_name in CANONICAL.items():
         block = first_of_type(diagram, type_name)
         if block is None or block == canon:
             continue
-        for key in [k for k in results.signals if k.split(".", 1)[0] == block]:
-            signals[f"{canon}.{key.split('.', 1)[1]}"] = results.signals[key]
-    return replace(results, signals=signals)
+        out += [(f"{canon}.{key.split('.', 1)[1]}", key) for key in names if key.split(".", 1)[0] == block]
+    return out
+
+
+def with_canonical(signals: Mapping[str, Any], pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """``signals`` (a new dict) with each recorded signal of ``pairs`` (:func:`canonical_names`) also
+    under its canonical name."""
+    out = dict(signals)
+    for canon, key in pairs:
+        out[canon] = signals[key]
+    return out
+
+
+def by_type(results: Results, diagram: Diagram) -> Results:
+    """``results`` with every signal of a :data:`CANONICAL` block type also under its canonical name
+    (:func:`canonical_names`)."""
+    return replace(results, signals=with_canonical(results.signals, canonical_names(diagram, results.signals)))
 
 
 def metric_signals(diagram: Diagram) -> list[str]:

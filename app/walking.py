@@ -1,4 +1,6 @@
-"""Walking metrics, the run's status and its force account, for ``summary.json`` and ``compare``.
+"""A walking run's status (its falls), the status texts, and the walking keys' metric hook for ``summary.json``
+and ``compare`` (:func:`walking_summary`; the metrics and the force account of many copies at once are
+:mod:`app.walking_summary`'s).
 
 Signals are read by their canonical names (``body.q``, ``est.tau``, ...: the first block of
 each type in :data:`app.signals.CANONICAL`, whatever it is called; :func:`app.signals.by_type`), so a
@@ -24,16 +26,17 @@ metrics of a fallen run are computed up to the fall only (``metrics_until_s``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from blocks import Results
 from blocks.library.context import biped_of
 from models.biped import FiveLinkBiped
-from models.force_account import force_account, height_account, residual, residual_moment, speed_account
-from models.gait_metrics import walking_metrics
+
+if TYPE_CHECKING:
+    from app.runs import ResultsBatch
 
 FALL_ALPHA_RAD = np.radians(60.0)  # a trunk tilted beyond 60 deg has fallen
 FALL_HIP_FRACTION = 0.5  # ... and so has a hip below half the leg length
@@ -51,15 +54,14 @@ ROLES: dict[str, str] = {
     "mz": "ankle.mz", "trunk_mz": "trunk.mz", "ref_feet": "ref_motion.feet", "ref_com": "ref_motion.com",
     "match": "grf_match.dtau", "solved_ff": "solved.tau_ff", "solved_pd": "solved.tau_pd",
 }
-# what the ``recording`` block of summary.json holds: the same metrics on the recording itself
-RECORDING_KEYS = ("trunk_deg", "knee_range_deg", "knee_deg", "stride_length_m", "com_height_m", "speed_m_s")
 REQUIRED = ("q", "stance", "feet", "com", "tau")
 
 
-def find_signals(results: Results) -> dict[str, np.ndarray]:
-    """``role -> array`` for every role of :data:`ROLES` the run recorded; ``tau`` is the torque the body
-    gets: the switch's plus what ``GrfMatch`` adds."""
-    s = {role: results.signals[key] for role, key in ROLES.items() if key in results.signals}
+def find_signals(signals: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``role -> array`` for every role of :data:`ROLES` in ``signals`` (canonical names; a run's, or a
+    batch's with a leading copy axis); ``tau`` is the torque the body gets: the switch's plus what
+    ``GrfMatch`` adds."""
+    s = {role: signals[key] for role, key in ROLES.items() if key in signals}
     if "tau" in s and "match" in s:
         s["tau"] = s["tau"] + s["match"]
     return s
@@ -75,37 +77,57 @@ class Fall(NamedTuple):
 _SIDES = ("left", "right")
 
 
-def first_fall(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length: float | None,
-               stance: np.ndarray | None = None) -> Fall | None:
-    """The first fall (module docstring) and its cause, or None. ``stance`` (n, 2) flags [l, r] add the
-    stance-shank criterion. When several criteria fire at the same tick the first of the docstring's
-    list names the cause."""
+def first_falls(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length: float | None,
+                stance: np.ndarray | None = None, lengths: Sequence[int] | None = None) -> list[Fall | None]:
+    """The first fall (module docstring) and its cause of each of ``G`` copies, or None: ``t`` (T,) s,
+    ``q`` (G, T, 7), ``hip`` (G, T, 2), ``stance`` (G, T, 2) flags [l, r] (adds the stance-shank
+    criterion); copy ``j`` is read up to ``lengths[j]`` rows (default all). When several criteria fire
+    at the same tick the first of the docstring's list names the cause."""
     deg = np.degrees
-    knee = q[:, 5:7]
-    shank = q[:, 2:3] - q[:, 3:5] + knee  # absolute shank angle from vertical [rad], per leg
+    knee = q[..., 5:7]
+    shank = q[..., 2:3] - q[..., 3:5] + knee  # absolute shank angle from vertical [rad], per leg
     lo, hi = deg(FALL_KNEE_RAD)
-    # (mask (n,), value (n,), text of the value ``v``), in the docstring's order
-    checks = [(np.abs(q[:, 2]) > FALL_ALPHA_RAD, deg(q[:, 2]), "the trunk tilted to {v:+.2f} deg (beyond 60 deg)")]
+    # (mask (G, T), value (G, T), text of the value ``v``), in the docstring's order
+    checks = [(np.abs(q[..., 2]) > FALL_ALPHA_RAD, q[..., 2], True,
+               "the trunk tilted to {v:+.2f} deg (beyond 60 deg)")]
     if leg_length is not None and hip is not None:
         half = FALL_HIP_FRACTION * leg_length
-        checks.append((hip[:, 1] < half, hip[:, 1],
+        checks.append((hip[..., 1] < half, hip[..., 1], False,
                        f"the hip dropped to {{v:.3f}} m (below half the leg, {half:.3f} m)"))
-    per_leg = [(np.abs(q[:, 3:5]) > FALL_JOINT_RAD, deg(q[:, 3:5]), "the {side} hip angle reached {v:+.0f} deg "
+    per_leg = [(np.abs(q[..., 3:5]) > FALL_JOINT_RAD, q[..., 3:5], "the {side} hip angle reached {v:+.0f} deg "
                 "(past half a turn)"),
-               (knee > FALL_KNEE_RAD[1], deg(knee), f"the {{side}} knee folded to {{v:.2f}} deg (beyond {hi:.0f} deg)"),
-               (knee < FALL_KNEE_RAD[0], deg(knee), f"the {{side}} knee hyperextended to {{v:.2f}} deg "
-                                                    f"(beyond {lo:.0f} deg)")]
+               (knee > FALL_KNEE_RAD[1], knee, f"the {{side}} knee folded to {{v:.2f}} deg (beyond {hi:.0f} deg)"),
+               (knee < FALL_KNEE_RAD[0], knee, f"the {{side}} knee hyperextended to {{v:.2f}} deg "
+                                               f"(beyond {lo:.0f} deg)")]
     if stance is not None:
-        per_leg.append(((np.abs(shank) > FALL_SHANK_RAD) & (stance > 0.5), deg(shank),
+        per_leg.append(((np.abs(shank) > FALL_SHANK_RAD) & (stance > 0.5), shank,
                         "the {side} stance shank tilted {v:+.0f} deg from vertical (past horizontal)"))
     for mask, value, text in per_leg:
-        checks += [(mask[:, k], value[:, k], text.replace("{side}", side)) for k, side in enumerate(_SIDES)]
-    firsts = [(int(np.argmax(mask)), j) for j, (mask, _, _) in enumerate(checks) if mask.any()]
-    if not firsts:
-        return None
-    i, j = min(firsts)
-    _, value, text = checks[j]
-    return Fall(float(t[i]), text.format(v=value[i]))
+        checks += [(mask[..., k], value[..., k], True, text.replace("{side}", side)) for k, side in enumerate(_SIDES)]
+    masks = np.stack([mask for mask, _, _, _ in checks])  # (C, G, T)
+    if lengths is not None:
+        masks &= np.arange(masks.shape[-1]) < np.asarray(lengths)[:, None]
+    hit = np.asarray(masks.any(axis=-1))  # (C, G)
+    first = np.where(hit, masks.argmax(axis=-1), masks.shape[-1])
+    out: list[Fall | None] = []
+    for j in range(masks.shape[1]):
+        if not hit[:, j].any():
+            out.append(None)
+            continue
+        c = int(np.argmin(first[:, j]))  # the earliest tick; at a tie, the first criterion
+        i = int(first[c, j])
+        _, value, angle, text = checks[c]
+        v = float(value[j, i])
+        out.append(Fall(float(t[i]), text.format(v=deg(v) if angle else v)))
+    return out
+
+
+def first_fall(t: np.ndarray, q: np.ndarray, hip: np.ndarray | None, leg_length: float | None,
+               stance: np.ndarray | None = None) -> Fall | None:
+    """The first fall (module docstring) and its cause, or None, of one run: ``t`` (n,) s, ``q`` (n, 7),
+    ``hip`` (n, 2), ``stance`` (n, 2) flags [l, r] (adds the stance-shank criterion); :func:`first_falls`."""
+    return first_falls(t, q[None], None if hip is None else hip[None], leg_length,
+                       None if stance is None else stance[None])[0]
 
 
 FALL_MARGIN_S = 0.1  # a run stopped at a fall runs on this long past it [s], so that the fallen pose shows
@@ -235,121 +257,27 @@ def speed_text(summary: dict[str, Any]) -> str | None:
             f"{speed['recorded_grf_m_s']:+.3f} recorded GRF {speed['residual_m_s']:+.3f} floor")
 
 
-def _account(t: np.ndarray, s: dict[str, np.ndarray], mass: float, g: float) -> dict[str, Any]:
-    """``actuation`` and ``residual`` (:mod:`models.force_account`) from the walking diagram's signals."""
-    stance = s["stance"] > 0.5
-    legs = np.repeat(stance, 2, axis=1)[:, [0, 2, 1, 3]]  # [hip_l hip_r knee_l knee_r] -> its leg's flag
-    tau = s["tau"]
-    parts = {name: np.where(legs, s[role], 0.0) for name, role in
-             (("estimator", "est"), ("trunk_balance", "trunk"), ("stance_damping", "damp"), ("grf_match", "match"))
-             if role in s}
-    if "ff" in s:
-        parts["feedforward"] = np.where(legs, 0.0, s["ff"])
-    for name, role in (("solved_feedforward", "solved_ff"), ("solved_pd", "solved_pd")):  # every joint, any phase
-        if role in s and np.any(s[role]):
-            parts[name] = s[role]
-    # joint feedback: whatever the applied torque holds beyond the named sources
-    named = np.zeros_like(tau)
-    for part in parts.values():  # in place: the same sums as sum(parts.values(), zeros), no temporaries
-        named += part
-    parts["joint_feedback"] = np.subtract(tau, named, out=named)
-    order = ("estimator", "joint_feedback", "trunk_balance", "feedforward", "stance_damping", "grf_match",
-             "solved_feedforward", "solved_pd")
-    torques = {k: parts[k] for k in order if k in parts}
-    grf = s.get("grf")
-    if grf is None:
-        return {}
-    corr = s.get("corr")
-    mz = ground_moment(s)
-    out: dict[str, Any] = {"actuation": force_account(t, stance, mass, g, grf, corr, torques, mz)}
-    if corr is not None:
-        contact = s.get("contact", s["feet"])
-        moment = residual_moment(corr, contact, s["com"], mz)
-        out["residual"] = residual(grf, corr, moment, float(np.mean(s["com"][:, 1])), mass)
-    return out
-
-
-def ground_moment(s: dict[str, np.ndarray]) -> np.ndarray | None:
-    """(n, 2) N m: every ground moment on the stance shanks, the ankle block's CoP shift plus the trunk
-    balance passed to the ground (``TrunkBalance`` ``route = ground``); None if neither was recorded."""
-    parts = [s[k] for k in ("mz", "trunk_mz") if k in s]
-    return sum(parts[1:], parts[0]) if parts else None
-
-
-def walking_summary_from(results: Results, mass: float, leg_length: float | None = None,
-                         g: float = 9.81, com_velocity: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
-                         ) -> dict[str, Any]:
-    """Status, walking metrics (up to a fall) and the force account; ``{}`` without walking signals.
-    ``com_velocity(q, qd)``, the model's CoM velocity (2,) [m/s] in a state, adds the speed and height accounts."""
-    s = find_signals(results)
-    if any(role not in s for role in REQUIRED) or results.t.size < 2:
-        return {}
-    t = results.t
-    fall = first_fall(t, s["q"], s.get("hip"), leg_length, s["stance"])
-    fell = fall.at_s if fall else None
-    status = run_status(results.status, s, fell)
-    n = t.size if fell is None else max(int(np.searchsorted(t, fell, side="right")), 2)
-    cut = {k: v[:n] for k, v in s.items()}
-    q = cut["q"]
-    q_ref = np.concatenate([q[:, :2], cut["ref"]], axis=1) if "ref" in cut else None
-    # where the feet touch: the rolling contact coordinates (the foot points for point feet)
-    feet = cut.get("contact", cut["feet"])
-    out: dict[str, Any] = {"status": status, "fell_at_s": fell, "fell_because": fall.cause if fall else None,
-                           "metrics_until_s": float(t[n - 1]),
-                           "metrics_scope": "whole run" if fell is None else "up to the fall"}
-    out.update(walking_metrics(t[:n], q, q_ref, cut["stance"] > 0.5, feet, cut["com"], cut["tau"], mass))
-    weight = mass * g
-    if "corr" in cut:
-        corr = cut["corr"]
-        net = corr[:, 0:2] + corr[:, 2:4]  # external; in double support the feet also push on each other
-        out["contact_corr_bw_rms"] = {"x": float(np.sqrt(np.mean(net[:, 0] ** 2)) / weight),
-                                      "y": float(np.sqrt(np.mean(net[:, 1] ** 2)) / weight),
-                                      "per_foot_x": float(np.sqrt(np.mean(corr[:, [0, 2]] ** 2)) / weight)}
-    mz = ground_moment(cut)
-    if "cop" in cut and mz is not None:
-        cop = np.abs(cut["cop"])[cut["stance"] > 0.5]  # the ankle block's own CoP shift
-        out["cop_shift_m"] = {"rms": float(np.sqrt(np.mean(cop ** 2))) if cop.size else 0.0,
-                              "max": float(cop.max()) if cop.size else 0.0}
-        out["peak_ground_moment_nm_per_kg"] = float(np.abs(mz).max()) / mass
-    out["com_height_m"] = float(np.mean(cut["com"][:, 1]))
-    out.update(_account(t[:n], cut, mass, g))
-    if com_velocity is not None and "qd" in cut and "grf" in cut:
-        v0 = com_velocity(cut["q"][0], cut["qd"][0])
-        floor = cut.get("corr")
-        out["speed_account"] = speed_account(t[:n], cut["com"][:, 0], float(v0[0]), cut["grf"], floor, mass)
-        out["height_account"] = height_account(t[:n], cut["com"][:, 1], float(v0[1]), cut["grf"], floor, mass, g)
-    if "ref" in cut and "ref_feet" in cut and "ref_com" in cut:
-        out["recording"] = recording_metrics(t[:n], cut, mass)
-    return out
-
-
-def recording_metrics(t: np.ndarray, s: dict[str, np.ndarray], mass: float) -> dict[str, Any]:
-    """:data:`RECORDING_KEYS` of the recording over the same window: the reference angles, its
-    footprints and its CoM (``ReferenceMotion``), with the run's stance phases (from the GRF).
-    ``trunk_deg`` is None when the recording has no trunk angle (a marker set without a trunk
-    marker is imported with alpha = 0 throughout): a range of 0..0 deg would read as a finding."""
-    q_ref = np.concatenate([s["ref_com"][:, :2], s["ref"]], axis=1)
-    m = walking_metrics(t, q_ref, None, s["stance"] > 0.5, s["ref_feet"], s["ref_com"][:, :2],
-                        np.zeros((t.size, 4)), mass)
-    m["com_height_m"] = float(np.mean(s["ref_com"][:, 1]))
-    span = float(t[-1] - t[0])
-    m["speed_m_s"] = float(s["ref_com"][-1, 0] - s["ref_com"][0, 0]) / span if span > 0 else None
-    if not np.any(s["ref"][:, 0]):
-        m["trunk_deg"] = None
-    return {k: m[k] for k in RECORDING_KEYS}
-
-
 def walking_summary(results: Results, built: Any) -> dict[str, Any]:
     """Metric hook of :mod:`app.runs` (``results`` carries the canonical names: :func:`app.signals.by_type`)."""
+    return walking_summary_many(ResultsBatch.of([results]), built)[0]
+
+
+def walking_summary_many(batch: ResultsBatch, built: Any) -> list[dict[str, Any]]:
+    """The metric hook's batch form (:func:`app.runs.register_metric`): every copy of ``batch`` at once
+    (:func:`app.walking_summary.walking_summary_batch`), plus the preset's ``labels``."""
+    from app.walking_summary import walking_summary_batch
+
     bp = biped_of(built.model.ctx)
     body = FiveLinkBiped(bp)
-    out = walking_summary_from(results, bp.total_mass, bp.leg_length, bp.g,
-                               lambda q, qd: body.com_state(q, qd)[2:4])  # the preset: app.runs.applied_preset
-    if out:
-        from app.compare_report import labels
-        from app.runs import applied_preset
+    out = walking_summary_batch(batch.t, batch.signals, batch.lengths, batch.statuses, bp.total_mass,
+                                bp.leg_length, bp.g, lambda q, qd: body.com_state(q, qd)[2:4])
+    from app.compare_report import labels
+    from app.runs import applied_preset
 
-        preset = applied_preset(built.spec)
-        if preset:
-            out["labels"] = labels(preset)  # input / solved / set-point / simulated, per metric
+    preset = applied_preset(built.spec)  # the same for every copy: a batch shares its spec but the settings
+    if preset:
+        marks = labels(preset)  # input / solved / set-point / simulated, per metric
+        for o in out:
+            if o:
+                o["labels"] = marks
     return out

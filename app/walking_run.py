@@ -24,11 +24,13 @@ from app.runs import (
     PAPER_SUBJECT,
     Assembly,
     Built,
+    ResultsBatch,
     RunSpec,
     load_data,
     register_build_hook,
     register_metric,
     register_stop,
+    same_for_every_copy,
     uses_dataset,
 )
 from blocks.library.settings import DATA, MODEL
@@ -138,7 +140,7 @@ def _sections(results: Results, built: Built) -> dict[str, Any]:
     return out
 
 
-register_metric(_sections, lambda diagram: [])
+register_metric(_sections, lambda diagram: [], same_for_every_copy(_sections))
 
 
 def _walking(results: Results, built: Built) -> dict[str, Any]:
@@ -147,13 +149,19 @@ def _walking(results: Results, built: Built) -> dict[str, Any]:
     return walking_summary(results, built)
 
 
+def _walking_many(batch: ResultsBatch, built: Built) -> list[dict[str, Any]]:
+    from app.walking import walking_summary_many
+
+    return walking_summary_many(batch, built)
+
+
 def _walking_signals(diagram: Diagram) -> list[str]:
     from app.signals import metric_signals
 
     return metric_signals(diagram)
 
 
-register_metric(_walking, _walking_signals)
+register_metric(_walking, _walking_signals, _walking_many)
 
 
 def _subject(results: Results, built: Built) -> dict[str, Any]:
@@ -177,7 +185,7 @@ def _subject(results: Results, built: Built) -> dict[str, Any]:
                                        PAPER_SUBJECT)}
 
 
-register_metric(_subject, lambda diagram: [])
+register_metric(_subject, lambda diagram: [], same_for_every_copy(_subject))
 
 
 def _solved(results: Results, built: Built) -> dict[str, Any]:

@@ -104,7 +104,8 @@ def _generic_batch(diagram_fn: Callable[[float], Any], n: int = 256, t_end: floa
 def _step_profile(built: Any, step_us: float) -> list[str]:
     """Cost of each block's kernels in one compiled RK4 tick: each kernel timed from a compiled loop
     on the live inputs (``benchmarks/block_kernels.py``), times its calls per tick (output: 1 major
-    + 3 RK4 stages for a minor block, or 1/ticks for a sampled block; derivative: 4; update: 1/ticks)."""
+    + 3 RK4 stages for a minor block, 1 + 2 for a minor block without inputs and states
+    (:mod:`blocks.codegen`), or 1/ticks for a sampled block; derivative: 4; update: 1/ticks)."""
     from benchmarks.block_kernels import compiled_cost, kernel_cases
 
     runner = Runner(built.model, engine="python")
@@ -114,7 +115,9 @@ def _step_profile(built: Any, step_us: float) -> list[str]:
     kinds: dict[str, str] = {}
     for b, label, kern, _cb, kargs, _ in kernel_cases(runner):
         every = m.ticks[b.name]
-        calls = {"output": (4.0 if b.name in m.minor else 1.0) / every, "derivative": 4.0,
+        time_only = not m.inputs[b.name] and not m.x_slot[b.name][1] and not m.z_slot[b.name][1]
+        minor_calls = 3.0 if time_only else 4.0  # a time-only block keeps its stage-2 outputs at stage 3
+        calls = {"output": (minor_calls if b.name in m.minor else 1.0) / every, "derivative": 4.0,
                  "update": 1.0 / every}[label]
         costs[b.name] = costs.get(b.name, 0.0) + calls * compiled_cost(kern, kargs, 20000) * 1e6
         kinds[b.name] = b.type_name

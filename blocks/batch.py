@@ -46,9 +46,9 @@ def blockers(model: CompiledModel) -> list[str]:
 @dataclass
 class BatchResult:
     """Per copy: ``status`` (``ok``/``failed``), the time of failure (``nan`` if none), and the
-    recorded signals ``signals[name]`` of shape ``(N, T, size)``; ``t`` (T,) s; per copy its mode
-    switches ``events[i]`` (``{"t", "block", "mode", "from", "to"}``, as a single run logs them; the
-    process path fills them too)."""
+    recorded signals ``signals[name]`` of shape ``(N, T, size)`` (views, contiguous along ``T``); ``t``
+    (T,) s; per copy its mode switches ``events[i]`` (``{"t", "block", "mode", "from", "to"}``, as a single
+    run logs them; the process path fills them too)."""
 
     t: np.ndarray
     signals: dict[str, np.ndarray]
@@ -173,7 +173,12 @@ class BatchRunner:
             status.append("failed" if failed else "ok")
             if failed:
                 data[i, ticks >= int(eng.DONE[i])] = np.nan
-        signals = {name: data[:, :, rec.columns[name]] for name in rec.names} if rec is not None else {}
+        # signal-major (N, width, T): each copy's column contiguous in time, so a summary's numpy calls over
+        # (N, T, size) views loop along time, not over thousands of 2- to 7-element rows (one pass: about 0.2 ms a copy)
+        columns = np.ascontiguousarray(data.transpose(0, 2, 1))
+        del data
+        signals = ({name: columns[:, rec.columns[name], :].transpose(0, 2, 1) for name in rec.names}
+                   if rec is not None else {})
         failed_at = np.array([float(eng.FAILT[i]) if s == "failed" else math.nan for i, s in enumerate(status)])
         return BatchResult(ctx.t0 + ticks * ctx.dt, signals, status, failed_at, [eng.events(i) for i in range(self.n)])
 

@@ -13,7 +13,10 @@ ticks ``k0 .. k0 + n - 1`` exactly as :mod:`blocks.runner` does:
    (``row0``: the first row the buffer holds, 0 unless the log is streamed to disk in chunks);
 5. discrete updates into ``zn`` of the blocks with a hit; a changed mode entry copies ``z`` to
    ``zold`` (Python logs the events from the two); then ``z = zn`` for those blocks;
-6. RK4, ``h = dt``, minor blocks re-evaluated at stages 2-4 on ``xw = x + c K_{s-1}``:
+6. RK4, ``h = dt``, minor blocks re-evaluated at stages 2-4 on ``xw = x + c K_{s-1}`` (a block
+   without inputs and states, whose outputs are a function of ``t`` and its parameters, as a
+   recording's source, is not evaluated again at stage 3: its stage-2 outputs, at the same time,
+   are still in ``sig``):
 
    .. math:: x_{k+1} = x_k + w_1 K_1 + w_2 K_2 + w_3 K_3 + w_4 K_4, \quad w = (1, 2, 2, 1)\,h/6
 
@@ -138,6 +141,7 @@ def generate(model: CompiledModel) -> tuple[str, str]:
             "out": alias(k.output) if y else None,
             "der": alias(k.derivative) if xs else None,
             "upd": alias(k.update) if b.discrete and zs else None,
+            "time_only": not u and not xs and not zs,  # outputs a function of t and p alone
         })
 
     def hit(e: int) -> str:
@@ -215,7 +219,7 @@ def generate(model: CompiledModel) -> tuple[str, str]:
             body(3, "for j in range(x.size):")
             body(4, f"xw[j] = x[j] + stage{s - 1}[j] * cs")
             for c in plan:
-                if c["out"] and c["minor"]:
+                if c["out"] and c["minor"] and not (s == 2 and c["time_only"]):
                     body(3, call(c["out"], "ts", c["xw"], c["z"], c, c["y"]))
             for c in ders:
                 body(3, call(c["der"], "ts", c["xw"], c["z"], c, [c["k"][s]]))

@@ -15,11 +15,12 @@ default) with an estimate, and leaves ``step_<hash>.<driver>.ok`` behind when do
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
@@ -33,7 +34,8 @@ from blocks.core import BlockError, Params
 if TYPE_CHECKING:
     from blocks.recorder import Recorder
 
-__all__ = ["CompiledEngine", "Host", "NOTIFY", "cache_dir", "choose_engine", "compile_estimate_s", "load_step"]
+__all__ = ["CompiledEngine", "Host", "NOTIFY", "STEP_OPT_LEVEL", "cache_dir", "choose_engine", "compile_estimate_s",
+           "load_step", "step_opt_level"]
 
 #: called with one line of text before a first-ever compile (the CLI's stderr line; the GUI may replace it)
 NOTIFY: list[Callable[[str], None]] = [lambda msg: print(msg, file=sys.stderr, flush=True)]
@@ -50,6 +52,28 @@ def cache_dir() -> Path:
 def compile_estimate_s(n_blocks: int, parallel: bool) -> float:
     """Rough first-compile time [s] on one core (measured: benchmarks/engine.py prints the real one)."""
     return (6.0 + 0.6 * n_blocks) * (2.0 if parallel else 1.0)
+
+
+#: LLVM optimisation level of the generated step's own compile. Its kernels are compiled (and cached) at
+#: numba's level, 3, before the step links them; the step's whole module then needs no second full pass:
+#: at 1 a new structure compiles in about half the time and steps as fast (issue 35 §3, docs/engine.md).
+STEP_OPT_LEVEL = 1
+
+
+@contextlib.contextmanager
+def step_opt_level(level: int | None = None) -> Iterator[None]:
+    """numba's optimisation level lowered to ``level`` (default :data:`STEP_OPT_LEVEL`) while compiling a
+    step (``numba.core.config.OPT``, which its pass builders read per compile; a value set in the config
+    module survives numba's reload)."""
+    from numba.core import config
+
+    level = STEP_OPT_LEVEL if level is None else level
+    old = getattr(config, "OPT")  # noqa: B009  (set from the environment at import: not in numba's stubs)
+    setattr(config, "OPT", type(old)(min(int(old), level)))  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(config, "OPT", old)  # noqa: B010
 
 
 def load_step(model: CompiledModel) -> tuple[ModuleType, Path]:
@@ -191,9 +215,10 @@ class CompiledEngine:
                 cb(f"compiling the diagram '{self.model.diagram.name}' ({len(self.model.blocks)} blocks; first run "
                    f"only, about {est:.0f} s; cached in {self.path.parent})…")
         start = time.perf_counter()
-        fn(int(k0), int(n), int(final), bool(stop_modes), float(self.model.ctx.t0), float(self.model.ctx.dt), self.w,
-           self.SIG, self.X, self.XW, self.K, self.Z, self.ZN, self.ZOLD, tuple(self.P), rec, rticks, ridx,
-           int(every), int(row0), self.FLAG, self.DONE, self.REASON, self.FAILT, self.EV, self.EVN)
+        with step_opt_level() if not fn.signatures else contextlib.nullcontext():  # compiled or loaded here
+            fn(int(k0), int(n), int(final), bool(stop_modes), float(self.model.ctx.t0), float(self.model.ctx.dt),
+               self.w, self.SIG, self.X, self.XW, self.K, self.Z, self.ZN, self.ZOLD, tuple(self.P), rec, rticks, ridx,
+               int(every), int(row0), self.FLAG, self.DONE, self.REASON, self.FAILT, self.EV, self.EVN)
         if first:
             self.first_compile_s = time.perf_counter() - start
             marker.write_text(f"{self.first_compile_s:.2f}\n", encoding="utf-8")

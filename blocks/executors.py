@@ -208,19 +208,20 @@ class VectorizedExecutor(Executor):
     returning one result per item (:func:`app.tuning.vectorized.run_many`: N copies of a diagram in the
     compiled engine, :class:`blocks.batch.BatchRunner`). Other functions run serially, in order.
 
-    ``chunk`` = 64 by default: a batch of 64 one-cycle walking runs takes about a second on 2 cores
+    ``chunk`` = 32 by default: a batch of 32 one-cycle walking runs takes about half a second on 2 cores
     (measured once under load: stepping 9.3 us per copy-step at 64 copies, 14-15 us at 128 and 256,
-    benchmarks/batch.py-style in one process; the rows are the same whatever the batch), so the rows reach
-    ``sweep.csv`` and the progress line every second or so, Ctrl+C (``stop``) waits for at most one
-    batch, and the batch's record buffer (copies x ticks x metric signals) stays a quarter of what
-    256 copies took. The first batch is an eighth of ``chunk`` (8 copies), so the first rows come
-    soon whatever the runs' length. A set ``stop`` starts no further batch. ``fn.batched`` takes
-    ``cache``, a dict that lives for one ``imap`` call (one sweep), for what its batches share (the
-    base run they all start from)."""
+    benchmarks/batch.py-style in one process; 32 and 64 copies cost the same CPU per copy, stepping and
+    summary, 8.0-8.5 ms a one-cycle copy at load 4-6; the rows are the same whatever the batch), so the
+    rows reach ``sweep.csv`` and the progress line twice a second or so, Ctrl+C (``stop``) waits for at
+    most one batch, and the batch's record buffer (copies x ticks x metric signals, held twice while the
+    summary's signal-major copy is made: :meth:`blocks.batch.BatchRunner.run`) stays small. The first
+    batch is an eighth of ``chunk`` (4 copies), so the first rows come soon whatever the runs' length.
+    A set ``stop`` starts no further batch. ``fn.batched`` takes ``cache``, a dict that lives for one
+    ``imap`` call (one sweep), for what its batches share (the base run they all start from)."""
 
     name = "vectorized"
 
-    def __init__(self, workers: int = 1, chunk: int = 64) -> None:
+    def __init__(self, workers: int = 1, chunk: int = 32) -> None:
         self.workers, self.chunk = max(1, int(workers)), max(1, int(chunk))
 
     def imap(self, fn: Callable[[Any], Any], items: Sequence[Any],

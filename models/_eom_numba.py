@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from models.jit import AVAILABLE
+from models.jit import AVAILABLE, scratch
 from models.jit import njit as njit
 
 if AVAILABLE:
@@ -253,9 +253,9 @@ if AVAILABLE:
 
     @njit(cache=True)
     def forward_dynamics_into(p, q, qd, tau, grf, mz, out):
-        """``out = qdd`` (7,) [m s^-2, rad s^-2], as :func:`forward_dynamics_one` with one scratch
-        allocation instead of six (the block kernels' form)."""
-        buf = np.empty(66)
+        """``out = qdd`` (7,) [m s^-2, rad s^-2], as :func:`forward_dynamics_one` with its scratch on the
+        stack (:func:`models.jit.scratch`): no allocation (the block kernels' form)."""
+        buf = scratch(66)
         M = buf[0:49].reshape((7, 7))
         _assemble(p, q, qd, tau, grf, mz, M, buf[49:56], buf[56:61], buf[61:66])
         _cholesky_solve(M, buf[49:56], out)
@@ -301,7 +301,7 @@ if AVAILABLE:
         """Duarte's M/C/G/E parts of the joint torques ``[hip_l, hip_r, knee_l, knee_r]`` [N m]
         (:func:`models.decomposition.biped_decomposition`): the joint rows of ``M qdd``, ``-Q_coriolis``,
         ``-Q_gravity`` and ``-Q_foot`` (the foot forces' and, with a rolling foot, their moment's)."""
-        buf = np.empty(73)
+        buf = scratch(73)
         M = buf[0:49].reshape((7, 7))
         zero = buf[66:73]
         for i in range(7):

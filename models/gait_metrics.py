@@ -47,6 +47,8 @@ from typing import Any
 
 import numpy as np
 
+from models.batched import per_copy
+
 
 def intervals(flag: np.ndarray) -> list[tuple[int, int]]:
     """Half-open index intervals ``[start, end)`` where the boolean ``flag`` is True."""
@@ -70,7 +72,7 @@ def takeoffs(flag: np.ndarray) -> np.ndarray:
 
 def _phase_window_stats(alpha_deg: np.ndarray, takeoff: np.ndarray, landing: np.ndarray) -> dict[str, float]:
     lo, hi = np.inf, -np.inf
-    for to in takeoff:
+    for to in takeoff.tolist():
         nxt = landing[landing > to]
         if nxt.size == 0:
             continue
@@ -81,32 +83,31 @@ def _phase_window_stats(alpha_deg: np.ndarray, takeoff: np.ndarray, landing: np.
     return {"min": lo, "max": hi}
 
 
-def walking_metrics(t: np.ndarray, q: np.ndarray, q_ref: np.ndarray | None, stance: np.ndarray,
-                    feet: np.ndarray, com: np.ndarray, tau: np.ndarray, mass: float) -> dict[str, Any]:
-    """All metrics of the module docstring, as plain floats/dicts ready for JSON."""
-    stance = np.asarray(stance, dtype=bool)
-    deg = np.degrees
-    out: dict[str, Any] = {}
-    names = {"hip_l": 3, "hip_r": 4, "knee_l": 5, "knee_r": 6, "trunk": 2}
-    if q_ref is not None:
-        err = deg(q - q_ref)
-        out["rms_deg"] = {k: float(np.sqrt(np.mean(err[:, i] ** 2))) for k, i in names.items()}
-    else:
-        out["rms_deg"] = {k: float("nan") for k in names}
+def _edges(stance: np.ndarray) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]]]:
+    """Per copy and leg, the starts and ends of the stance intervals of ``stance`` (G, n, 2) bool
+    (as :func:`intervals`), from one ``diff`` over every copy."""
+    g, n, _ = stance.shape
+    f = np.zeros((g, 2, n + 2), dtype=np.int8)
+    f[:, :, 1:-1] = stance.transpose(0, 2, 1)
+    d = np.diff(f, axis=-1)
+    out = []
+    for edge in (1, -1):
+        hit = d == edge
+        copy, leg, at = np.nonzero(hit)  # ordered by copy, leg, index
+        bounds = np.concatenate([[0], np.cumsum(hit.sum(axis=-1).reshape(-1))]).tolist()
+        out.append([[at[bounds[2 * c + k]: bounds[2 * c + k + 1]] for k in (0, 1)] for c in range(g)])
+    return out[0], out[1]
 
-    alpha = deg(q[:, 2])
-    land_l, land_r = landings(stance[:, 0]), landings(stance[:, 1])
-    off_l, off_r = takeoffs(stance[:, 0]), takeoffs(stance[:, 1])
-    out["trunk_deg"] = {
-        "min": float(alpha.min()), "max": float(alpha.max()),
-        "r_takeoff_to_l_landing": _phase_window_stats(alpha, off_r, land_l),
-        "l_takeoff_to_r_landing": _phase_window_stats(alpha, off_l, land_r),
-    }
-    gam = deg(q[:, 5:7])
-    out["knee_range_deg"] = {"l": float(np.ptp(gam[:, 0])), "r": float(np.ptp(gam[:, 1]))}
-    out["knee_deg"] = {s: {"min": float(gam[:, i].min()), "max": float(gam[:, i].max())}
-                       for i, s in enumerate(("l", "r"))}
 
+def _events(t: np.ndarray, alpha: np.ndarray, feet: np.ndarray, com_y: np.ndarray, starts: list[np.ndarray],
+            ends: list[np.ndarray]) -> dict[str, Any]:
+    """One copy's metrics that follow its landings and take-offs (module docstring): ``alpha`` (n,) deg,
+    ``feet`` (n, 4) m, ``com_y`` (n,) m, the stance intervals ``[starts[k], ends[k])`` of each leg."""
+    n = t.size
+    land_l, land_r = (s[s > 0] for s in starts)
+    off_l, off_r = (e[e < n] for e in ends)
+    out: dict[str, Any] = {"r_takeoff_to_l_landing": _phase_window_stats(alpha, off_r, land_l),
+                           "l_takeoff_to_r_landing": _phase_window_stats(alpha, off_l, land_r)}
     strides = []
     for land, col in ((land_l, 0), (land_r, 2)):
         if land.size >= 2:
@@ -117,26 +118,61 @@ def walking_metrics(t: np.ndarray, q: np.ndarray, q_ref: np.ndarray | None, stan
         out["cadence_steps_per_min"] = float(60.0 * (all_land.size - 1) / (t[all_land[-1]] - t[all_land[0]]))
     else:
         out["cadence_steps_per_min"] = float("nan")
-
     slip, height = 0.0, 0.0
     for side in (0, 1):
-        for s, e in intervals(stance[:, side]):
+        for s, e in zip(starts[side].tolist(), ends[side].tolist(), strict=True):
             x, y = feet[s:e, 2 * side], feet[s:e, 2 * side + 1]
             slip = max(slip, float(np.ptp(x)))
             height = max(height, float(np.max(np.abs(y))))
     out["stance_slip_m_max"] = slip
     out["stance_height_m_max"] = height
-
-    cycle_means = [float(np.mean(com[a:b, 1])) for a, b in zip(land_l[:-1], land_l[1:], strict=True)]
+    cuts = land_l.tolist()
+    cycle_means = [float(np.mean(com_y[a:b])) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
     out["cycles_completed"] = len(cycle_means)
     if len(cycle_means) >= 2:
         slope = np.polyfit(np.arange(len(cycle_means)), cycle_means, 1)[0]
         out["com_height_drift_m_per_cycle"] = float(abs(slope))
     else:
         out["com_height_drift_m_per_cycle"] = float("nan")
-
-    out["peak_torque_nm_per_kg"] = {
-        "hip": float(np.max(np.abs(tau[:, 0:2])) / mass),
-        "knee": float(np.max(np.abs(tau[:, 2:4])) / mass),
-    }
     return out
+
+
+def walking_metrics_batch(t: np.ndarray, q: np.ndarray, q_ref: np.ndarray | None, stance: np.ndarray,
+                          feet: np.ndarray, com: np.ndarray, tau: np.ndarray, mass: float) -> dict[str, Any]:
+    """:func:`walking_metrics` of ``G`` copies on one time base ``t`` (n,): every other input with a
+    leading copy axis (``q`` (G, n, 7), ...). The reductions over samples run on all copies at once;
+    what follows the landings runs per copy on their indices. Leaves as :mod:`models.batched` says."""
+    stance = np.asarray(stance, dtype=bool)
+    g = q.shape[0]
+    deg = np.degrees
+    out: dict[str, Any] = {}
+    names = {"hip_l": 3, "hip_r": 4, "knee_l": 5, "knee_r": 6, "trunk": 2}
+    if q_ref is not None:
+        err = deg(q - q_ref)
+        out["rms_deg"] = {k: np.sqrt(np.mean(err[..., i] ** 2, axis=-1)) for k, i in names.items()}
+    else:
+        out["rms_deg"] = {k: float("nan") for k in names}
+    alpha = deg(q[..., 2])
+    starts, ends = _edges(stance)
+    events = [_events(t, alpha[c], feet[c], com[c, :, 1], starts[c], ends[c]) for c in range(g)]
+    out["trunk_deg"] = {"min": alpha.min(axis=-1), "max": alpha.max(axis=-1),
+                        "r_takeoff_to_l_landing": [e["r_takeoff_to_l_landing"] for e in events],
+                        "l_takeoff_to_r_landing": [e["l_takeoff_to_r_landing"] for e in events]}
+    gam = deg(q[..., 5:7])
+    lo, hi = gam.min(axis=1), gam.max(axis=1)
+    out["knee_range_deg"] = {"l": hi[:, 0] - lo[:, 0], "r": hi[:, 1] - lo[:, 1]}
+    out["knee_deg"] = {s: {"min": lo[:, i], "max": hi[:, i]} for i, s in enumerate(("l", "r"))}
+    for key in ("stride_length_m", "cadence_steps_per_min", "stance_slip_m_max", "stance_height_m_max",
+                "cycles_completed", "com_height_drift_m_per_cycle"):
+        out[key] = [e[key] for e in events]
+    out["peak_torque_nm_per_kg"] = {"hip": np.abs(tau[..., 0:2]).max(axis=(1, 2)) / mass,
+                                    "knee": np.abs(tau[..., 2:4]).max(axis=(1, 2)) / mass}
+    return out
+
+
+def walking_metrics(t: np.ndarray, q: np.ndarray, q_ref: np.ndarray | None, stance: np.ndarray,
+                    feet: np.ndarray, com: np.ndarray, tau: np.ndarray, mass: float) -> dict[str, Any]:
+    """All metrics of the module docstring, as plain floats/dicts ready for JSON."""
+    one = walking_metrics_batch(t, q[None], None if q_ref is None else q_ref[None], np.asarray(stance)[None],
+                                feet[None], com[None], tau[None], mass)
+    return per_copy(one, 1)[0]

@@ -1,4 +1,5 @@
-"""numba for the whole project, imported in one place: :data:`njit`, :data:`register_jitable`.
+"""numba for the whole project, imported in one place: :data:`njit`, :data:`register_jitable`,
+:func:`scratch` (scratch arrays on the stack, for the hot kernels).
 
 One start-up fix. numba's array-math module, imported when the first compiled function is
 compiled or loaded from the cache, checks once that BLAS is there by importing
@@ -15,6 +16,9 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from typing import Any
+
+import numpy as np
 
 try:
     import numba
@@ -25,7 +29,7 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
 else:
     AVAILABLE = True
 
-__all__ = ["AVAILABLE", "njit", "prange", "register_jitable", "numba"]
+__all__ = ["AVAILABLE", "njit", "prange", "register_jitable", "numba", "scratch"]
 
 
 def _scipy_found() -> None:
@@ -50,5 +54,39 @@ def _import_array_math() -> None:
         linalg.ensure_blas = check
 
 
+def scratch(n: int) -> np.ndarray:
+    """``n`` float64 of uninitialised scratch: ``np.empty(n)`` in Python; in compiled code an array on the
+    calling function's stack frame (an ``alloca`` in its entry block, freed on return): no heap allocation
+    and no reference count, which a ``np.empty`` in a kernel called four times a tick costs (about 30 ns a
+    call, benchmarks/engine_floor.py). Compiled, ``n`` must be a literal integer and the array must not
+    outlive the call (never returned or stored)."""
+    return np.empty(n)
+
+
 if AVAILABLE:
     _import_array_math()
+
+    from numba import carray, types
+    from numba.core import cgutils
+    from numba.extending import intrinsic, overload
+
+    @intrinsic
+    def _stack_buffer(typingctx, n):
+        """A pointer to ``n`` (a literal) float64 allocated on the calling function's stack (:func:`scratch`)."""
+        if not isinstance(n, types.IntegerLiteral):
+            return None
+        size = n.literal_value
+
+        def codegen(context, builder, signature, args):
+            return cgutils.alloca_once(builder, context.get_value_type(types.float64), size=size)
+
+        return types.CPointer(types.float64)(n), codegen
+
+    _buffer: Any = _stack_buffer  # called with the size alone: numba passes the typing context
+
+    @overload(scratch)
+    def _scratch(n):
+        if isinstance(n, types.IntegerLiteral):
+            size = n.literal_value
+            return lambda n: carray(_buffer(size), size)
+        return None

@@ -4,8 +4,9 @@ Specs that differ only in their tunable ``settings`` form a group: the group's s
 is built once (:func:`app.runs.build`; kept for the next batch of the same sweep, recording only the
 metric signals), every spec's settings become per-copy overrides of one
 :class:`blocks.batch.BatchRunner` (the compiled engine, N rows), and each copy's recorded signals,
-events and parameters are summarised exactly as a single run's (:func:`app.runs.summarise`), into the
-row :func:`app.tuning.worker.run_one` would give. A group whose diagram has blocks without kernels,
+events and parameters are summarised as a single run's, all copies at once (:func:`app.runs.summarise_batch`,
+which a single run's :func:`app.runs.summarise` is the batch of one of), into the row
+:func:`app.tuning.worker.run_one` would give. A group whose diagram has blocks without kernels,
 a structural setting, or a build error falls back to :func:`run_one` per spec. A copy that goes
 non-finite is ``failed`` with its time; the block is not named (run it alone for that).
 """
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from app.runs import Built, RunSpec, build, build_diagram, metric_inputs, summarise
+from app.runs import Built, ResultsBatch, RunSpec, build, build_diagram, metric_inputs, summarise_batch
 from app.tuning.objective import Objective
 from app.tuning.worker import run_one, summary_row
 from models.errors import UserError
@@ -96,19 +97,22 @@ def run_many(specs: list[RunSpec], objective: Objective | None = None,
         run_wall = (time.perf_counter() - t_run) / len(group)  # the stepping alone, per copy
         wall = (time.perf_counter() - start) / len(group)  # build, compile or load, run: per copy
         sim = float(res.t[-1] - res.t[0]) if res.t.size else 0.0
+        steps = int(round(sim / built.model.dt))
         base_values = runner.registry.values()
-        for j, i in enumerate(group):
+        stacked = {n: a[:, :, 0] if a.shape[2] == 1 else a for n, a in res.signals.items()}  # as a run records
+        runs, lengths = [], []
+        for j in range(len(group)):
             ok = res.status[j] == "ok"
-            keep = slice(None) if ok else np.flatnonzero(res.t < res.failed_at[j] - 0.5 * built.model.dt)
-            signals = {n: (a[j][keep][:, 0] if a.shape[2] == 1 else a[j][keep]) for n, a in res.signals.items()}
-            t = res.t[keep]
+            size = res.t.size if ok else int(np.count_nonzero(res.t < res.failed_at[j] - 0.5 * built.model.dt))
+            signals = {n: a[j, :size] for n, a in stacked.items()}
             message = "" if ok else f"a value went non-finite at t = {res.failed_at[j]:.6g} s (vectorised run)"
-            steps = int(round(sim / built.model.dt))
-            results = Results.of_run(built.model, rec, t, signals, steps=steps, rhs_calls=4 * steps, wall_s=run_wall,
-                                     engine="vectorized", events=res.events[j], param_changes=[],
-                                     params={**base_values, **overrides[j]}, status="ok" if ok else "failed",
-                                     message=message)
-            row: dict[str, Any] = {ref: value for ref, value in specs[i].settings}
-            rows[i] = summary_row(row, summarise(results, built), objective, start)
+            runs.append(Results.of_run(built.model, rec, res.t[:size], signals, steps=steps, rhs_calls=4 * steps,
+                                       wall_s=run_wall, engine="vectorized", events=res.events[j], param_changes=[],
+                                       params={**base_values, **overrides[j]}, status="ok" if ok else "failed",
+                                       message=message))
+            lengths.append(size)
+        copies = ResultsBatch(res.t, stacked, lengths, [r.status for r in runs], runs)
+        for i, summary in zip(group, summarise_batch(copies, built), strict=True):
+            rows[i] = summary_row({ref: value for ref, value in specs[i].settings}, summary, objective, start)
             rows[i]["job_wall_s"] = wall
     return rows

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from blocks.core import CompileContext
-from blocks.kernels import kernel
+from blocks.kernels import helper
 
 if TYPE_CHECKING:
     from models.gaitdata.repeat import Fold
@@ -61,7 +61,7 @@ def grid_header(ctx: CompileContext, t_data0: float, t_offset: float, n: int, fo
     return np.array([ctx.t0, 2.0 / ctx.dt, float(last), 0.5 * ctx.dt, t_data0, t_offset, float(n), *f])
 
 
-@kernel
+@helper
 def grid_lookup(p, h, t):
     """``(i, f, on_grid)`` of time ``t`` [s] on the grid of header ``p[h:]`` (module docstring)."""
     t0, inv, last = p[h + _T0], p[h + _INV], int(p[h + _LAST])
@@ -74,14 +74,14 @@ def grid_lookup(p, h, t):
     return i, f, False
 
 
-@kernel
+@helper
 def grid_time(p, h, i):
     """Recording time [s] of grid row ``i``: ``(t0 + (dt/2) i) - t0 + t_data0 + t_offset``."""
     g = p[h + _T0] + p[h + _HALF_DT] * float(i)
     return g - p[h + _T0] + p[h + _T_DATA0] + p[h + _T_OFFSET]
 
 
-@kernel
+@helper
 def fold(p, h, x):
     """``(x - m P, m)``: data time ``x`` [s] folded onto the repetitions held (module docstring);
     ``(x, 0)`` when the recording is not folded (period 0) or ``x`` is in its first two repetitions."""
@@ -95,27 +95,41 @@ def fold(p, h, x):
     return x - m * period, m
 
 
-@kernel
+@helper
+def _guess(p, tb, n, x):
+    """The interval ``x`` falls in if the ``n`` times at ``p[tb:]`` are evenly spaced (a recording's
+    usually are), clamped to ``0 .. n - 2``: where :func:`search` and :func:`spline_interval` start."""
+    span = p[tb + n - 1] - p[tb]
+    g = (x - p[tb]) * ((n - 1) / span) if span > 0.0 else 0.0
+    return min(max(int(g), 0), n - 2) if g == g else 0
+
+
+@helper
+def _walk(p, tb, n, x):
+    """The largest ``j <= n - 2`` with ``t_j <= x`` (``t_0 <= x`` given), walked from :func:`_guess`:
+    the interval a bisection finds, in one or two steps on evenly spaced times."""
+    j = _guess(p, tb, n, x)
+    while j > 0 and p[tb + j] > x:
+        j -= 1
+    while j < n - 2 and p[tb + j + 1] <= x:
+        j += 1
+    return j
+
+
+@helper
 def search(p, tb, n, x):
     """``np.interp``'s interval in the ``n`` times at ``p[tb:]``: -1 below, ``n`` above, ``n - 1`` at the
-    last sample, else ``j`` with ``t_j <= x < t_{j+1}``."""
+    last sample, else ``j`` with ``t_j <= x < t_{j+1}`` (the largest such ``j``: :func:`_walk`)."""
     if x < p[tb]:
         return -1
     if x > p[tb + n - 1]:
         return n
     if x == p[tb + n - 1]:
         return n - 1
-    lo, hi = 0, n - 1
-    while hi - lo > 1:
-        mid = (lo + hi) >> 1
-        if x < p[tb + mid]:
-            hi = mid
-        else:
-            lo = mid
-    return lo
+    return _walk(p, tb, n, x)
 
 
-@kernel
+@helper
 def interp_at(p, tb, n, j, x, cb):
     """``np.interp(x, t, col)`` for the column at ``p[cb:]`` with ``j = search(..., x)``."""
     if j < 0:
@@ -129,24 +143,19 @@ def interp_at(p, tb, n, j, x, cb):
     return slope * (x - tj) + p[cb + j]
 
 
-@kernel
+@helper
 def spline_interval(p, xb, n, x):
-    """scipy's ``find_interval_ascending`` for ``x`` within the ``n`` knots at ``p[xb:]``."""
+    """scipy's ``find_interval_ascending`` for ``x`` within the ``n`` (increasing) knots at ``p[xb:]``:
+    ``n - 2`` from the last knot on, else ``j`` with ``x_j <= x < x_{j+1}`` (:func:`_walk`; ``x`` below the
+    first knot reads interval 0)."""
     if x >= p[xb + n - 1]:
         return n - 2
-    lo, hi = 0, n - 2
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if x < p[xb + mid]:
-            hi = mid
-        elif x >= p[xb + mid + 1]:
-            lo = mid + 1
-        else:
-            return mid
-    return lo
+    if x < p[xb]:
+        return 0
+    return _walk(p, xb, n, x)
 
 
-@kernel
+@helper
 def spline_at(p, xb, n, m, cb, j, x, col):
     """Value and first derivative of column ``col`` of a cubic ``PPoly`` (knots at ``p[xb:]``, ``m``
     columns, coefficients ``c[k, j, col]`` C-ordered at ``p[cb:]``) in interval ``j``, in scipy's order."""
@@ -162,7 +171,7 @@ def spline_at(p, xb, n, m, cb, j, x, col):
     return value, rate
 
 
-@kernel
+@helper
 def table_row(p, h, t):
     """Where time ``t`` falls in a sampled table (grid header at ``p[h:]``, then the ``n`` sample times):
     ``(n, tb, f, on, xa, ja, xb, jb, ma, mb, D)``, the recording times ``xa``, ``xb`` of the two grid rows
@@ -179,7 +188,7 @@ def table_row(p, h, t):
     return n, tb, f, on, xa, ja, xb, search(p, tb, n, xb), ma, mb, p[h + _F_SHIFT]
 
 
-@kernel
+@helper
 def _moved(p, tb, n, j, x, v, m, shift, moves):
     """``v`` read ``m`` periods back, plus the distance walked ``m shift`` for a horizontal position:
     ``moves`` -1 = always, ``c >= 0`` = weighted by column ``c`` interpolated (1 where the position was
@@ -191,7 +200,7 @@ def _moved(p, tb, n, j, x, v, m, shift, moves):
     return v + m * shift * interp_at(p, tb, n, j, x, tb + n * (moves + 1))
 
 
-@kernel
+@helper
 def table_value(p, row, k, offset, moves):
     """Column ``k`` of the table, minus ``offset``, at the time :func:`table_row` located (``np.interp``
     at each grid row, shifted, then blended linearly between the two rows); a

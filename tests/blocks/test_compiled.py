@@ -220,3 +220,19 @@ def test_a_kernel_module_edited_since_import_never_shares_its_step(monkeypatch: 
     assert generate(m)[1] == key and control.__file__ in IMPORTED
     monkeypatch.setitem(IMPORTED, control.__file__, (0, 0))  # as if the file changed after the import
     assert generate(m)[1] != key
+
+
+def test_a_step_compiles_at_its_own_optimisation_level() -> None:
+    """``step_opt_level`` lowers numba's level while a step compiles and restores it after, even on an error."""
+    from numba.core import config
+
+    from blocks.compiled import STEP_OPT_LEVEL, step_opt_level
+
+    before = int(config.OPT)
+    with step_opt_level():
+        assert int(config.OPT) == min(before, STEP_OPT_LEVEL)
+    assert int(config.OPT) == before
+    with pytest.raises(RuntimeError), step_opt_level(0):
+        assert int(config.OPT) == 0
+        raise RuntimeError("a failed compile")
+    assert int(config.OPT) == before and type(config.OPT).__name__ == "_OptLevel"

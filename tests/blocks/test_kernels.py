@@ -256,3 +256,21 @@ def test_spline_and_interp_helpers_match_scipy_and_numpy() -> None:
                         abs(d - want_d[r, col]) / (1 + abs(want_d[r, col])),
                         abs(lin - np.interp(x, t, vals[:, col])))
     assert worst <= TOL, worst
+
+
+@pytest.mark.parametrize("spacing", ["even", "jittered", "uneven"])
+def test_interval_lookups_are_the_bisection_intervals(spacing: str) -> None:
+    """``search`` and ``spline_interval`` start from the interval evenly spaced times would give and walk
+    from there: the interval is the bisection's (``np.searchsorted``) whatever the spacing, on knots too."""
+    from blocks.library.sources_kernels import search, spline_interval
+
+    rng = np.random.default_rng(3)
+    n = 400
+    t = {"even": 0.25 + np.arange(n) / 100.0, "jittered": 0.25 + (np.arange(n) + rng.uniform(-0.3, 0.3, n)) / 100.0,
+         "uneven": 0.25 + np.cumsum(rng.exponential(0.01, n))}[spacing]
+    xs = np.concatenate([rng.uniform(t[0], t[-1], 2000), t, np.nextafter(t, -np.inf)[1:], [t[0] - 1.0, t[-1] + 1.0]])
+    for x in xs:
+        inside = t[0] <= x < t[-1]
+        want = int(np.searchsorted(t, x, side="right")) - 1
+        assert search(t, 0, n, x) == (want if inside else -1 if x < t[0] else n - 1 if x == t[-1] else n)
+        assert spline_interval(t, 0, n, x) == (min(max(want, 0), n - 2) if x < t[-1] else n - 2)
