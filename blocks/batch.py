@@ -116,8 +116,8 @@ class BatchRunner:
         self.model, self.n = model, len(overrides)
         params = _copy_params(model, overrides)
         ctx = model.ctx
-        x0 = np.array(np.broadcast_to(model.x0, (self.n, model.x0.size)), dtype=np.float64)
-        z0 = np.array(np.broadcast_to(model.z0, (self.n, model.z0.size)), dtype=np.float64)
+        x0 = np.array(np.broadcast_to(model.x0, (self.n, model.x0.size)), dtype=np.float64, order="C")
+        z0 = np.array(np.broadcast_to(model.z0, (self.n, model.z0.size)), dtype=np.float64, order="C")
         for i, p in enumerate(params):  # initial states may depend on parameters: again for the blocks changed
             for b in model.blocks:
                 if p[b.name] is model.params[b.name]:

@@ -149,8 +149,10 @@ class CompiledEngine:
         n, nx, nz = self.n, int(model.x0.size), int(model.z0.size)
         self.module, self.path = load_step(model)
         self.SIG = np.zeros((n, model.n_signals))
-        self.X = np.array(np.broadcast_to(model.x0 if x0 is None else x0, (n, nx)), dtype=np.float64)
-        self.Z = np.array(np.broadcast_to(model.z0 if z0 is None else z0, (n, nz)), dtype=np.float64)
+        # C order always: a copy of a broadcast row would otherwise come out in Fortran order for N > 1, and
+        # numba would compile the step a second time for that layout (a single run is C and F at once)
+        self.X = np.array(np.broadcast_to(model.x0 if x0 is None else x0, (n, nx)), dtype=np.float64, order="C")
+        self.Z = np.array(np.broadcast_to(model.z0 if z0 is None else z0, (n, nz)), dtype=np.float64, order="C")
         self.XW, self.ZN, self.ZOLD = np.zeros((n, nx)), self.Z.copy(), self.Z.copy()
         self.K = np.zeros((n, 4, nx))
         self.FLAG = np.zeros(1, dtype=np.int64)

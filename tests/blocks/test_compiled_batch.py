@@ -71,7 +71,19 @@ def test_one_copy_or_one_thread_steps_serially() -> None:
     model = compile_diagram(oscillator(t_end=0.01))
     assert BatchRunner(model, OVERRIDES[:1], LOGGED).parallel is False
     assert BatchRunner(model, OVERRIDES, LOGGED).parallel is (numba.get_num_threads() > 1)
-    assert BatchRunner(model, OVERRIDES[:1], LOGGED, parallel=True).parallel is True
+
+
+def test_a_batch_reuses_the_single_runs_compiled_step() -> None:
+    """A batch's state arrays are C-ordered like a single run's, so N copies call the step with the same
+    types as one copy and numba compiles it once (a Fortran-ordered copy of a broadcast row gave a
+    second signature: a sweep after a run of the same diagram compiled again)."""
+    model = compile_diagram(oscillator(t_end=0.01))
+    single = Runner(model, engine="compiled", logged=LOGGED)
+    single.run()
+    batch = BatchRunner(model, OVERRIDES, LOGGED, parallel=False)
+    batch.run()
+    assert batch.engine.X.flags.c_contiguous and batch.engine.Z.flags.c_contiguous
+    assert len(batch.engine.module.advance_serial.signatures) == 1
 
 
 def test_a_failing_copy_stops_alone() -> None:
