@@ -45,6 +45,7 @@ from app.gui.session.background_compile import BackgroundCompile, BusyIndicator
 from app.gui.session.controls import SPEEDS, ControlBar, Timeline
 from app.gui.session.errors import ErrorReporter, install
 from app.gui.session.file_actions import FileActions
+from app.gui.session.gui_gc import gui_thread_gc
 from app.gui.session.run_control import RunController, RunViews
 from app.gui.session.session import Plan, SimSession, available_datasets, available_presets
 from app.gui.solve.solve_flow import SolveFlow, solution_plan
@@ -66,6 +67,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session = session or SimSession()
         self.errors = ErrorReporter(self)
         self._unhook = install(self.errors) if hook_exceptions else None
+        self._release_gc = gui_thread_gc()  # no cyclic collection on a worker thread (a Qt deadlock)
         self.setWindowTitle("gaitblocks — GRF-driven five-link biped")
         if ICON_FILE.is_file():
             self.setWindowIcon(QtGui.QIcon(str(ICON_FILE)))
@@ -398,4 +400,5 @@ class MainWindow(QtWidgets.QMainWindow):
         self.compiler.detach()
         if self._unhook is not None:
             self._unhook()
+        self._release_gc()
         super().closeEvent(event)

@@ -1,0 +1,46 @@
+"""Cyclic garbage collection on the GUI thread only, while a window is open (docs/gui-threads.md, rule 0).
+
+Python's cyclic collector runs in whichever thread allocates when a generation fills up. A background
+compile allocates heavily inside numba, so the collector often runs on that worker thread; if it frees a
+Qt wrapper there, the C++ destructor takes a Qt mutex and then waits for the GIL, while the GUI thread,
+holding the GIL, waits for that same mutex in another object's destructor. Seen in a full test run:
+every thread at 0 % CPU, for good (the worker in ``gc_collect_main`` -> ``QObject::~QObject`` ->
+``GilState::acquire``; the GUI thread in ``QObject::~QObject`` -> ``QBasicMutex::lockInternal``).
+
+:func:`gui_thread_gc` switches automatic collection off and lets pyqtgraph's
+:class:`~pyqtgraph.util.garbage_collector.GarbageCollector` collect on a 1 s ``QTimer`` of the GUI
+thread (each generation when its count passes the threshold, as the automatic collector would). The
+returned function undoes it when the last window closes, so a process that goes on without a window
+collects as usual again.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+
+from pyqtgraph.util.garbage_collector import GarbageCollector
+
+__all__ = ["gui_thread_gc"]
+
+_USERS: list[object] = []
+_COLLECTOR: list[GarbageCollector] = []
+
+
+def gui_thread_gc(interval_s: float = 1.0) -> Callable[[], None]:
+    """Collect on the GUI thread only (call it there, with a ``QApplication``); the function returned
+    ends that for this caller, and automatic collection is back once no caller is left."""
+    token = object()
+    if not _USERS:
+        _COLLECTOR.append(GarbageCollector(interval=interval_s))  # disables automatic collection
+    _USERS.append(token)
+
+    def release() -> None:
+        if token not in _USERS:
+            return
+        _USERS.remove(token)
+        if not _USERS:
+            _COLLECTOR.pop().timer.stop()
+            gc.enable()
+
+    return release
