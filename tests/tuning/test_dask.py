@@ -1,4 +1,5 @@
-"""Dask on a LocalCluster gives the same rows as the process pool."""
+"""Dask on a LocalCluster gives the same rows as the serial executor (tests/tuning/test_sweep_interrupt.py
+holds the process pool to the same rows)."""
 
 from __future__ import annotations
 
@@ -6,17 +7,17 @@ import pytest
 
 from app.runs import RunSpec
 from app.tuning.sweep import run_sweep
-from blocks.executors import DaskExecutor, ProcessExecutor
+from blocks.executors import DaskExecutor, SerialExecutor
 
 distributed = pytest.importorskip("dask.distributed")
 
 VOLATILE = {"job_wall_s", "wall_s", "realtime_factor"}
 
 
-def test_dask_local_cluster_rows_equal_process_pool() -> None:
+def test_dask_local_cluster_rows_equal_serial_runs() -> None:
     specs = [RunSpec("sneakers", (("pid_hip.kp", kp), ("pid_knee.kd", kd)), duration=0.4)
              for kp in (400.0, 1200.0) for kd in (20.0, 50.0)]
-    with ProcessExecutor(2) as ex:
+    with SerialExecutor() as ex:  # spawning a pool here cost two processes' imports and step loads
         pool = run_sweep(specs, ex).rows
     cluster = distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None)
     with distributed.Client(cluster) as client, DaskExecutor(client=client) as ex:

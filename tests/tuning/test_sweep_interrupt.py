@@ -26,7 +26,10 @@ def _same_rows(got: list[dict[str, str]], want: list[dict[str, str]]) -> None:
         assert {k: v for k, v in a.items() if k not in SKIP} == {k: v for k, v in b.items() if k not in SKIP}
 
 
-def _interrupt_then_resume(tmp_path: Path, args: list[str], total: int, wait_rows: int) -> None:
+def _interrupt_then_resume(tmp_path: Path, args: list[str], total: int, wait_rows: int,
+                           straight: str | None = None) -> None:
+    """SIGINT once ``wait_rows`` rows are done, resume, and compare with an uninterrupted sweep (on the
+    executor ``straight`` names, else the same one)."""
     out = tmp_path / "sw"
     cmd = Command("sweep", *args, "--out", str(out))
     seen = int(last_number(DONE, cmd.wait_for(lambda e: (last_number(DONE, e) or 0) >= wait_rows)) or 0)
@@ -49,6 +52,9 @@ def _interrupt_then_resume(tmp_path: Path, args: list[str], total: int, wait_row
     meta = json.loads((out / "sweep.json").read_text())
     assert meta["runs_done"] == total and meta["runs_resumed"] == len(kept) and meta["interrupted"] is False
 
+    if straight is not None:
+        args = list(args)
+        args[args.index("--executor") + 1] = straight
     code, _, err = Command("sweep", *args, "--out", str(tmp_path / "straight")).finish()
     assert code == 0, err
     _same_rows(rows, read_csv(tmp_path / "straight" / "sweep.csv"))
@@ -64,9 +70,11 @@ def test_vectorised_sweep_keeps_finished_batches_and_resumes(tmp_path: Path) -> 
 @pytest.mark.slow
 def test_process_sweep_keeps_finished_rows_and_resumes(tmp_path: Path) -> None:
     """Two worker processes on the Python engine (a run of 0.3 s takes about half a second): SIGINT once
-    three rows are done; the runs in flight finish and are kept."""
+    three rows are done; the runs in flight finish and are kept. The rows equal a serial sweep's (the
+    process pool against runs in this order, in one process)."""
     _interrupt_then_resume(tmp_path, ["--grf", "sneakers", "--param", "pid_hip.kp=400:600:14", "--duration", "0.3",
-                                      "--executor", "process", "--workers", "2", "--engine", "python"], 14, 3)
+                                      "--executor", "process", "--workers", "2", "--engine", "python"], 14, 3,
+                           straight="serial")
 
 
 def test_resume_refuses_another_sweep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
