@@ -110,6 +110,9 @@ def parse_table(text: str, path: str = "<text>") -> Table:
             units = [u.lower() for u in _split(rest, _delimiter(rest))]
             continue
         toks = _split(body, _delimiter(body))
+        if not comment and names and toks and _NUMBER.match(toks[0]):  # a number after the header: a broken data row
+            bad = next(t for t in toks if t and not _NUMBER.match(t))
+            raise DataFormatError(f"not a number: {bad!r} in the data row {body!r}", path=path, line=i + 1)
         if names and toks and all(t.lower().strip("[]()") in _UNIT_WORDS for t in toks):
             units = [t.lower().strip("[]()") for t in toks]
         elif not comment or (not names and i == header_idx[-1]):

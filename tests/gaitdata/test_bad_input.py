@@ -55,6 +55,8 @@ def _cases(tmp: Path) -> dict[str, tuple[Path, str]]:
                         r"line 4: first column must be 'time'"),
         "forces_bad_header": ("[Force Data]\nNumberOfForcePlates=x\n#Sample\n", "forces",
                               r"line 2: header needs NumberOfForcePlates"),
+        # the first data row broken: named by its line, not taken for the header ("no time column")
+        "first_row_broken": ("time,F_lx,F_ly\n0,abc,\n1,2,3\n", "csv", r"line 2: not a number: 'abc'"),
     }
     out = {}
     for name, (content, ext, pattern) in cases.items():
@@ -69,7 +71,7 @@ def _cases(tmp: Path) -> dict[str, tuple[Path, str]]:
 
 @pytest.mark.parametrize("case", ["truncated", "text_in_number", "duplicate_time", "decreasing_time",
                                   "missing_foot", "nan_run", "wrong_units", "wrong_sign", "empty", "binary",
-                                  "mot_no_time", "forces_bad_header"])
+                                  "mot_no_time", "forces_bad_header", "first_row_broken"])
 def test_bad_file_one_clear_error(case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import re
     path, pattern = _cases(tmp_path)[case]
