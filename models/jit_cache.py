@@ -2,11 +2,11 @@
 with a fingerprint of all the project's compiled code, not only of its own file.
 
 numba's ``cache=True`` stores a function's machine code with a stamp of its own source file
-(a content hash) and reuses it while that stamp matches. But a compiled function links, and often
-inlines, the code of every compiled function it calls, and freezes the module globals it reads
-(a packed layout's offsets) as constants. A kernel in ``walking.py`` calling a helper of
-``sources_kernels.py`` would run the helper's old code from the cache after ``sources_kernels.py``
-changed (an upgrade, an edit).
+(a content hash in numba 0.68, mtime and size before) and reuses it while that stamp matches. But a
+compiled function links, and often inlines, the code of every compiled function it calls, and
+freezes the module globals it reads (a packed layout's offsets) as constants. A kernel in
+``walking.py`` calling a helper of ``sources_kernels.py`` would run the helper's old code from the
+cache after ``sources_kernels.py`` changed (an upgrade, an edit).
 
 :func:`njit` (exported as :data:`models.jit.njit`) caches with :class:`FingerprintCache` instead:
 numba's own cache, in numba's own folder (next to the source in ``__pycache__``, or under
