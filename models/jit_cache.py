@@ -24,7 +24,8 @@ folders of ``$GAITBLOCKS_KERNEL_PATH``):
 * every module with a numba decorator at the start of a line (``@kernel``, ``@helper``, ``@njit``,
   ``@register_jitable``, ``@intrinsic``, ``@overload``, ...): the code that gets linked;
 * every project module those import at module level (``from blocks.packing import ...``,
-  ``from blocks.library.mechanism_pack import LAYOUT``): the globals a compiled function can read.
+  ``from blocks.library.mechanism_pack import LAYOUT``): the globals a compiled function can read;
+* this module (the format of what is cached).
 
 It is taken once per process, the first time a cached function is decorated, from the files as they
 are then (the code the process is importing); :func:`edited_since_fingerprint` tells whether one
@@ -139,6 +140,8 @@ def fingerprint_files(folders: tuple[Path, ...] | None = None) -> tuple[Path, ..
         if _defines_compiled(text):
             found.add(path)
             found |= _imports(text, roots, known)
+    if str(Path(__file__).resolve()) in known:  # this file: the cache's format
+        found.add(str(Path(__file__).resolve()))
     return tuple(Path(p) for p in sorted(found))
 
 
@@ -206,9 +209,23 @@ class _Stamped:
 
 
 class _FingerprintImpl(CompileResultCacheImpl):
+    """numba's locator for the function, stamped (:class:`_Stamped`), and its compiled result saved with the
+    fingerprint beside it. numba names a function's data files ``.1.nbc``, ``.2.nbc``, ... again whenever
+    its index is stale, so two processes of different fingerprints compiling one function at once could
+    leave one's index naming the other's data file: a result of another fingerprint is not loaded (a
+    miss: compiled again and saved)."""
+
     def __init__(self, py_func: Callable[..., Any]) -> None:
         super().__init__(py_func)  # numba picks the locator ($NUMBA_CACHE_DIR, __pycache__, ...)
         self._locator = _Stamped(self._locator)
+
+    def reduce(self, cres: Any) -> Any:
+        return fingerprint(), super().reduce(cres)
+
+    def rebuild(self, target_context: Any, payload: Any) -> Any:
+        if not (isinstance(payload, tuple) and len(payload) == 2 and payload[0] == fingerprint()):
+            return None
+        return super().rebuild(target_context, payload[1])
 
 
 class FingerprintCache(FunctionCache):
