@@ -106,6 +106,7 @@ def test_every_cached_function_of_the_project_is_stamped_with_the_fingerprint() 
                     assert Path(v.py_func.__code__.co_filename).resolve() in files, v
                     seen += 1
     assert seen > 50
+    assert jit_cache.fingerprint_files((REPO / "app",)) == ()  # the GUI and CLI compile nothing (not scanned)
 
 
 def test_the_fingerprint_follows_the_files(tmp_path: Path) -> None:
