@@ -51,7 +51,7 @@ def kernel(fn: F) -> F:
     from models.jit import njit
 
     _stamp(fn)
-    return njit(cache=True, nogil=True)(fn)  # type: ignore[return-value]
+    return njit(cache=True, nogil=True)(fn)
 
 
 def helper(fn: F) -> F:
@@ -63,7 +63,7 @@ def helper(fn: F) -> F:
     from models.jit import njit
 
     _stamp(fn)
-    return njit(cache=True, nogil=True, inline="always")(fn)  # type: ignore[return-value]
+    return njit(cache=True, nogil=True, inline="always")(fn)
 
 
 @helper

@@ -1,6 +1,10 @@
 """numba for the whole project, imported in one place: :data:`njit`, :data:`register_jitable`,
 :func:`scratch` (scratch arrays on the stack, for the hot kernels).
 
+:data:`njit` is numba's, except that its ``cache=True`` stamps each cached function with a fingerprint
+of all the project's compiled code (:mod:`models.jit_cache`), so that a cached function never runs the
+old code of a function it calls from another file.
+
 One start-up fix. numba's array-math module, imported when the first compiled function is
 compiled or loaded from the cache, checks once that BLAS is there by importing
 ``scipy.linalg.cython_blas``; that imports the whole ``scipy.linalg`` package: about 0.2 s and
@@ -22,8 +26,10 @@ import numpy as np
 
 try:
     import numba
-    from numba import njit, prange
+    from numba import prange
     from numba.extending import register_jitable
+
+    from models.jit_cache import njit
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     AVAILABLE = False
 else:

@@ -222,6 +222,21 @@ def test_a_kernel_module_edited_since_import_never_shares_its_step(monkeypatch: 
     assert generate(m)[1] != key
 
 
+def test_a_step_key_covers_the_fingerprint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The generated step's key changes with the fingerprint (a helper the kernels call changed), and is
+    private to the process when a file of the fingerprint changed after it was taken."""
+    from blocks import codegen
+
+    m = compile_diagram(oscillator(t_end=0.1))
+    key = codegen.generate(m)[1]
+    assert codegen.generate(m)[1] == key
+    monkeypatch.setattr(codegen, "fingerprint", lambda: "0" * 20)
+    other = codegen.generate(m)[1]
+    assert other != key
+    monkeypatch.setattr(codegen, "edited_since_fingerprint", lambda: True)
+    assert codegen.generate(m)[1] != other
+
+
 def test_a_step_compiles_at_its_own_optimisation_level() -> None:
     """``step_opt_level`` lowers numba's level while a step compiles and restores it after, even on an error."""
     from numba.core import config
