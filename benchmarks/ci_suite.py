@@ -1,15 +1,17 @@
 """The README's test suite as a fresh clone runs it: wall time, CPU time and memory (issue 35 §5).
 
-    python benchmarks/test_suite.py [--rev HEAD] [--pytest-args "-q -n 2 --dist loadfile"] [--warm]
+    python benchmarks/ci_suite.py [--rev HEAD] [--pytest-args "-q -n 2 --dist loadfile"] [--warm]
 
 Clones ``--rev`` of this repository into a temporary folder and runs its pytest command there with
 this interpreter, with empty numba and gaitblocks caches (``NUMBA_CACHE_DIR``, ``GAITBLOCKS_CACHE``
 in the temporary folder, as on a fresh machine; ``--warm`` runs it a second time on the caches the
 first run left). The pytest arguments default to the ones of the README's test command. While it
-runs, the resident memory of the whole process tree (pytest and its xdist workers) is sampled from
-``/proc`` every 0.2 s. Printed: wall time [s], CPU time of the tree (user + system) [s], the peak
-of the tree's summed RSS [MB], the peak RSS of its largest single process [MB], the pytest summary
-line and the load average before and after. The pip install, ruff, mypy and ``validate`` parts of
+runs, the memory of the whole process tree (pytest, its xdist workers and every process a test starts)
+is sampled from ``/proc`` every 0.2 s. Printed: wall time [s], CPU time of the tree (user + system)
+[s], the peak of the tree's summed PSS [MB] (proportional set size: a page shared by k processes, such
+as numba's and Qt's libraries, counts 1/k in each, so the sum is the memory the tree really holds;
+summed RSS counts shared pages once per process), the peak RSS of its largest single process [MB],
+the pytest summary line and the load average before and after. The pip install, ruff, mypy and ``validate`` parts of
 the README's command are not included (their figures: ``docs/testing.md``). Nothing asserts on time.
 """
 
@@ -63,8 +65,19 @@ def _rss_mb(pid: int) -> float:
         return 0.0
 
 
+def _pss_mb(pid: int) -> float:
+    """Proportional set size [MB] (``/proc/PID/smaps_rollup``; 0 for a process gone meanwhile)."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024.0
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0.0
+
+
 def run_suite(clone: Path, args: str, env: dict[str, str]) -> dict[str, float | str]:
-    """One pytest run in ``clone``: wall, CPU, peak tree and single-process RSS, summary line."""
+    """One pytest run in ``clone``: wall, CPU, peak tree PSS and single-process RSS, summary line."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *shlex.split(args)],
@@ -74,9 +87,9 @@ def run_suite(clone: Path, args: str, env: dict[str, str]) -> dict[str, float | 
 
     def sample() -> None:
         while not done.wait(0.2):
-            rss = [_rss_mb(p) for p in _tree(proc.pid)]
-            peak["tree"] = max(peak["tree"], sum(rss))
-            peak["single"] = max(peak["single"], max(rss, default=0.0))
+            pids = _tree(proc.pid)
+            peak["tree"] = max(peak["tree"], sum(_pss_mb(p) for p in pids))
+            peak["single"] = max(peak["single"], max((_rss_mb(p) for p in pids), default=0.0))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -110,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in ("GAITBLOCKS_DATA", "QT_QPA_PLATFORM", "MPLBACKEND", "NUMBA_NUM_THREADS"):
             env.pop(k, None)
         print(f"test suite of {rev}: pytest {args} ({os.cpu_count()} cores)")
-        print("| caches | wall [s] | CPU [s] | peak RSS, all processes [MB] | peak RSS, largest process [MB] "
+        print("| caches | wall [s] | CPU [s] | peak PSS, all processes [MB] | peak RSS, largest process [MB] "
               "| load before -> after | result |")
         print("|---|---|---|---|---|---|---|")
         for caches in ("empty", "warm") if a.warm else ("empty",):
