@@ -102,7 +102,21 @@ def run_suite(clone: Path, args: str, env: dict[str, str]) -> dict[str, float | 
     summary = next((ln.strip("= ") for ln in reversed(out.splitlines()) if re.search(r"\d+ (passed|failed)", ln)),
                    "no pytest summary line")
     return {"wall_s": wall, "cpu_s": cpu, "tree_mb": peak["tree"], "single_mb": peak["single"],
-            "summary": summary, "exit": proc.returncode}
+            "summary": summary, "exit": proc.returncode, "durations": _durations(out)}
+
+
+def _durations(out: str) -> str:
+    """pytest's ``slowest N durations`` block of ``out`` (empty without ``--durations``)."""
+    lines = out.splitlines()
+    start = next((i for i, ln in enumerate(lines) if "slowest" in ln and "durations" in ln), None)
+    if start is None:
+        return ""
+    block = []
+    for ln in lines[start + 1:]:
+        if not re.match(r"^\d+\.\d+s ", ln):
+            break
+        block.append(ln)
+    return "\n".join(block)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,11 +140,14 @@ def main(argv: list[str] | None = None) -> int:
         print("| caches | wall [s] | CPU [s] | peak PSS, all processes [MB] | peak RSS, largest process [MB] "
               "| load before -> after | result |")
         print("|---|---|---|---|---|---|---|")
+        slow: list[str] = []
         for caches in ("empty", "warm") if a.warm else ("empty",):
             load0 = os.getloadavg()[0]
             r = run_suite(clone, args, env)
             print(f"| {caches} | {r['wall_s']:.0f} | {r['cpu_s']:.0f} | {r['tree_mb']:.0f} | {r['single_mb']:.0f} "
                   f"| {load0:.1f} -> {os.getloadavg()[0]:.1f} | {r['summary']} (exit {r['exit']}) |", flush=True)
+            slow.append(f"slowest tests, caches {caches}:\n{r['durations']}")
+        print("\n" + "\n\n".join(slow))
     return 0
 
 
