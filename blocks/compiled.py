@@ -19,6 +19,7 @@ import contextlib
 import importlib.util
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -41,6 +42,7 @@ __all__ = ["CompiledEngine", "Host", "NOTIFY", "STEP_OPT_LEVEL", "cache_dir", "c
 NOTIFY: list[Callable[[str], None]] = [lambda msg: print(msg, file=sys.stderr, flush=True)]
 
 _MODULES: dict[str, ModuleType] = {}
+_LOAD_LOCK = threading.Lock()  # batches built on several threads (VectorizedExecutor) import a step once
 
 
 def cache_dir() -> Path:
@@ -77,8 +79,14 @@ def step_opt_level(level: int | None = None) -> Iterator[None]:
 
 
 def load_step(model: CompiledModel) -> tuple[ModuleType, Path]:
-    """Generate, write (once) and import the step module of ``model``."""
+    """Generate, write (once) and import the step module of ``model`` (once per process, whichever thread
+    asks first: a second import would load or compile its machine code again)."""
     src, key = generate(model)
+    with _LOAD_LOCK:
+        return _import_step(src, key)
+
+
+def _import_step(src: str, key: str) -> tuple[ModuleType, Path]:
     if key in _MODULES:
         mod = _MODULES[key]
         return mod, Path(str(mod.__file__))

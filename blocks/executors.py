@@ -202,27 +202,50 @@ class DaskExecutor(Executor):
                 self._cluster.close()
 
 
+def _unless_stopped(stop: threading.Event | None, batched: Callable[..., list[Any]], items: list[Any],
+                    kw: dict[str, Any]) -> list[Any] | None:
+    """``batched(items, **kw)``, or None when ``stop`` was set before a thread took the batch."""
+    return None if stop is not None and stop.is_set() else batched(items, **kw)
+
+
 class VectorizedExecutor(Executor):
     """Runs the items in batches of ``chunk`` through one vectorised call when the function offers one:
     ``fn.batched(items, **keywords)`` (on ``fn`` or, for a ``functools.partial``, on ``fn.func``),
     returning one result per item (:func:`app.tuning.vectorized.run_many`: N copies of a diagram in the
     compiled engine, :class:`blocks.batch.BatchRunner`). Other functions run serially, in order.
 
+    ``workers`` batches run at once, each on its own thread (``workers`` = 1: in the calling thread),
+    stepped serially (``fn.batched(..., parallel=False)``): the compiled step releases the GIL, so one
+    batch steps while another is set up or summarised (numpy and Python, under the GIL), and the cores
+    stay busy through the whole sweep, where numba's threads (``prange`` over one batch's copies) left
+    one core idle during every summary. One batch more than ``workers`` waits in the queue, so a thread
+    never waits for the caller to take rows. Results are yielded in item order.
+
     ``chunk`` = 32 by default: a batch of 32 one-cycle walking runs takes about half a second on 2 cores
     (measured once under load: stepping 9.3 us per copy-step at 64 copies, 14-15 us at 128 and 256,
     benchmarks/batch.py-style in one process; 32 and 64 copies cost the same CPU per copy, stepping and
     summary, 8.0-8.5 ms a one-cycle copy at load 4-6; the rows are the same whatever the batch), so the
     rows reach ``sweep.csv`` and the progress line twice a second or so, Ctrl+C (``stop``) waits for at
-    most one batch, and the batch's record buffer (copies x ticks x metric signals, held twice while the
-    summary's signal-major copy is made: :meth:`blocks.batch.BatchRunner.run`) stays small. The first
-    batch is an eighth of ``chunk`` (4 copies), so the first rows come soon whatever the runs' length.
-    A set ``stop`` starts no further batch. ``fn.batched`` takes ``cache``, a dict that lives for one
-    ``imap`` call (one sweep), for what its batches share (the base run they all start from)."""
+    most the batches in flight, and the batches' record buffers (copies x ticks x metric signals, held
+    twice while the summary's signal-major copy is made: :meth:`blocks.batch.BatchRunner.run`) stay
+    small. The first batch is an eighth of ``chunk`` (4 copies), so the first rows come soon whatever
+    the runs' length. A set ``stop`` starts no further batch (a queued one is dropped); the batches
+    running finish and their results are yielded. ``fn.batched`` takes ``cache``, a dict that lives for
+    one ``imap`` call (one sweep), for what its batches share (the base run they all start from; it
+    must be safe to share between threads)."""
 
     name = "vectorized"
 
     def __init__(self, workers: int = 1, chunk: int = 32) -> None:
         self.workers, self.chunk = max(1, int(workers)), max(1, int(chunk))
+
+    def _bounds(self, n: int) -> list[tuple[int, int]]:
+        """``(start, end)`` of each batch: an eighth of ``chunk`` first, then ``chunk`` each."""
+        out, start, size = [], 0, max(1, self.chunk // 8)
+        while start < n:
+            out.append((start, min(n, start + size)))
+            start, size = start + size, self.chunk
+        return out
 
     def imap(self, fn: Callable[[Any], Any], items: Sequence[Any],
              stop: threading.Event | None = None) -> Generator[tuple[int, Any], None, None]:
@@ -232,13 +255,47 @@ class VectorizedExecutor(Executor):
             return
         items = list(items)
         shared: dict[str, Any] = {}  # what the batches of this call share (fn.batched's ``cache``)
-        start, size = 0, max(1, self.chunk // 8)  # a small first batch: the first rows come soon
-        while start < len(items):
-            if stop is not None and stop.is_set():
-                return
-            for j, res in enumerate(batched(items[start: start + size], cache=shared, **kw)):
-                yield start + j, res
-            start, size = start + size, self.chunk
+        bounds = self._bounds(len(items))
+        if self.workers == 1 or len(bounds) == 1:
+            for start, end in bounds:
+                if stop is not None and stop.is_set():
+                    return
+                for j, res in enumerate(batched(items[start:end], cache=shared, **kw)):
+                    yield start + j, res
+            return
+        yield from self._threaded(batched, {**kw, "cache": shared, "parallel": False}, items, bounds, stop)
+
+    def _threaded(self, batched: Callable[..., list[Any]], kw: dict[str, Any], items: list[Any],
+                  bounds: list[tuple[int, int]],
+                  stop: threading.Event | None) -> Generator[tuple[int, Any], None, None]:
+        """The batches on ``workers`` threads, ``workers`` + 1 submitted at a time, yielded in order. A batch
+        a thread takes once ``stop`` is set returns None at once (:func:`_unless_stopped`): none starts after
+        it, whenever the caller looks."""
+        from collections import deque
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(self.workers, thread_name_prefix="gaitblocks-batch")
+        queue: deque[tuple[int, Future[list[Any] | None]]] = deque()
+        nxt = 0
+        try:
+            while True:
+                stopped = stop is not None and stop.is_set()
+                while not stopped and nxt < len(bounds) and len(queue) <= self.workers:
+                    start, end = bounds[nxt]
+                    queue.append((start, pool.submit(_unless_stopped, stop, batched, items[start:end], kw)))
+                    nxt += 1
+                if stopped:  # the batches not started are dropped; those running finish and are kept
+                    queue = deque((s, f) for s, f in queue if not f.cancel())
+                if not queue:
+                    return
+                start, fut = queue.popleft()
+                rows = fut.result()
+                for j, res in enumerate(rows or ()):  # None: not started, ``stop`` was set first
+                    yield start + j, res
+        finally:
+            for _, f in queue:
+                f.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def make_executor(kind: str, workers: int = 1, scheduler: str | None = None,

@@ -7,9 +7,10 @@ finishes: :class:`app.tuning.sweep.SweepCsv`), ``DIR/sweep.json`` (axes, objecti
 ``DIR/heatmap_objective.png``. A progress line on stderr shows done/total, the elapsed time and
 the time left from the start.
 
-Ctrl+C starts no further run; the runs in flight (a batch of copies, or one run per worker) finish
-and are written, then ``sweep.json`` with ``"interrupted": true``, and the command exits 130 (a
-second Ctrl+C stops at once; every row finished before it is in ``sweep.csv`` already).
+Ctrl+C starts no further run; the runs in flight (a batch of copies on each worker thread, or one run
+per worker process) finish and are written, then ``sweep.json`` with ``"interrupted": true``, and the
+command exits 130 (a second Ctrl+C stops once the compiled steps running return; every row finished
+before it is in ``sweep.csv`` already).
 ``--resume`` runs the same sweep again into the same folder: the rows already in ``sweep.csv``
 are kept and their runs skipped (each is checked against the plan: the same parameters for the
 same ``run``), so the resumed sweep ends with every row exactly once.

@@ -13,6 +13,7 @@ non-finite is ``failed`` with its time; the block is not named (run it alone for
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 from typing import Any
@@ -56,20 +57,29 @@ def _base(spec: RunSpec, cache: dict[str, Any] | None) -> Built:
     """The run every copy of ``spec``'s group starts from: ``spec`` without its settings (each copy
     gets all of its settings as overrides), on the Python engine (no single compiled step to load),
     recording only the metric signals. Kept in ``cache`` (one sweep's, :class:`blocks.executors.VectorizedExecutor`)
-    for its next batch: building costs about 0.3 s (data, reference fits, diagram compile)."""
+    for its next batch: building costs about 0.3 s (data, reference fits, diagram compile). Batches of one
+    sweep may run on several threads (:class:`blocks.executors.VectorizedExecutor`): the cache's lock makes
+    them build it once."""
     key = replace(spec, settings=(), engine="python")
-    if cache is not None and cache.get("key") == key:
-        return cache["built"]
+    if cache is None:
+        return _build_base(key)
+    with cache.setdefault("lock", threading.Lock()):  # batches on several threads build it once
+        if cache.get("key") != key:
+            cache.update(key=key, built=_build_base(key))
+        built: Built = cache["built"]
+        return built
+
+
+def _build_base(key: RunSpec) -> Built:
     needed = metric_inputs(build_diagram(key))
-    built = build(replace(key, logged=tuple(needed)) if needed else key)
-    if cache is not None:
-        cache.update(key=key, built=built)
-    return built
+    return build(replace(key, logged=tuple(needed)) if needed else key)
 
 
 def run_many(specs: list[RunSpec], objective: Objective | None = None,
-             cache: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """One row per spec, in order (module docstring); ``cache``: what the batches of one sweep share."""
+             cache: dict[str, Any] | None = None, parallel: bool | None = None) -> list[dict[str, Any]]:
+    """One row per spec, in order (module docstring); ``cache``: what the batches of one sweep share;
+    ``parallel``: step the copies on numba's threads (:class:`blocks.batch.BatchRunner`; ``False`` when the
+    batches themselves run on several threads; the rows are the same either way)."""
     from blocks.batch import BatchRunner, blockers
     from blocks.recorder import Results
 
@@ -91,7 +101,7 @@ def run_many(specs: list[RunSpec], objective: Objective | None = None,
         overrides = [dict(specs[i].settings) for i in group]
         needed = metric_inputs(built.diagram)  # log only what the metrics read, when they all say
         logged = rec.names if needed is None else [n for n in rec.names if n in needed]
-        batch = BatchRunner(built.model, overrides, logged, rec.every)  # compiles (first time) or loads
+        batch = BatchRunner(built.model, overrides, logged, rec.every, parallel)  # compiles (first time) or loads
         t_run = time.perf_counter()
         res = batch.run(built.t_end)
         run_wall = (time.perf_counter() - t_run) / len(group)  # the stepping alone, per copy

@@ -86,10 +86,10 @@ def summary_row(row: dict[str, Any], summary: Mapping[str, Any], objective: Obje
 
 
 def _batched(specs: list[RunSpec], objective: Objective | None = None,
-             cache: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+             cache: dict[str, Any] | None = None, parallel: bool | None = None) -> list[dict[str, Any]]:
     from app.tuning.vectorized import run_many
 
-    return run_many(specs, objective, cache)
+    return run_many(specs, objective, cache, parallel)
 
 
 run_one.batched = _batched  # type: ignore[attr-defined]  # the vectorized executor's path (blocks.executors)

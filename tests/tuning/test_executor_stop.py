@@ -68,6 +68,61 @@ def test_vectorised_finishes_its_batch_and_starts_no_other() -> None:
     _check(out.rows)
 
 
+SPANS: list[tuple[int, float, float, bool | None]] = []
+
+
+def _slow_squares(specs: list[RunSpec], cache: dict[str, Any] | None = None,
+                  parallel: bool | None = None) -> list[dict[str, Any]]:
+    """A batch that takes 0.2 s (sleeping: the GIL is free, as in the compiled step), logged in SPANS."""
+    start = time.perf_counter()
+    time.sleep(0.2)
+    SPANS.append((int(specs[0].settings[0][1]), start, time.perf_counter(), parallel))
+    return [{"status": "ok", "objective": s.settings[0][1] ** 2} for s in specs]
+
+
+def _slow_square(spec: RunSpec) -> dict[str, Any]:
+    return _slow_squares([spec])[0]
+
+
+_slow_square.batched = _slow_squares  # type: ignore[attr-defined]
+
+
+def test_vectorised_batches_run_on_two_threads_in_order() -> None:
+    """Two workers: batches 0 (1 item) and 1 (8 items) run at once, each told to step serially; the
+    results still come in item order."""
+    SPANS.clear()
+    got = list(VectorizedExecutor(2, chunk=8).imap(_slow_square, SPECS))
+    assert [i for i, _ in got] == list(range(len(SPECS))) and all(r["objective"] == i ** 2 for i, r in got)
+    spans = {first: (a, b) for first, a, b, _ in SPANS}
+    assert sorted(spans) == [0, 1, 9]
+    assert spans[1][0] < spans[0][1] and spans[0][0] < spans[1][1]  # the first two batches overlapped
+    assert {p for *_, p in SPANS} == {False}
+    SPANS.clear()
+    assert VectorizedExecutor(1, chunk=8).map(_slow_square, SPECS) == [r for _, r in got]
+    assert [p for *_, p in SPANS] == [None, None, None]  # one worker: the function's own choice (numba's threads)
+
+
+def test_vectorised_threads_start_no_batch_after_stop() -> None:
+    """Two workers, batches of 1 then 4: stop set at the second row; the batches running then finish
+    and are kept (a prefix of the plan), none starts later."""
+    SPANS.clear()
+    specs = [RunSpec("x", (("a.b", float(i)),)) for i in range(40)]
+    stop = threading.Event()
+    stopped_at: list[float] = []
+
+    def on_row(row: dict[str, Any]) -> None:
+        if int(row["run"]) == 1:
+            stopped_at.append(time.perf_counter())
+            stop.set()
+
+    out = run_sweep(specs, VectorizedExecutor(2, chunk=4), cancel=stop, on_row=on_row, fn=_slow_square)
+    runs = [int(r["run"]) for r in out.rows]
+    assert out.interrupted and runs == list(range(len(runs))) and 5 <= len(runs) < len(specs)
+    assert all(a < stopped_at[0] for _, a, _, _ in SPANS)
+    assert sum(1 if first == 0 else min(4, len(specs) - first) for first, *_ in SPANS) == len(runs)  # kept whole
+    _check(out.rows)
+
+
 def test_process_pool_keeps_the_runs_in_flight() -> None:
     stop, on_row = _stop_after(2)
     with ProcessExecutor(2) as ex:

@@ -128,3 +128,30 @@ def test_batches_of_one_sweep_share_their_base_run(monkeypatch: pytest.MonkeyPat
     for got, ref in zip(single, whole):
         _equal_rows(got, ref)
     assert len({round(r["rms_deg.hip_l"], 9) for r in single}) == 3 and single[2]["pid_hip.kp"] == 1200.0
+
+
+def test_batches_on_two_threads_give_the_same_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two workers (batches of 1, 2 and 2 copies on two threads, each stepped serially) give one worker's
+    rows to the bit and build the base run the batches share once (its lock)."""
+    import app.tuning.vectorized as vectorized
+    from blocks.executors import VectorizedExecutor
+
+    base = RunSpec(dataset="sneakers", preset="tracking", duration=0.3)
+    specs = [base.with_settings(("pid_hip.kp", kp)) for kp in (300.0, 500.0, 650.0, 900.0, 1200.0)]
+    fn = partial(run_one, objective=Objective())
+    one = VectorizedExecutor(1, chunk=8).map(fn, specs)
+    builds: list[RunSpec] = []
+    build = vectorized.build
+
+    def counted(spec: RunSpec) -> Any:
+        builds.append(spec)
+        return build(spec)
+
+    monkeypatch.setattr(vectorized, "build", counted)
+    two = VectorizedExecutor(2, chunk=2).map(fn, specs)
+    assert len(builds) == 1
+    for got, ref in zip(two, one):
+        assert set(got) == set(ref)
+        assert all(got[k] == v or (v != v and got[k] != got[k]) for k, v in ref.items() if k not in TIMING)
+    assert len({r["rms_deg.hip_l"] for r in two}) == 5 and [r["pid_hip.kp"] for r in two] == [s.settings[0][1]
+                                                                                            for s in specs]
