@@ -5,9 +5,10 @@ loaded from its cache, the runs, ``sweep.csv``, ``sweep.json``), timed from outs
 default walking diagram and the bundled ``sneakers`` set, ``pid_hip.kp`` swept, each run one
 gait cycle long (120 / cadence of a reference run), the default executor (vectorised) on every
 core. A "gait cycle" is one simulated gait cycle of one copy: N x duration / cycle. Prints the
-figures, the CPU time (user + system: less sensitive to the other processes than the wall time), the peak RSS
-and the load average before and after each command (the machine is shared: compare figures taken at the same
-load); asserts nothing.
+figures, the CPU time (user + system: less sensitive to the other processes than the wall time) and the
+cores it kept busy on average (CPU / wall), the stepping (the rows' ``wall_s`` summed: with batches on
+several threads, over 100 % of the wall time), the peak RSS and the load average before and after each
+command (the machine is shared: compare figures taken at the same load); asserts nothing.
 
 The issue-35 goals: the time per run at N = 1000 within 1.5x of N = 100 (the cost linear in N);
 >= 15,000 gait cycles per minute at N = 1000 on 2 cores, whole command.
@@ -42,7 +43,7 @@ def cycle_seconds(tree: Path) -> float:
 
 def sweep_once(tree: Path, n: int, duration: float) -> tuple[float, float, float, float]:
     """Wall seconds, peak RSS [MB] (``os.wait4``), the stepping's share of the wall time (the rows'
-    ``wall_s``: each batch's stepping / its copies) and the CPU seconds (user + system, every thread) of one
+    ``wall_s``, each batch's stepping / its copies, summed) and the CPU seconds (user + system, every thread) of one
     whole ``gaitblocks sweep`` of ``n`` runs in ``tree``."""
     with tempfile.TemporaryDirectory(prefix="gb_sweep_") as tmp:
         cmd = [sys.executable, "-m", "app", "sweep", "--grf", "sneakers", "--param", f"pid_hip.kp=400:600:{n}",
@@ -84,7 +85,8 @@ def main() -> None:
                 load = os.getloadavg()[0]
                 wall, rss, share, cpu = sweep_once(tree, n, cycle)
                 per_run.setdefault((tree, n), []).append(wall / n)
-                print(f"  {tree.name:<16s} N={n:<5d} {wall:7.2f} s whole command ({cpu:6.2f} s CPU), "
+                print(f"  {tree.name:<16s} N={n:<5d} {wall:7.2f} s whole command ({cpu:6.2f} s CPU, "
+                      f"{cpu / wall:4.2f} cores), "
                       f"{1e3 * wall / n:6.2f} ms per run, {60.0 * n / wall:8.0f} gait cycles/min, stepping "
                       f"{100 * share:3.0f} %, peak RSS {rss:4.0f} MB (load {load:.2f} -> {os.getloadavg()[0]:.2f})",
                       flush=True)

@@ -202,6 +202,12 @@ class DaskExecutor(Executor):
                 self._cluster.close()
 
 
+#: copies a :class:`VectorizedExecutor`'s batches hold at once by default (split between its worker threads)
+COPIES_IN_FLIGHT = 32
+#: the smallest default batch (smaller ones cost more per copy: 8 copies about 15 % more than 16 or 32)
+MIN_CHUNK = 16
+
+
 def _unless_stopped(stop: threading.Event | None, batched: Callable[..., list[Any]], items: list[Any],
                     kw: dict[str, Any]) -> list[Any] | None:
     """``batched(items, **kw)``, or None when ``stop`` was set before a thread took the batch."""
@@ -221,23 +227,27 @@ class VectorizedExecutor(Executor):
     one core idle during every summary. One batch more than ``workers`` waits in the queue, so a thread
     never waits for the caller to take rows. Results are yielded in item order.
 
-    ``chunk`` = 32 by default: a batch of 32 one-cycle walking runs takes about half a second on 2 cores
-    (measured once under load: stepping 9.3 us per copy-step at 64 copies, 14-15 us at 128 and 256,
-    benchmarks/batch.py-style in one process; 32 and 64 copies cost the same CPU per copy, stepping and
-    summary, 8.0-8.5 ms a one-cycle copy at load 4-6; the rows are the same whatever the batch), so the
-    rows reach ``sweep.csv`` and the progress line twice a second or so, Ctrl+C (``stop``) waits for at
-    most the batches in flight, and the batches' record buffers (copies x ticks x metric signals, held
-    twice while the summary's signal-major copy is made: :meth:`blocks.batch.BatchRunner.run`) stay
-    small. The first batch is an eighth of ``chunk`` (4 copies), so the first rows come soon whatever
-    the runs' length. A set ``stop`` starts no further batch (a queued one is dropped); the batches
-    running finish and their results are yielded. ``fn.batched`` takes ``cache``, a dict that lives for
-    one ``imap`` call (one sweep), for what its batches share (the base run they all start from; it
-    must be safe to share between threads)."""
+    ``chunk`` copies a batch; by default :data:`COPIES_IN_FLIGHT` (32) shared by the workers, at least
+    :data:`MIN_CHUNK` (16) each: 32 with one worker, 16 with two. A batch of 32 one-cycle walking runs
+    takes about half a second on 2 cores (measured once under load: stepping 9.3 us per copy-step at 64
+    copies, 14-15 us at 128 and 256, benchmarks/batch.py-style in one process; 16, 32 and 64 copies cost
+    the same CPU per copy, stepping and summary, 7.1-8.2 ms a one-cycle copy at load 4-6, 8 copies 8.4-9.2;
+    the rows are the same whatever the batch), so the rows reach ``sweep.csv`` and the progress line
+    twice a second or so, Ctrl+C (``stop``) waits for at most the batches in flight, and their record
+    buffers (copies x ticks x metric signals, held twice while the summary's signal-major copy is made:
+    :meth:`blocks.batch.BatchRunner.run`) stay small: two threads' batches of 16 peak like one of 32
+    (232-244 MB for a whole 1000-run sweep, against 280-293 MB with two batches of 32). The first batch
+    is an eighth of ``chunk`` (2 or 4 copies), so the first rows come soon whatever the runs' length.
+    A set ``stop`` starts no further batch (a queued one is dropped); the batches running finish and
+    their results are yielded. ``fn.batched`` takes ``cache``, a dict that lives for one ``imap`` call
+    (one sweep), for what its batches share (the base run they all start from; it must be safe to share
+    between threads)."""
 
     name = "vectorized"
 
-    def __init__(self, workers: int = 1, chunk: int = 32) -> None:
-        self.workers, self.chunk = max(1, int(workers)), max(1, int(chunk))
+    def __init__(self, workers: int = 1, chunk: int | None = None) -> None:
+        self.workers = max(1, int(workers))
+        self.chunk = max(1, int(chunk)) if chunk is not None else max(MIN_CHUNK, COPIES_IN_FLIGHT // self.workers)
 
     def _bounds(self, n: int) -> list[tuple[int, int]]:
         """``(start, end)`` of each batch: an eighth of ``chunk`` first, then ``chunk`` each."""
