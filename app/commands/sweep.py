@@ -9,8 +9,8 @@ the time left from the start.
 
 Ctrl+C starts no further run; the runs in flight (a batch of copies on each worker thread, or one run
 per worker process) finish and are written, then ``sweep.json`` with ``"interrupted": true``, and the
-command exits 130 (a second Ctrl+C stops once the compiled steps running return; every row finished
-before it is in ``sweep.csv`` already).
+command exits 130 (a second Ctrl+C stops at once, the process ending when the batches running on their
+threads end; every row finished before it is in ``sweep.csv`` already).
 ``--resume`` runs the same sweep again into the same folder: the rows already in ``sweep.csv``
 are kept and their runs skipped (each is checked against the plan: the same parameters for the
 same ``run``), so the resumed sweep ends with every row exactly once.
