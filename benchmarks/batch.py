@@ -4,9 +4,11 @@ Measured in one run, side by side, on the default walking diagram (``grf_walk.js
 preset, bundled ``sneakers``, dt 1 ms RK4), each run one gait cycle long, ``pid_hip.kp`` varied:
 
 1. ``gaitblocks sweep --executor vectorized`` (the default for this diagram): the sweep loop
-   (:func:`app.tuning.sweep.run_sweep`) on :class:`blocks.executors.VectorizedExecutor`, so N copies
-   in one compiled batch (:class:`blocks.batch.BatchRunner`), then each copy summarised into its
-   row; N = 256 (and 64, 1024 with ``--full``). Its split: build + pack, stepping, summaries;
+   (:func:`app.tuning.sweep.run_sweep`) on :class:`blocks.executors.VectorizedExecutor` with one worker
+   thread per core, so the N copies in compiled batches (:class:`blocks.batch.BatchRunner`: an eighth of
+   ``max(N, 1024)`` first, then the rest; the batches on their threads at once), then each copy summarised
+   into its row; N = 256 (and 64, 1024 with ``--full``). Its split: build + pack, stepping (summed over
+   the threads), summaries;
 2. ``--executor process``: the same sweep on the ``concurrent.futures`` pool, one compiled single
    run per spec (``--process-n`` specs, 64 by default; the rate does not depend on N: each run is
    independent);
