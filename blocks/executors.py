@@ -202,10 +202,11 @@ class DaskExecutor(Executor):
                 self._cluster.close()
 
 
-#: copies a :class:`VectorizedExecutor`'s batches hold at once by default (split between its worker threads)
-COPIES_IN_FLIGHT = 32
-#: the smallest default batch (smaller ones cost more per copy: 8 copies about 15 % more than 16 or 32)
-MIN_CHUNK = 16
+#: copies a batch of :class:`VectorizedExecutor` holds by default with one worker
+CHUNK = 32
+#: ... and with several worker threads (two batches of 24 in flight: 4.97-5.00 s and 254-264 MB for a 1000-run
+#: sweep, against 5.01-5.20 s and 294-304 MB with 32, 5.14-5.46 s and 231-240 MB with 16; quiet, 2026-11-28)
+THREAD_CHUNK = 24
 
 
 def _unless_stopped(stop: threading.Event | None, batched: Callable[..., list[Any]], items: list[Any],
@@ -227,17 +228,17 @@ class VectorizedExecutor(Executor):
     one core idle during every summary. One batch more than ``workers`` waits in the queue, so a thread
     never waits for the caller to take rows. Results are yielded in item order.
 
-    ``chunk`` copies a batch; by default :data:`COPIES_IN_FLIGHT` (32) shared by the workers, at least
-    :data:`MIN_CHUNK` (16) each: 32 with one worker, 16 with two. A batch of 32 one-cycle walking runs
-    takes about half a second on 2 cores (measured once under load: stepping 9.3 us per copy-step at 64
-    copies, 14-15 us at 128 and 256, benchmarks/batch.py-style in one process; 16, 32 and 64 copies cost
-    the same CPU per copy, stepping and summary, 7.1-8.2 ms a one-cycle copy at load 4-6, 8 copies 8.4-9.2;
-    the rows are the same whatever the batch), so the rows reach ``sweep.csv`` and the progress line
+    ``chunk`` copies a batch; by default :data:`CHUNK` (32) with one worker, :data:`THREAD_CHUNK` (24) with
+    several (the whole sweep's wall time and peak RSS against 16 and 32 are measured there). A batch of 32
+    one-cycle walking runs takes about half a second on 2 cores (measured once under load: stepping 9.3 us
+    per copy-step at 64 copies, 14-15 us at 128 and 256, benchmarks/batch.py-style in one process; 16, 32
+    and 64 copies cost about the same CPU per copy, stepping and summary, 7.1-8.2 ms a one-cycle copy at
+    load 4-6, 8 copies 8.4-9.2; the rows are the same whatever the batch), so the rows reach ``sweep.csv``
+    and the progress line
     twice a second or so, Ctrl+C (``stop``) waits for at most the batches in flight, and their record
     buffers (copies x ticks x metric signals, held twice while the summary's signal-major copy is made:
-    :meth:`blocks.batch.BatchRunner.run`) stay small: two threads' batches of 16 peak like one of 32
-    (232-244 MB for a whole 1000-run sweep, against 280-293 MB with two batches of 32). The first batch
-    is an eighth of ``chunk`` (2 or 4 copies), so the first rows come soon whatever the runs' length.
+    :meth:`blocks.batch.BatchRunner.run`) stay small. The first batch is an eighth of ``chunk`` (3 or 4
+    copies), so the first rows come soon whatever the runs' length.
     A set ``stop`` starts no further batch (a queued one is dropped); the batches running finish and
     their results are yielded. ``fn.batched`` takes ``cache``, a dict that lives for one ``imap`` call
     (one sweep), for what its batches share (the base run they all start from; it must be safe to share
@@ -247,7 +248,7 @@ class VectorizedExecutor(Executor):
 
     def __init__(self, workers: int = 1, chunk: int | None = None) -> None:
         self.workers = max(1, int(workers))
-        self.chunk = max(1, int(chunk)) if chunk is not None else max(MIN_CHUNK, COPIES_IN_FLIGHT // self.workers)
+        self.chunk = max(1, int(chunk)) if chunk is not None else CHUNK if self.workers == 1 else THREAD_CHUNK
 
     def _bounds(self, n: int) -> list[tuple[int, int]]:
         """``(start, end)`` of each batch: an eighth of ``chunk`` first, then ``chunk`` each."""

@@ -102,10 +102,10 @@ def test_vectorised_batches_run_on_two_threads_in_order() -> None:
     assert [p for *_, p in SPANS] == [None, None, None]  # one worker: the function's own choice (numba's threads)
 
 
-def test_vectorised_batches_share_32_copies_in_flight() -> None:
-    """By default the workers' batches hold 32 copies at once, at least 16 a batch (peak memory)."""
-    assert [VectorizedExecutor(w).chunk for w in (1, 2, 3, 8)] == [32, 16, 16, 16]
-    assert VectorizedExecutor(2)._bounds(40) == [(0, 2), (2, 18), (18, 34), (34, 40)]
+def test_vectorised_batch_sizes() -> None:
+    """By default a batch holds 32 copies with one worker, 24 on each of several threads (peak memory)."""
+    assert [VectorizedExecutor(w).chunk for w in (1, 2, 3, 8)] == [32, 24, 24, 24]
+    assert VectorizedExecutor(2)._bounds(40) == [(0, 3), (3, 27), (27, 40)]
 
 
 def test_vectorised_threads_start_no_batch_after_stop() -> None:

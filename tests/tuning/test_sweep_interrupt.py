@@ -62,7 +62,7 @@ def _interrupt_then_resume(tmp_path: Path, args: list[str], total: int, wait_row
 
 @pytest.mark.slow
 def test_vectorised_sweep_keeps_finished_batches_and_resumes(tmp_path: Path) -> None:
-    """Two threads' batches of 2 then 16 copies: SIGINT once 64 rows are on disk; the batches in flight
+    """Two threads' batches of 3 then 24 copies: SIGINT once 64 rows are on disk; the batches in flight
     finish too."""
     _interrupt_then_resume(tmp_path, ["--grf", "sneakers", "--param", "pid_hip.kp=400:600:256", "--duration", "0.5",
                                       "--executor", "vectorized", "--workers", "2"], 256, 64)
