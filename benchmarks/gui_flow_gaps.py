@@ -94,6 +94,13 @@ def settle(app: QtWidgets.QApplication, win: MainWindow, s: float = 0.3) -> None
         time.sleep(0.005)
 
 
+def drawn(win: MainWindow) -> bool:
+    """Every scope redrawn: a units or x-axis switch and a ticked run redraw a scope per event-loop
+    turn (``ScopeStack.redraw``; a checkout without it redraws them all in the call)."""
+    redraw = getattr(win.scopes, "redraw", None)
+    return redraw is None or not redraw.pending
+
+
 def idle_compile(win: MainWindow) -> bool:
     return not win.compiler.busy and not win.canvas.editor.pending
 
@@ -173,13 +180,13 @@ def main() -> None:
     ins = win.inspector
     for r in ins.store.runs:
         measure(app, "tick", f"tick {r.name} to overlay ({len(ins.ticked()) + 1} overlaid)",
-                lambda r=r: ins.set_ticked(r.key, True), lambda: True, args.profile)
+                lambda r=r: ins.set_ticked(r.key, True), lambda: drawn(win), args.profile)
         settle(app, win, 0.1)
     panel = win.scope_panel
     for key, box, label in (("units", panel.units, "units"), ("xaxis", panel.xaxis, "x axis")):
         for idx in (1, 0):
             measure(app, key, f"{label} -> {box.itemText(idx)} ({len(ins.ticked())} overlaid)",
-                    lambda box=box, idx=idx: box.setCurrentIndex(idx), lambda: True, args.profile)
+                    lambda box=box, idx=idx: box.setCurrentIndex(idx), lambda: drawn(win), args.profile)
             settle(app, win, 0.1)
     if "slider" not in skip:
         ref, row = next((ref, row) for ref, row in win.gains.rows.items() if "kp" in ref)

@@ -45,6 +45,7 @@ from app.gui.scopes.scope_live import Settling, enter_live, leave_live
 from app.gui.scopes.scope_math import peak_decimate, trace_stats
 from app.gui.scopes.scope_measure import HoverReadout, link_y_by_unit
 from app.gui.scopes.scope_plot import Scope
+from app.gui.scopes.scope_redraw import Redraw
 from app.gui.scopes.scope_specs import PALETTE, ScopeSpec, Trace, default_scopes
 from app.gui.scopes.scope_stack_tools import MeasureMixin
 from app.gui.scopes.scope_units import angle_unit, display_unit
@@ -103,6 +104,7 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         self.scene().sigMouseMoved.connect(self._on_hover)
         self.setAcceptDrops(True)    # signals dragged from the browser (app.gui.scopes.scope_drop)
         self.settling = Settling(self._settle_one, self)   # leaving live, a scope per turn (stop_live)
+        self.redraw = Redraw(self)   # a units or x-axis switch, a run ticked: a scope per turn (scope_redraw)
 
     def specs(self) -> list[ScopeSpec]:
         """The specs of the scopes shown (the live objects: edits show at the next bind)."""
@@ -120,10 +122,15 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         specs = self.specs()
         return specs if all(tr.signal in names for sp in specs for tr in sp.all_traces()) else None
 
-    def bind(self, s: SimSession, specs: list[ScopeSpec] | None = None) -> None:
+    def bind(self, s: SimSession, specs: list[ScopeSpec] | None = None, staged: bool = False) -> list[Scope]:
         """Show ``specs`` (default: the user's scopes when ``s`` logs their signals, else
-        :func:`default_scopes`) for session ``s``, reusing the plots of unchanged shape."""
+        :func:`default_scopes`) for session ``s``, reusing the plots of unchanged shape; with
+        ``staged``, a reused plot takes its new units, x mode, data and overlays in a turn of its own
+        (:class:`~app.gui.scopes.scope_redraw.Redraw`), a new one now (the caller's refresh). Returns
+        the scopes not redrawn in turns of their own."""
         self.settling.finish()
+        self.redraw.drop()
+        deferred: list[Scope] = []
         self.session = s
         live, self.live = self.live, False
         if specs is None:
@@ -140,8 +147,11 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
             if prev is not None and prev.spec.shape() == spec.shape() and (not prev.is_xy or (
                     prev.cycle == self.cycle and (prev.unit, prev.factor) == (unit, factor)
                     and (prev.x_unit, prev.x_factor) == (x_unit, x_factor))):   # type: ignore[attr-defined]
-                prev.set_display(unit, factor, self.cycle)     # a time scope switches units and x in place
-                prev.reset(spec, s, bottom)
+                if staged:
+                    deferred.append(prev)
+                else:
+                    prev.set_display(unit, factor, self.cycle)     # a time scope switches units and x in place
+                    prev.reset(spec, s, bottom)
                 self.scopes.append(prev)
                 continue
             if prev is not None:
@@ -169,18 +179,26 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         self.changes = []
         self.hover.clear()
         self.set_live(live)
-        self.set_overlays(self.runs)
+        for sc in self.scopes:
+            if sc not in deferred:
+                sc.show_runs(self.runs)
+        if deferred:
+            self.redraw.start(deferred, stale=True)
         if self.link_y:
             link_y_by_unit(self.scopes, True)
         if self.delta_on:
             self.show_delta()
+        return [sc for sc in self.scopes if sc not in deferred]
 
     def rebind(self) -> None:
-        """Rebuild the scopes with their current specs and options, then redraw the whole run."""
+        """Rebuild the scopes with their current specs and options, then redraw the whole run: a
+        plot built again now, a reused one in a turn of its own (``bind(staged=True)``)."""
         if self.session is not None:
-            self.bind(self.session, self.specs())
-            self.refresh(full=True, stats=True)
-            self.fit_x()
+            fresh = self.bind(self.session, self.specs(), staged=True)
+            self.push(fresh, full=True, stats=True)
+            for sc in fresh:
+                if sc.is_xy or sc is self.master():
+                    sc.plot.enableAutoRange(axis="x")
 
     def fit_x(self) -> None:
         """Fit the shared time axis (and every XY scope) to the data."""
@@ -200,10 +218,10 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         self.rebind()
 
     def set_overlays(self, runs: list[KeptRun]) -> None:
-        """Overlay the kept ``runs`` on every scope (an empty list removes the overlays)."""
+        """Overlay the kept ``runs`` on every scope (an empty list removes the overlays), a scope per
+        event-loop turn (:class:`~app.gui.scopes.scope_redraw.Redraw`)."""
         self.runs = list(runs)
-        for sc in self.scopes:
-            sc.show_runs(self.runs)
+        self.redraw.start(list(self.scopes), stale=False)
 
     def mark_changes(self, changes: list[dict[str, object]]) -> None:
         """Mark the live run's parameter changes ``{"t", "name", "old", "new"}`` on every time scope."""
@@ -277,6 +295,7 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         """Mark (or, with None, unmark) the time of a fall on every scope; the time scopes fit their
         y range to the walk before it (:meth:`Scope.fit_y_before`), not to a tumbling body."""
         self.settling.finish()
+        self.redraw.finish()
         s = self.session
         for sc in self.scopes:
             sc.mark_fall(t_fall)
@@ -302,6 +321,7 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
             return
         self.live = on
         if on:
+            self.redraw.finish()
             self.settling.cancel()      # the scopes not settled yet are still live
         master = self.master()
         for sc in self.scopes:
@@ -317,13 +337,14 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         if not self.live:
             self.refresh(full=True, stats=True)
             return
+        self.redraw.finish()
         self.live = False
         master = self.master()
         self.settling.start(sorted(self.scopes, key=lambda sc: sc is not master))
 
     def _settle_one(self, sc: Scope) -> None:
         leave_live(sc, self.master())
-        self._push([sc], full=True, stats=True)
+        self.push([sc], full=True, stats=True)
 
     def visible_scopes(self) -> list[Scope]:
         """The scopes on screen: none when the stack is hidden (another tab), else those whose plot
@@ -372,10 +393,11 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         """Push recorded data into every curve: the last ``window_s`` seconds, or all of it (the
         scopes still settling from live are settled first)."""
         self.settling.finish()
+        self.redraw.finish()
         self._frames += 1
-        self._push(self.scopes, full, stats or self._frames % 10 == 0)
+        self.push(self.scopes, full, stats or self._frames % 10 == 0)
 
-    def _push(self, scopes: list[Scope], full: bool, stats: bool) -> None:
+    def push(self, scopes: list[Scope], full: bool, stats: bool) -> None:
         """Data (and with ``stats`` the title statistics) into ``scopes``; the x master follows the run's end."""
         s = self.session
         if s is None or not scopes:
