@@ -80,16 +80,19 @@ class Redraw:
         """Scope ``sc``'s turn (module docstring)."""
         st = self.stack
         s = st.session
+        master = st.master()
+        follower = not sc.is_xy and sc is not master and master is not None
         if id(sc) in self.stale and s is not None and sc in st.scopes:
             self.stale.discard(id(sc))
             mass = float(s.biped_params().total_mass)
             sc.set_display(*display_unit(sc.spec.unit, st.units, mass), st.cycle)
             sc.reset(sc.spec, s, sc is st.scopes[-1])
+            if follower:       # x from the master only: auto-ranged, its new data would move every linked plot
+                sc.plot.enableAutoRange(axis="x", enable=False)
             sc.show_runs(st.runs)
             if st.live:        # the live refresh fills it, in its live state (x unlinked)
                 return
-            master = st.master()
-            if not sc.is_xy and sc is not master and master is not None:
+            if follower and master is not None:
                 sc.plot.setXLink(master.plot)
             st.push([sc], full=True, stats=True)
             if sc.is_xy or sc is master:
@@ -98,6 +101,8 @@ class Redraw:
             if st.delta_on:
                 st.show_delta()
         elif sc in st.scopes:
+            if follower:
+                sc.plot.enableAutoRange(axis="x", enable=False)
             sc.show_runs(st.runs)
 
     def finish(self) -> None:
