@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from PySide6 import QtCore
 
 from app.gui.main_window import MainWindow
 from app.gui.scopes.scope_plot import Scope
@@ -110,3 +111,39 @@ def test_the_scopes_on_screen_go_first(qtbot, window: MainWindow) -> None:
     assert set(map(id, order[1:1 + len(visible)])) == set(map(id, visible))
     assert [stack.scopes.index(sc) for sc in order[1:1 + len(visible)]] == sorted(
         stack.scopes.index(sc) for sc in visible)
+
+
+class _Paints(QtCore.QObject):
+    """The heights [px] of the regions painted in a widget (an event filter)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.heights: list[int] = []
+
+    def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if event.type() == QtCore.QEvent.Type.Paint:
+            self.heights.append(event.rect().height())
+        return False
+
+
+def test_a_turn_repaints_about_its_own_plot(qtbot, window: MainWindow) -> None:
+    window.resize(1920, 1080)
+    _two_kept_runs(qtbot, window)
+    stack, ins = window.scopes, window.inspector
+    row = stack.scopes[1].plot.sceneBoundingRect().height()
+    paints = _Paints()
+    stack.viewport().installEventFilter(paints)
+    for r in ins.store.runs:            # a legend entry more asked for height: every row laid out again
+        ins.set_ticked(r.key, True)
+        drawn(qtbot, window)
+        qtbot.wait(60)
+    assert paints.heights and max(paints.heights) <= 2.2 * row
+    window.scope_panel.xaxis.setCurrentIndex(1)
+    drawn(qtbot, window)
+    qtbot.wait(60)
+    paints.heights.clear()
+    window.scope_panel.xaxis.setCurrentIndex(0)     # a follower auto-ranging x moved the master and all
+    drawn(qtbot, window)
+    qtbot.wait(60)
+    stack.viewport().removeEventFilter(paints)
+    assert paints.heights and max(paints.heights) <= 2.2 * row < stack.viewport().height() / 3
