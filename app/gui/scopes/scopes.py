@@ -46,12 +46,12 @@ from app.gui.scopes.scope_math import peak_decimate, trace_stats
 from app.gui.scopes.scope_measure import HoverReadout, link_y_by_unit
 from app.gui.scopes.scope_plot import Scope
 from app.gui.scopes.scope_redraw import Redraw
-from app.gui.scopes.scope_specs import PALETTE, ScopeSpec, Trace, default_scopes
+from app.gui.scopes.scope_specs import ScopeSpec, Trace, default_scopes
+from app.gui.scopes.scope_stack_edit import EditMixin
 from app.gui.scopes.scope_stack_tools import MeasureMixin
-from app.gui.scopes.scope_units import angle_unit, display_unit
-from app.gui.scopes.scope_xy import XYScope, next_colour, xy_spec
+from app.gui.scopes.scope_units import display_unit
+from app.gui.scopes.scope_xy import XYScope
 from app.gui.session.session import SimSession
-from blocks.units import column_units
 
 __all__ = ["MIN_SCOPE_PX", "Scope", "ScopeStack", "Trace", "XYScope", "default_scopes", "peak_decimate",
            "trace_stats"]
@@ -70,7 +70,7 @@ def walk_rows(s: SimSession, t: np.ndarray) -> tuple[int, str]:
     return int(np.searchsorted(t, fall.at_s, side="right")), f"walk before the fall at {fall.at_s:.2f} s"
 
 
-class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
+class ScopeStack(EditMixin, MeasureMixin, pg.GraphicsLayoutWidget):
     """Stacked scopes sharing one time axis (``setXLink``) and one cursor time."""
 
     cursor_moved = QtCore.Signal(float)
@@ -232,58 +232,6 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
             for sc in self.scopes:
                 if not sc.is_xy:
                     sc.markers.show(self.changes)
-
-    def make_trace(self, name: str, col: int, color: str | None = None) -> tuple[Trace, str]:
-        """A trace of column ``col`` of logged signal ``name`` (radians shown in degrees) and its unit."""
-        assert self.session is not None
-        s = self.session
-        unit, scale = angle_unit(column_units(s.unit(name), s.labels(name))[col])
-        label = f"{name}[{s.labels(name)[col]}]"
-        return Trace(label, name, col, scale, color or PALETTE[len(label) % len(PALETTE)]), unit
-
-    def add_signal(self, index: int, name: str, col: int) -> Trace:
-        """Add column ``col`` of logged signal ``name`` to scope ``index`` (-1 = a new scope)."""
-        assert self.session is not None
-        self.custom = True
-        if 0 <= index < len(self.scopes):
-            sc = self.scopes[index]
-            tr, _ = self.make_trace(name, col, next_colour(sc.spec) if sc.is_xy else None)
-            sc.add_trace(tr)
-            sc.show_runs(self.runs)
-        else:
-            tr, unit = self.make_trace(name, col)
-            self.bind(self.session, self.specs() + [ScopeSpec(name, unit, [tr])])
-        self.refresh(full=True)
-        return tr
-
-    def add_xy(self, x: tuple[str, int], y: tuple[str, int]) -> XYScope:
-        """A new XY scope of column ``y[1]`` of signal ``y[0]`` against column ``x[1]`` of ``x[0]``."""
-        assert self.session is not None
-        tx, ux = self.make_trace(*x, color="#222222")
-        ty, uy = self.make_trace(*y, color=PALETTE[0])
-        self.custom = True
-        self.bind(self.session, self.specs() + [xy_spec(tx, ty, ux, uy)])
-        self.refresh(full=True, stats=True)
-        scope = self.scopes[-1]
-        assert isinstance(scope, XYScope)
-        return scope
-
-    def remove_trace(self, index: int, trace: int) -> Trace:
-        """Remove trace ``trace`` of scope ``index``."""
-        self.custom = True
-        tr = self.scopes[index].remove_trace(trace)
-        self.scopes[index].show_runs(self.runs)
-        return tr
-
-    def remove_scope(self, index: int) -> ScopeSpec:
-        """Remove scope ``index`` (the others keep their traces)."""
-        specs = self.specs()
-        gone = specs.pop(index)
-        assert self.session is not None
-        self.custom = True
-        self.bind(self.session, specs)
-        self.refresh(full=True, stats=True)
-        return gone
 
     def _on_cursor(self, line: pg.InfiniteLine) -> None:
         t = float(line.value())
