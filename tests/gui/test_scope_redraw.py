@@ -9,6 +9,7 @@ import pytest
 from PySide6 import QtCore
 
 from app.gui.main_window import MainWindow
+from app.gui.scopes.scope_figure import figure_data
 from app.gui.scopes.scope_plot import Scope
 from app.gui.scopes.scope_redraw import redraw_order
 from tests.gui.conftest import drawn, given, run_until
@@ -147,3 +148,14 @@ def test_a_turn_repaints_about_its_own_plot(qtbot, window: MainWindow) -> None:
     qtbot.wait(60)
     stack.viewport().removeEventFilter(paints)
     assert paints.heights and max(paints.heights) <= 2.2 * row < stack.viewport().height() / 3
+
+
+def test_a_figure_exported_while_scopes_wait_shows_them_all_in_the_new_units(qtbot, window: MainWindow) -> None:
+    run_until(qtbot, window, 0.5)
+    stack = window.scopes
+    window.scope_panel.units.setCurrentIndex(1)                 # the GRF scopes wait for their turn
+    assert stack.redraw.pending
+    rows = figure_data(stack).rows                              # finishes the redraw first
+    assert not stack.redraw.pending
+    grf = [row for row in rows if "GRF" in row.title]
+    assert grf and all(row.unit == "BW" for row in grf)

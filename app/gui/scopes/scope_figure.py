@@ -117,8 +117,9 @@ def _row(sc: Scope) -> Row:
 
 def _holds_whole_run(stack: ScopeStack, n: int) -> bool:
     """Whether every scope's curves already hold all ``n`` recorded samples (a paused run shown in
-    full, time scopes only); a live run, a window view, the % cycle view or an XY scope: no."""
-    return not (stack.live or stack.settling.pending or stack.cycle) and all(
+    full, time scopes only); a live run, scopes waiting for their turn (settling, redrawn), a window
+    view, the % cycle view or an XY scope: no."""
+    return not (stack.live or stack.settling.pending or stack.redraw.pending or stack.cycle) and all(
         not sc.is_xy and all(c.xData is not None and c.xData.size == n for c in sc.curves) for sc in stack.scopes)
 
 
