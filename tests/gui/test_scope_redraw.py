@@ -132,6 +132,8 @@ def test_a_turn_repaints_about_its_own_plot(qtbot, window: MainWindow) -> None:
     _two_kept_runs(qtbot, window)
     stack, ins = window.scopes, window.inspector
     row = stack.scopes[1].plot.sceneBoundingRect().height()
+    qtbot.waitUntil(lambda: not stack.settling.pending and not stack.redraw.pending, timeout=10000)
+    qtbot.wait(300)                     # the reset's own repaint done before counting
     paints = _Paints()
     stack.viewport().installEventFilter(paints)
     for r in ins.store.runs:            # a legend entry more asked for height: every row laid out again
