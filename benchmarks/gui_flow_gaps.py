@@ -10,7 +10,9 @@ of the work. The last lines are a markdown table of each flow's worst row, heade
 The window holds ``--runs`` kept runs of ``--seconds`` simulated seconds each (fast-forwarded with
 ``SimSession.step`` outside the measurement, then ended through the frame timer: the *end of a run*
 row; the last run is exported, a 180 mm PDF figure and a 320 x 240 GIF, before its reset); they
-are ticked to overlay (*tick a run*), and the unit and x-axis switches happen with them overlaid.
+are ticked to overlay (*tick a run*), and the unit and x-axis switches happen with them overlaid;
+these three last until the last scope's turn of the staged redraw (:func:`drawn`). The figure is
+exported twice: the first export starts the window's figure process, the second finds it waiting.
 ``--profile FLOW`` (a row's key, e.g. ``units``) prints the 25 costliest functions of the GUI
 thread during that flow (cProfile; the worker threads are not profiled).
 """
