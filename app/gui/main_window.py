@@ -395,6 +395,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self.run_control.timer.stop()
         self.compare.cancel()
+        self.scope_panel.figure_helper.stop()
         self.solve.close()
         self.compiler.wait()
         self.compiler.detach()

@@ -47,6 +47,12 @@ def given(curve: Any) -> tuple[np.ndarray, np.ndarray]:
     return curve.xData, curve.yData
 
 
+def drawn(qtbot: Any, win: MainWindow) -> None:
+    """Wait until every scope has had its turn of a staged redraw (a units or x-axis switch, a run
+    ticked to overlay: :class:`~app.gui.scopes.scope_redraw.Redraw`)."""
+    qtbot.waitUntil(lambda: not win.scopes.redraw.pending, timeout=10000)
+
+
 def run_until(qtbot, win: MainWindow, t: float) -> None:
     """Press Run and let the timer step until the session reaches ``t`` (or stops)."""
     win.session.t_end = t

@@ -14,6 +14,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.main_window import MainWindow
+from app.gui.scopes.scope_figure import figure_data
 from models.errors import UserError
 from tests.gui.conftest import run_until
 
@@ -97,3 +98,24 @@ def test_the_figure_process_reports_its_error_and_cancels(qtbot, window: MainWin
     with pytest.raises(UserError, match="export cancelled"):
         figure_in_process(data, tmp_path / "f.pdf", 85.0, lambda: True)
     assert not (tmp_path / "f.pdf").exists()
+
+
+def test_the_figure_process_is_started_once_and_kept(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    run_until(qtbot, window, 0.5)
+    panel = window.scope_panel
+    helper = panel.figure_helper
+    assert helper.started == 0 and not helper.alive()
+    panel.export_button.menu().aboutToShow.emit()         # opening the Export menu starts it, idle
+    assert helper.started == 1 and helper.alive()
+    for name in ("a.pdf", "b.svg"):
+        job = panel.start_figure(tmp_path / name, 85.0)
+        assert job is not None and job.wait(300.0) and job.error is None
+        assert (tmp_path / name).stat().st_size > 1000
+    assert helper.started == 1 and helper.alive()         # before: a process spawned for each export
+    with pytest.raises(UserError, match="export cancelled"):
+        helper.draw(figure_data(window.scopes), tmp_path / "c.pdf", 85.0, lambda: True)
+    assert not helper.alive() and not (tmp_path / "c.pdf").exists()
+    job = panel.start_figure(tmp_path / "d.png", 85.0)    # a cancel ended it: the next export starts another
+    assert job is not None and job.wait(300.0) and job.error is None and helper.started == 2
+    window.close()
+    assert not helper.alive()

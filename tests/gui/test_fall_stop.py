@@ -11,7 +11,7 @@ from app.gui.main_window import MainWindow
 from app.gui.scopes.scope_math import trace_stats
 from app.gui.session.session import SimSession
 from app.walking import FALL_MARGIN_S, status_text
-from tests.gui.conftest import run_until
+from tests.gui.conftest import drawn, run_until
 
 
 @pytest.fixture
@@ -78,5 +78,6 @@ def test_unchecking_stop_at_fall_runs_on_and_statistics_stay_on_the_walk(fallen:
         np.testing.assert_allclose(stats, trace_stats(hip.trace_data(s, tr, 0, walk)))
     # the % cycle view also covers the walk before the fall, and says so
     win.scopes.set_cycle(True)
+    drawn(qtbot, win)
     assert all(f"walk before the fall at {fall.at_s:.2f} s" in sc.plot.titleLabel.text
                for sc in win.scopes.scopes if not sc.is_xy)

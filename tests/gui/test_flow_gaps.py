@@ -17,7 +17,7 @@ from app.gui.scopes.scope_math import SAMPLES_PER_PX, step_corners
 from app.gui.scopes.scope_overlay import MERGE_S, ChangeMarkers, merge_changes
 from app.gui.session import session_reading
 from blocks.runner import Runner
-from tests.gui.conftest import given, run_until
+from tests.gui.conftest import drawn, given, run_until
 
 pytestmark = pytest.mark.gui
 
@@ -81,25 +81,31 @@ def test_overlays_and_unit_switches_update_the_curves_in_place(qtbot, window: Ma
         qtbot.waitUntil(lambda: not window.compiler.busy, timeout=30000)
     r1, r2 = ins.store.runs
     ins.set_ticked(r1.key, True)
+    drawn(qtbot, window)
     hip = window.scopes.scopes[0]
     first = hip.overlay.curves[(r1.key, 0)]
     _, y_si = given(first)
     plots, built = [sc.plot for sc in window.scopes.scopes], window.scopes.built
     ins.set_ticked(r2.key, True)
+    drawn(qtbot, window)
     assert hip.overlay.curves[(r1.key, 0)] is first and (r2.key, 0) in hip.overlay.curves
     grf = next(sc for sc in window.scopes.scopes if "GRF" in sc.spec.title)
     grf_curve = grf.overlay.curves[(r1.key, 0)]
     _, grf_si = given(grf_curve)
     window.scope_panel.units.setCurrentIndex(1)                      # forces in body weights
+    drawn(qtbot, window)
     assert [sc.plot for sc in window.scopes.scopes] == plots and window.scopes.built == built
     assert grf.overlay.curves[(r1.key, 0)] is grf_curve and grf.unit == "BW"
     np.testing.assert_allclose(given(grf_curve)[1], grf_si * grf.factor)
     window.scope_panel.xaxis.setCurrentIndex(1)                      # % gait cycle
+    drawn(qtbot, window)
     assert [sc.plot for sc in window.scopes.scopes] == plots and window.scopes.built == built
     assert hip.overlay.curves[(r1.key, 0)] is first and given(first)[0][-1] == pytest.approx(100.0)
     window.scope_panel.xaxis.setCurrentIndex(0)
+    drawn(qtbot, window)
     np.testing.assert_allclose(given(first)[1], y_si)                 # degrees either way
     ins.set_ticked(r1.key, False)
+    drawn(qtbot, window)
     assert (r1.key, 0) not in hip.overlay.curves and first not in hip.plot.listDataItems()
 
 

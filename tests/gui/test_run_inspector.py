@@ -8,7 +8,7 @@ import pytest
 from app.gui.main_window import MainWindow
 from app.gui.runs.run_store import KeptRun, RunStore
 from app.gui.scopes.scope_specs import DEG
-from tests.gui.conftest import given, run_until
+from tests.gui.conftest import drawn, given, run_until
 
 pytestmark = pytest.mark.gui
 
@@ -52,6 +52,7 @@ def test_two_runs_with_different_gains_are_kept_and_overlaid(qtbot, window: Main
     assert r2.changes and r2.changes[0]["name"] == ref
     for r in (r1, r2):
         ins.set_ticked(r.key, True)
+        drawn(qtbot, window)
     assert [r.key for r in ins.ticked()] == [r1.key, r2.key]
     hip = window.scopes.scopes[0]                            # hip flexion: L, L ref, R, R ref
     for r, q in ((r1, q1), (r2, q2)):
@@ -67,6 +68,7 @@ def test_two_runs_with_different_gains_are_kept_and_overlaid(qtbot, window: Main
     assert (r1.key, 1) not in hip.overlay.curves            # the reference (dashed) is not overlaid
     # unticking one run removes its curves; the other keeps its colour
     ins.set_ticked(r1.key, False)
+    drawn(qtbot, window)
     assert all(k[0] != r1.key for sc in window.scopes.scopes for k in sc.overlay.curves)
     assert hip.overlay.curves[(r2.key, 0)].opts["pen"].color().name() == r2.colour
 
@@ -77,12 +79,14 @@ def test_rename_and_delete(qtbot, window: MainWindow) -> None:
     assert len(ins.store.runs) == 1 and ins.keep() is None  # not twice at the same length
     run = ins.store.runs[0]
     ins.set_ticked(run.key, True)
+    drawn(qtbot, window)
     ins.rename(run.key, "stiff hip")
     assert ins.store.get(run.key).name == "stiff hip"
     assert ins.table.topLevelItem(0).text(0) == "stiff hip"
     assert window.scopes.scopes[0].overlay.curves
     ins.table.topLevelItem(0).setSelected(True)
     ins.delete_button.click()
+    drawn(qtbot, window)
     assert ins.store.runs == [] and ins.table.topLevelItemCount() == 0
     assert all(not sc.overlay.curves for sc in window.scopes.scopes)
 

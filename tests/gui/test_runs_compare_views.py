@@ -21,7 +21,7 @@ from app.gui.runs.run_inspector import COLUMNS, NAME_MIN_CHARS
 from app.gui.runs.run_store import RUN_COLOURS, run_style
 from app.gui.runs.tuning_plot import MAX_LABELS, swept_ticks
 from app.tuning.service import best_on_edge, best_row
-from tests.gui.conftest import run_until
+from tests.gui.conftest import drawn, run_until
 
 LIVE = ("#1f77b4", "#e8710a")      # the live run's left and right leg colours
 
@@ -71,6 +71,7 @@ def test_the_run_list_names_dataset_and_preset_and_the_scopes_name_the_runs(qtbo
     r1, r2 = ins.store.runs
     ins.set_ticked(r1.key, True)
     ins.set_ticked(r2.key, True)
+    drawn(qtbot, window)
     for sc in window.scopes.scopes:
         if sc.overlay.curves:
             assert sc.overlay.legend_names() == ["run 1", "run 2"]
@@ -80,6 +81,7 @@ def test_the_run_list_names_dataset_and_preset_and_the_scopes_name_the_runs(qtbo
     hip = window.scopes.scopes[0]
     assert hip.overlay.legend_names() == ["run 1", "setpoint, sti…"]
     ins.set_ticked(r1.key, False)
+    drawn(qtbot, window)
     assert hip.overlay.legend_names() == ["setpoint, sti…"]
     labels = [label.text for _, label in hip.legend.items]
     assert "run 1" not in labels                              # its legend entry went with its curves

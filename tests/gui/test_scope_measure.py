@@ -14,7 +14,7 @@ from app.gui.scopes.scope_diff import DiffDialog, difference
 from app.gui.scopes.scope_drop import SIGNAL_MIME, decode_ref
 from app.gui.scopes.scope_measure import HOVER_PX
 from app.gui.scopes.scope_units import DEG
-from tests.gui.conftest import run_until
+from tests.gui.conftest import drawn, run_until
 
 pytestmark = pytest.mark.gui
 
@@ -48,6 +48,7 @@ def test_delta_cursor_reads_the_data_difference(qtbot, window: MainWindow) -> No
     k6 = stack.tick_of(0.6)
     assert dict(grf.delta.deltas)["R"] == pytest.approx(s.recorded("grf.F")[k6, 3] - s.recorded("grf.F")[ka, 3])
     window.scope_panel.units.setCurrentIndex(1)              # a rebind (body-weight units) keeps B
+    drawn(qtbot, window)
     grf = _scope(window, "Vertical GRF")
     assert grf.delta.line.isVisible() and grf.delta.line.value() == pytest.approx(0.6)
     assert dict(grf.delta.deltas)["R"] == pytest.approx((s.recorded("grf.F")[k6, 3] - s.recorded("grf.F")[ka, 3])

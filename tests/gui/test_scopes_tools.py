@@ -13,7 +13,7 @@ from app.gui.main_window import MainWindow
 from app.gui.scopes.scope_browser import open_browser
 from app.gui.scopes.scope_cycle import cycle_mean_sd
 from app.gui.scopes.scope_specs import DEG
-from tests.gui.conftest import given, run_until
+from tests.gui.conftest import drawn, given, run_until
 
 pytestmark = pytest.mark.gui
 
@@ -73,6 +73,7 @@ def test_body_weight_units_divide_by_the_models_weight(qtbot, window: MainWindow
     s = window.session
     run_until(qtbot, window, 0.5)
     window.scope_panel.units.setCurrentIndex(1)             # "N/BW · N·m/kg"
+    drawn(qtbot, window)
     m = float(s.biped_params().total_mass)
     assert m == pytest.approx(55.33, abs=0.01)              # the default model's mass [kg]
     grf = _scope(window, "Vertical GRF")
@@ -87,6 +88,7 @@ def test_body_weight_units_divide_by_the_models_weight(qtbot, window: MainWindow
     knee_angle = _scope(window, "Knee flexion γ")
     assert knee_angle.unit == "deg" and knee_angle.factor == 1.0          # angles unchanged
     window.scope_panel.units.setCurrentIndex(0)
+    drawn(qtbot, window)
     _, y = given(_scope(window, "Vertical GRF").curves[0])
     np.testing.assert_allclose(y, s.recorded("grf.F")[:, 1])
 
@@ -111,6 +113,7 @@ def test_percent_cycle_view_shows_the_hand_computed_mean(qtbot, window: MainWind
     s = window.session
     run_until(qtbot, window, 2.5)
     window.scope_panel.xaxis.setCurrentIndex(1)
+    drawn(qtbot, window)
     st = s.recorded("phase.stance")[:, 0] > 0.5
     land = [i for i in range(1, st.size) if st[i] and not st[i - 1]]
     assert len(land) >= 2
@@ -125,6 +128,7 @@ def test_percent_cycle_view_shows_the_hand_computed_mean(qtbot, window: MainWind
     # the run was kept when it ended: overlaid, its mean cycle is the same hand-computed mean
     run = window.inspector.store.runs[-1]
     window.inspector.set_ticked(run.key, True)
+    drawn(qtbot, window)
     xo, yo = given(window.scopes.scopes[0].overlay.curves[(run.key, 0)])
     np.testing.assert_allclose(xo, np.linspace(0, 100, 101))
     np.testing.assert_allclose(yo, np.mean(rows, axis=0))
@@ -139,6 +143,7 @@ def test_csv_export_covers_the_whole_run_with_units(qtbot, window: MainWindow, t
     x, _ = given(window.scopes.scopes[0].curves[0])
     assert x[0] == pytest.approx(1.5, abs=0.01)
     window.scope_panel.units.setCurrentIndex(1)
+    drawn(qtbot, window)
     path = window.scope_panel.export("csv", tmp_path / "scopes.csv")
     assert path is not None
     with open(path, encoding="utf-8") as f:

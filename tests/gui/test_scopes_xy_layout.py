@@ -13,7 +13,7 @@ from app.gui.scopes.scope_specs import DEG
 from app.gui.scopes.scope_xy import XYScope
 from app.gui.session.session import SimSession
 from blocks.units import column_units
-from tests.gui.conftest import given, run_until
+from tests.gui.conftest import drawn, given, run_until
 
 pytestmark = pytest.mark.gui
 
@@ -91,6 +91,7 @@ def test_body_weight_units_apply_to_both_axes_of_an_xy_scope(qtbot, window: Main
     assert grf is not None
     window.scopes.add_xy((grf, 0), (grf, 1))          # vertical against fore-aft GRF, left foot
     window.scope_panel.units.setCurrentIndex(1)
+    drawn(qtbot, window)
     xy = window.scopes.scopes[-1]
     bw = s.body_weight_n()
     assert (xy.unit, xy.x_unit) == ("BW", "BW")
@@ -112,6 +113,7 @@ def test_scope_layout_is_saved_in_the_session_and_restored(qtbot, window: MainWi
     window.scopes.remove_scope(0)
     window.scope_panel.units.setCurrentIndex(1)
     window.scope_panel.xaxis.setCurrentIndex(1)
+    drawn(qtbot, window)
     before = window.scopes.specs()
     path = tmp_path / "s.gbsession.json"
     window.files.save_session(path)

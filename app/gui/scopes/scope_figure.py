@@ -117,8 +117,9 @@ def _row(sc: Scope) -> Row:
 
 def _holds_whole_run(stack: ScopeStack, n: int) -> bool:
     """Whether every scope's curves already hold all ``n`` recorded samples (a paused run shown in
-    full, time scopes only); a live run, a window view, the % cycle view or an XY scope: no."""
-    return not (stack.live or stack.settling.pending or stack.cycle) and all(
+    full, time scopes only); a live run, scopes waiting for their turn (settling, redrawn), a window
+    view, the % cycle view or an XY scope: no."""
+    return not (stack.live or stack.settling.pending or stack.redraw.pending or stack.cycle) and all(
         not sc.is_xy and all(c.xData is not None and c.xData.size == n for c in sc.curves) for sc in stack.scopes)
 
 
@@ -244,10 +245,33 @@ def export_figure(stack: ScopeStack, path: str | Path, width_mm: float = JOURNAL
 
 def save_figure_reporting(data: FigureData, path: str, width_mm: float, out: Any) -> None:
     """:func:`save_figure`, then ``""`` or the error's text on queue ``out``: the body of the spawned
-    process of a window export (:func:`app.gui.session.export_job.figure_in_process`)."""
+    process of a window export (:class:`app.gui.session.figure_helper.FigureHelper`)."""
     try:
         save_figure(data, path, width_mm)
     except BaseException as exc:     # the message goes back; the parent raises it
         out.put(f"{type(exc).__name__}: {exc}")
     else:
         out.put("")
+
+
+def figure_server(jobs: Any, out: Any) -> None:
+    """The body of the window's figure helper process (:mod:`app.gui.session.figure_helper`): import
+    matplotlib and write a small PDF, SVG and PNG to memory (its fonts, the Agg, PDF and SVG back
+    ends: the 4-8 s a first export waited for), then draw each ``(data, path, width_mm)`` taken
+    from queue ``jobs`` (:func:`save_figure_reporting` answers on ``out``) until ``None``."""
+    import io
+
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+
+    with mpl.rc_context(RC):
+        fig = Figure(figsize=(40 * MM, 20 * MM))
+        ax = fig.subplots()
+        ax.plot([0.0, 1.0], [0.0, 1.0], label="warm-up")
+        ax.set_title("warm-up")
+        ax.legend()
+        for fmt in ("pdf", "svg", "png"):
+            fig.savefig(io.BytesIO(), format=fmt, dpi=PNG_DPI)
+    while (job := jobs.get()) is not None:
+        data, path, width_mm = job
+        save_figure_reporting(data, path, width_mm, out)

@@ -14,7 +14,7 @@ the legends were cut to "L re", "L es".)
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 __all__ = ["LEGEND_WIDTH", "TitleLabel", "side_legend"]
 
@@ -48,6 +48,8 @@ def side_legend(plot: pg.PlotItem) -> pg.LegendItem:
                            horSpacing=0, brush=None)
     legend.layout.setContentsMargins(0, 0, 0, 0)
     legend.setMinimumHeight(0)   # never makes the plot taller: entries beyond its height are clipped
+    legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,   # nor asks for height: an entry more
+                         QtWidgets.QSizePolicy.Policy.Ignored)     # would lay out (and repaint) every scope
     legend.setFlag(legend.GraphicsItemFlag.ItemClipsChildrenToShape)
     plot.layout.addItem(legend, 1, 3, 3, 1)   # beside the top axis, view box and bottom axis
     plot.layout.setColumnFixedWidth(3, LEGEND_WIDTH)

@@ -32,6 +32,7 @@ from app.gui.scopes.scope_units import UNIT_MODES
 from app.gui.scopes.scopes import ScopeStack
 from app.gui.session.errors import show_error
 from app.gui.session.export_job import ExportJob, announce, start_figure_export
+from app.gui.session.figure_helper import FigureHelper
 from models.errors import UserError
 
 __all__ = ["UNIT_LABELS", "X_LABELS", "ScopePanel"]
@@ -49,6 +50,7 @@ class ScopePanel(QtWidgets.QWidget):
         self.kept_runs: Callable[[], list[KeptRun]] = lambda: list(scopes.runs)   # the window: every kept run
         self.announce: Callable[[str], object] = lambda text: None   # an export's result (the window: status bar)
         self.export_job: ExportJob | None = None                     # the last figure exported in the background
+        self.figure_helper = FigureHelper()     # the figure process: started when the Export menu opens, then kept
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(0, 2, 0, 0)
         lay.setSpacing(2)
@@ -72,6 +74,7 @@ class ScopePanel(QtWidgets.QWidget):
         menu.addAction("Screen as PNG…").triggered.connect(lambda: self.ask_export("png"))
         menu.addAction("Whole run as CSV (units in headers)…").triggered.connect(lambda: self.ask_export("csv"))
         self.export_button.setMenu(menu)
+        menu.aboutToShow.connect(self.figure_helper.start)   # matplotlib warms up while a file is chosen
         self.measure_button = QtWidgets.QToolButton()    # one button: the row fits 1366 x 768 beside the figure
         self.measure_button.setText("Measure")
         self.measure_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -152,7 +155,7 @@ class ScopePanel(QtWidgets.QWidget):
         """Export the figure ``width_mm`` wide without blocking the window: the data copied here,
         drawn and written in a worker, the result in the status bar (:mod:`app.gui.session.export_job`)."""
         try:
-            job = start_figure_export(self.scopes, path, width_mm, self)
+            job = start_figure_export(self.scopes, path, width_mm, self, self.figure_helper)
         except (UserError, OSError) as exc:
             show_error(self, "Export failed", str(exc))
             return None

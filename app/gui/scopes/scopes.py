@@ -45,12 +45,13 @@ from app.gui.scopes.scope_live import Settling, enter_live, leave_live
 from app.gui.scopes.scope_math import peak_decimate, trace_stats
 from app.gui.scopes.scope_measure import HoverReadout, link_y_by_unit
 from app.gui.scopes.scope_plot import Scope
-from app.gui.scopes.scope_specs import PALETTE, ScopeSpec, Trace, default_scopes
+from app.gui.scopes.scope_redraw import Redraw
+from app.gui.scopes.scope_specs import ScopeSpec, Trace, default_scopes
+from app.gui.scopes.scope_stack_edit import EditMixin
 from app.gui.scopes.scope_stack_tools import MeasureMixin
-from app.gui.scopes.scope_units import angle_unit, display_unit
-from app.gui.scopes.scope_xy import XYScope, next_colour, xy_spec
+from app.gui.scopes.scope_units import display_unit
+from app.gui.scopes.scope_xy import XYScope
 from app.gui.session.session import SimSession
-from blocks.units import column_units
 
 __all__ = ["MIN_SCOPE_PX", "Scope", "ScopeStack", "Trace", "XYScope", "default_scopes", "peak_decimate",
            "trace_stats"]
@@ -69,7 +70,7 @@ def walk_rows(s: SimSession, t: np.ndarray) -> tuple[int, str]:
     return int(np.searchsorted(t, fall.at_s, side="right")), f"walk before the fall at {fall.at_s:.2f} s"
 
 
-class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
+class ScopeStack(EditMixin, MeasureMixin, pg.GraphicsLayoutWidget):
     """Stacked scopes sharing one time axis (``setXLink``) and one cursor time."""
 
     cursor_moved = QtCore.Signal(float)
@@ -103,6 +104,7 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         self.scene().sigMouseMoved.connect(self._on_hover)
         self.setAcceptDrops(True)    # signals dragged from the browser (app.gui.scopes.scope_drop)
         self.settling = Settling(self._settle_one, self)   # leaving live, a scope per turn (stop_live)
+        self.redraw = Redraw(self)   # a units or x-axis switch, a run ticked: a scope per turn (scope_redraw)
 
     def specs(self) -> list[ScopeSpec]:
         """The specs of the scopes shown (the live objects: edits show at the next bind)."""
@@ -120,10 +122,15 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         specs = self.specs()
         return specs if all(tr.signal in names for sp in specs for tr in sp.all_traces()) else None
 
-    def bind(self, s: SimSession, specs: list[ScopeSpec] | None = None) -> None:
+    def bind(self, s: SimSession, specs: list[ScopeSpec] | None = None, staged: bool = False) -> list[Scope]:
         """Show ``specs`` (default: the user's scopes when ``s`` logs their signals, else
-        :func:`default_scopes`) for session ``s``, reusing the plots of unchanged shape."""
+        :func:`default_scopes`) for session ``s``, reusing the plots of unchanged shape; with
+        ``staged``, a reused plot takes its new units, x mode, data and overlays in a turn of its own
+        (:class:`~app.gui.scopes.scope_redraw.Redraw`), a new one now (the caller's refresh). Returns
+        the scopes not redrawn in turns of their own."""
         self.settling.finish()
+        self.redraw.drop()
+        deferred: list[Scope] = []
         self.session = s
         live, self.live = self.live, False
         if specs is None:
@@ -140,8 +147,11 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
             if prev is not None and prev.spec.shape() == spec.shape() and (not prev.is_xy or (
                     prev.cycle == self.cycle and (prev.unit, prev.factor) == (unit, factor)
                     and (prev.x_unit, prev.x_factor) == (x_unit, x_factor))):   # type: ignore[attr-defined]
-                prev.set_display(unit, factor, self.cycle)     # a time scope switches units and x in place
-                prev.reset(spec, s, bottom)
+                if staged:
+                    deferred.append(prev)
+                else:
+                    prev.set_display(unit, factor, self.cycle)     # a time scope switches units and x in place
+                    prev.reset(spec, s, bottom)
                 self.scopes.append(prev)
                 continue
             if prev is not None:
@@ -169,18 +179,26 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         self.changes = []
         self.hover.clear()
         self.set_live(live)
-        self.set_overlays(self.runs)
+        for sc in self.scopes:
+            if sc not in deferred:
+                sc.show_runs(self.runs)
+        if deferred:
+            self.redraw.start(deferred, stale=True)
         if self.link_y:
             link_y_by_unit(self.scopes, True)
         if self.delta_on:
             self.show_delta()
+        return [sc for sc in self.scopes if sc not in deferred]
 
     def rebind(self) -> None:
-        """Rebuild the scopes with their current specs and options, then redraw the whole run."""
+        """Rebuild the scopes with their current specs and options, then redraw the whole run: a
+        plot built again now, a reused one in a turn of its own (``bind(staged=True)``)."""
         if self.session is not None:
-            self.bind(self.session, self.specs())
-            self.refresh(full=True, stats=True)
-            self.fit_x()
+            fresh = self.bind(self.session, self.specs(), staged=True)
+            self.push(fresh, full=True, stats=True)
+            for sc in fresh:
+                if sc.is_xy or sc is self.master():
+                    sc.plot.enableAutoRange(axis="x")
 
     def fit_x(self) -> None:
         """Fit the shared time axis (and every XY scope) to the data."""
@@ -200,10 +218,10 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         self.rebind()
 
     def set_overlays(self, runs: list[KeptRun]) -> None:
-        """Overlay the kept ``runs`` on every scope (an empty list removes the overlays)."""
+        """Overlay the kept ``runs`` on every scope (an empty list removes the overlays), a scope per
+        event-loop turn (:class:`~app.gui.scopes.scope_redraw.Redraw`)."""
         self.runs = list(runs)
-        for sc in self.scopes:
-            sc.show_runs(self.runs)
+        self.redraw.start(list(self.scopes), stale=False)
 
     def mark_changes(self, changes: list[dict[str, object]]) -> None:
         """Mark the live run's parameter changes ``{"t", "name", "old", "new"}`` on every time scope."""
@@ -215,58 +233,6 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
                 if not sc.is_xy:
                     sc.markers.show(self.changes)
 
-    def make_trace(self, name: str, col: int, color: str | None = None) -> tuple[Trace, str]:
-        """A trace of column ``col`` of logged signal ``name`` (radians shown in degrees) and its unit."""
-        assert self.session is not None
-        s = self.session
-        unit, scale = angle_unit(column_units(s.unit(name), s.labels(name))[col])
-        label = f"{name}[{s.labels(name)[col]}]"
-        return Trace(label, name, col, scale, color or PALETTE[len(label) % len(PALETTE)]), unit
-
-    def add_signal(self, index: int, name: str, col: int) -> Trace:
-        """Add column ``col`` of logged signal ``name`` to scope ``index`` (-1 = a new scope)."""
-        assert self.session is not None
-        self.custom = True
-        if 0 <= index < len(self.scopes):
-            sc = self.scopes[index]
-            tr, _ = self.make_trace(name, col, next_colour(sc.spec) if sc.is_xy else None)
-            sc.add_trace(tr)
-            sc.show_runs(self.runs)
-        else:
-            tr, unit = self.make_trace(name, col)
-            self.bind(self.session, self.specs() + [ScopeSpec(name, unit, [tr])])
-        self.refresh(full=True)
-        return tr
-
-    def add_xy(self, x: tuple[str, int], y: tuple[str, int]) -> XYScope:
-        """A new XY scope of column ``y[1]`` of signal ``y[0]`` against column ``x[1]`` of ``x[0]``."""
-        assert self.session is not None
-        tx, ux = self.make_trace(*x, color="#222222")
-        ty, uy = self.make_trace(*y, color=PALETTE[0])
-        self.custom = True
-        self.bind(self.session, self.specs() + [xy_spec(tx, ty, ux, uy)])
-        self.refresh(full=True, stats=True)
-        scope = self.scopes[-1]
-        assert isinstance(scope, XYScope)
-        return scope
-
-    def remove_trace(self, index: int, trace: int) -> Trace:
-        """Remove trace ``trace`` of scope ``index``."""
-        self.custom = True
-        tr = self.scopes[index].remove_trace(trace)
-        self.scopes[index].show_runs(self.runs)
-        return tr
-
-    def remove_scope(self, index: int) -> ScopeSpec:
-        """Remove scope ``index`` (the others keep their traces)."""
-        specs = self.specs()
-        gone = specs.pop(index)
-        assert self.session is not None
-        self.custom = True
-        self.bind(self.session, specs)
-        self.refresh(full=True, stats=True)
-        return gone
-
     def _on_cursor(self, line: pg.InfiniteLine) -> None:
         t = float(line.value())
         if abs(t - self._cursor_t) > 1e-12:
@@ -277,6 +243,7 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         """Mark (or, with None, unmark) the time of a fall on every scope; the time scopes fit their
         y range to the walk before it (:meth:`Scope.fit_y_before`), not to a tumbling body."""
         self.settling.finish()
+        self.redraw.finish()
         s = self.session
         for sc in self.scopes:
             sc.mark_fall(t_fall)
@@ -302,6 +269,7 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
             return
         self.live = on
         if on:
+            self.redraw.finish()
             self.settling.cancel()      # the scopes not settled yet are still live
         master = self.master()
         for sc in self.scopes:
@@ -317,13 +285,14 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         if not self.live:
             self.refresh(full=True, stats=True)
             return
+        self.redraw.finish()
         self.live = False
         master = self.master()
         self.settling.start(sorted(self.scopes, key=lambda sc: sc is not master))
 
     def _settle_one(self, sc: Scope) -> None:
         leave_live(sc, self.master())
-        self._push([sc], full=True, stats=True)
+        self.push([sc], full=True, stats=True)
 
     def visible_scopes(self) -> list[Scope]:
         """The scopes on screen: none when the stack is hidden (another tab), else those whose plot
@@ -372,10 +341,11 @@ class ScopeStack(MeasureMixin, pg.GraphicsLayoutWidget):
         """Push recorded data into every curve: the last ``window_s`` seconds, or all of it (the
         scopes still settling from live are settled first)."""
         self.settling.finish()
+        self.redraw.finish()
         self._frames += 1
-        self._push(self.scopes, full, stats or self._frames % 10 == 0)
+        self.push(self.scopes, full, stats or self._frames % 10 == 0)
 
-    def _push(self, scopes: list[Scope], full: bool, stats: bool) -> None:
+    def push(self, scopes: list[Scope], full: bool, stats: bool) -> None:
         """Data (and with ``stats`` the title statistics) into ``scopes``; the x master follows the run's end."""
         s = self.session
         if s is None or not scopes:

@@ -12,7 +12,8 @@ or ``failed(exc)`` and shows ``Exported … in 3.2 s`` (or the error) itself.
 * **Figure** (:func:`start_figure_export`): the scopes' data are copied on the GUI thread
   (:func:`~app.gui.scopes.scope_figure.figure_data`, tens of ms); drawing and saving,
   :func:`~app.gui.scopes.scope_figure.save_figure`, run in a spawned process that the worker
-  thread waits for (:func:`figure_in_process`: matplotlib in a thread held the GIL too long).
+  thread waits for (:func:`figure_in_process`: matplotlib in a thread held the GIL too long),
+  the window's :class:`~app.gui.session.figure_helper.FigureHelper`, started once and kept.
 * **Animation** (:func:`start_animation_export`): a frame is drawn from a widget, which Qt
   allows on the GUI thread only, so :class:`FramePump` renders one frame per event-loop turn
   (:class:`~app.gui.figure.export.AnimationFrames`, 5-20 ms each) into a bounded queue; the worker
@@ -21,7 +22,6 @@ or ``failed(exc)`` and shows ``Exported … in 3.2 s`` (or the error) itself.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import queue
 import threading
 import time
@@ -32,8 +32,9 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.figure.export import AnimationFrames, AnimationWriter, check_animation_path, video_size
-from app.gui.scopes.scope_figure import FigureData, check_figure_path, figure_data, save_figure_reporting
+from app.gui.scopes.scope_figure import FigureData, check_figure_path, figure_data
 from app.gui.scopes.scopes import ScopeStack
+from app.gui.session.figure_helper import FigureHelper
 from app.gui.session.handover import Mailbox, without_frames
 from app.gui.session.session import SimSession
 from models.errors import UserError
@@ -122,46 +123,30 @@ class ExportJob(QtCore.QObject):
 
 
 def start_figure_export(stack: ScopeStack, path: str | Path, width_mm: float,
-                        parent: QtWidgets.QWidget) -> ExportJob:
+                        parent: QtWidgets.QWidget, helper: FigureHelper | None = None) -> ExportJob:
     """The scopes as a journal figure ``width_mm`` wide into ``path`` (PDF, SVG, PNG): the data
-    copied here, drawn and written by a spawned process (:func:`figure_in_process`)."""
+    copied here, drawn and written by ``helper``'s process (:func:`figure_in_process`)."""
     path = check_figure_path(path)
     data = figure_data(stack)
     return ExportJob(f"a figure {width_mm:.0f} mm wide",
-                     lambda progress, cancelled: figure_in_process(data, path, width_mm, cancelled), parent)
+                     lambda progress, cancelled: figure_in_process(data, path, width_mm, cancelled, helper), parent)
 
 
-def figure_in_process(data: FigureData, path: Path, width_mm: float, cancelled: Callable[[], bool]) -> Path:
-    """:func:`~app.gui.scopes.scope_figure.save_figure` in a **spawned** process, polled every 0.1 s.
+def figure_in_process(data: FigureData, path: Path, width_mm: float, cancelled: Callable[[], bool],
+                      helper: FigureHelper | None = None) -> Path:
+    """:func:`~app.gui.scopes.scope_figure.save_figure` in a **spawned** process: ``helper``'s, kept
+    for the next export (:mod:`app.gui.session.figure_helper`), or one of its own, ended after.
 
     A thread would do, but matplotlib holds the GIL through long C calls (text layout, Agg, zlib):
     the GUI thread then waited 100-300 ms at a time (1 ms of its own CPU) on the loaded 2-core
     machine. The process imports numpy and matplotlib only (no Qt: ``scope_figure`` needs none
     to draw), and never blocks the window. Cancel terminates it and removes the partial file."""
-    ctx = mp.get_context("spawn")
-    out = ctx.Queue()
-    proc = ctx.Process(target=save_figure_reporting, args=(data, str(path), width_mm, out), daemon=True,
-                       name="gaitblocks figure export")
-    proc.start()
+    own = helper or FigureHelper()
     try:
-        while True:
-            if cancelled():
-                proc.terminate()
-                path.unlink(missing_ok=True)
-                raise UserError("export cancelled")
-            try:
-                error = out.get(timeout=0.1)
-                break
-            except queue.Empty:
-                if not proc.is_alive() and out.empty():
-                    error = f"the export process ended with code {proc.exitcode}"
-                    break
+        return own.draw(data, path, width_mm, cancelled)
     finally:
-        proc.join(timeout=5.0)
-    if error:
-        path.unlink(missing_ok=True)
-        raise UserError(f"figure export failed: {error}")
-    return path
+        if helper is None:
+            own.stop()
 
 
 def announce(job: ExportJob, status: Callable[[str], object],
