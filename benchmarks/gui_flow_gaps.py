@@ -11,7 +11,8 @@ The window holds ``--runs`` kept runs of ``--seconds`` simulated seconds each (f
 ``SimSession.step`` outside the measurement, then ended through the frame timer: the *end of a run*
 row; the last run is exported, a 180 mm PDF figure and a 320 x 240 GIF, before its reset); they
 are ticked to overlay (*tick a run*), and the unit and x-axis switches happen with them overlaid;
-these three last until the last scope's turn of the staged redraw (:func:`drawn`). The figure is
+these three, and the flows that bind a compile (palette add and undo, preset and dataset changes),
+last until the last scope's turn of the staged redraw (:func:`drawn`). The figure is
 exported twice: the first export starts the window's figure process, the second finds it waiting.
 ``--profile FLOW`` (a row's key, e.g. ``units``) prints the 25 costliest functions of the GUI
 thread during that flow (cProfile; the worker threads are not profiled).
@@ -104,7 +105,9 @@ def drawn(win: MainWindow) -> bool:
 
 
 def idle_compile(win: MainWindow) -> bool:
-    return not win.compiler.busy and not win.canvas.editor.pending
+    """The background compile arrived and every scope had its turn of the staged rebind
+    (``ScopeStack.rebind``, :func:`drawn`)."""
+    return not win.compiler.busy and not win.canvas.editor.pending and drawn(win)
 
 
 def end_a_run(app: QtWidgets.QApplication, win: MainWindow, profile: str | None, i: int) -> None:

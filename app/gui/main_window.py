@@ -329,7 +329,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.canvas.bind(s)
         self.figure.set_model(s.biped_params())
         self.inspector.track(s)      # keeps the run a compile replaced, with the scopes it showed
-        self.scopes.bind(s)
+        self.scopes.rebind(s)        # reused plots redrawn one per turn (scope_redraw), built ones now
         self.gains.bind(s)
         self.tuning.bind()
         if self.params.block in s.diagram.blocks:
@@ -338,7 +338,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.params.clear()
         self.timeline.set_end(0.0, True)
         self.stop_at_fall.setChecked(s.stop_at_fall)
-        self.run_control.update_views()
+        self.run_control.update_views(scopes=False)     # the rebind pushed the scopes' data itself
 
     def _set_stop_at_fall(self, on: bool) -> None:
         """Stop at a fall, or simulate on past it (the current run too: Run goes on from where it stopped)."""

@@ -161,3 +161,28 @@ def test_a_figure_exported_while_scopes_wait_shows_them_all_in_the_new_units(qtb
     assert not stack.redraw.pending
     grf = [row for row in rows if "GRF" in row.title]
     assert grf and all(row.unit == "BW" for row in grf)
+
+
+def test_a_preset_change_redraws_the_reused_scopes_one_a_turn(qtbot, window: MainWindow,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    _two_kept_runs(qtbot, window)
+    ins = window.inspector
+    for r in ins.store.runs:
+        ins.set_ticked(r.key, True)
+    drawn(qtbot, window)
+    stack = window.scopes
+    built, before = stack.built, list(stack.scopes)
+    updates = _count(monkeypatch, "update")
+    turns = _per_turn(window, updates)
+    own = stack.redraw.chain.turns
+    assert window.files.set_preset("setpoint", background=True)
+    qtbot.waitUntil(lambda: not window.compiler.busy, timeout=30000)
+    drawn(qtbot, window)
+    assert window.session.preset == "setpoint"
+    reused = [sc for sc in stack.scopes if any(sc is b for b in before)]
+    assert reused and stack.built - built == len(stack.scopes) - len(reused)
+    assert turns == [1] * len(reused)                           # one Scope.update a turn ...
+    assert stack.redraw.chain.turns - own == len(reused)        # ... each in a turn of its own (before: all in one call)
+    assert len(updates) == len(stack.scopes)                    # the built plots once, at the bind
+    assert all((r.key, 0) in sc.overlay.curves for sc in stack.scopes for r in ins.store.runs
+               if not sc.is_xy)

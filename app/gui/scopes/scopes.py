@@ -190,15 +190,22 @@ class ScopeStack(EditMixin, MeasureMixin, pg.GraphicsLayoutWidget):
             self.show_delta()
         return [sc for sc in self.scopes if sc not in deferred]
 
-    def rebind(self) -> None:
-        """Rebuild the scopes with their current specs and options, then redraw the whole run: a
-        plot built again now, a reused one in a turn of its own (``bind(staged=True)``)."""
-        if self.session is not None:
+    def rebind(self, s: SimSession | None = None) -> None:
+        """Rebuild the scopes, then redraw the whole run: a plot built again now, a reused one in a
+        turn of its own (``bind(staged=True)``). Without ``s``, the current session with the current
+        specs and options (a units or x-axis switch); with ``s``, a compile's new session with the
+        scopes :meth:`bind` chooses for it (``MainWindow.bind_session``: the reused plots, with three
+        runs overlaid, no longer all repaint in the turn the compile arrives)."""
+        if s is not None:
+            fresh = self.bind(s, staged=True)
+        elif self.session is not None:
             fresh = self.bind(self.session, self.specs(), staged=True)
-            self.push(fresh, full=True, stats=True)
-            for sc in fresh:
-                if sc.is_xy or sc is self.master():
-                    sc.plot.enableAutoRange(axis="x")
+        else:
+            return
+        self.push(fresh, full=True, stats=True)
+        for sc in fresh:
+            if sc.is_xy or sc is self.master():
+                sc.plot.enableAutoRange(axis="x")
 
     def fit_x(self) -> None:
         """Fit the shared time axis (and every XY scope) to the data."""

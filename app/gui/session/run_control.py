@@ -268,11 +268,12 @@ class RunController(QtCore.QObject):
         self.views.gains.sync()
         self.update_views()
 
-    def update_views(self, tick: int | None = None, now: float | None = None) -> None:
+    def update_views(self, tick: int | None = None, now: float | None = None, scopes: bool = True) -> None:
         """Redraw the figure at ``tick`` (None: the newest sample, and then also the scopes,
         timeline and tooltips). While running, the scopes refresh round-robin
         (:meth:`ScopeStack.refresh_live`) and the timeline and status bar every ``STATUS_S``;
-        ``now`` is the frame's ``time.perf_counter()``."""
+        ``now`` is the frame's ``time.perf_counter()``. Without ``scopes`` the scopes are left
+        alone (a bind that redraws them a scope per turn: ``ScopeStack.rebind``)."""
         s = self.session
         now = time.perf_counter() if now is None else now
         n = s.runner.recorder.length
@@ -281,9 +282,9 @@ class RunController(QtCore.QObject):
         if k >= 0:
             self._draw_figure(k)
         if follow:
-            if self.running:
+            if scopes and self.running:
                 self.views.scopes.refresh_live(now)
-            else:
+            elif scopes:
                 self.views.scopes.refresh(full=True)
             if self.frames % 15 == 0:
                 self.views.canvas.refresh_tooltips()
