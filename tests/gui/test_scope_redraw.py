@@ -182,7 +182,7 @@ def test_a_preset_change_redraws_the_reused_scopes_one_a_turn(qtbot, window: Mai
     reused = [sc for sc in stack.scopes if any(sc is b for b in before)]
     assert reused and stack.built - built == len(stack.scopes) - len(reused)
     assert turns == [1] * len(reused)                           # one Scope.update a turn ...
-    assert stack.redraw.chain.turns - own == len(reused)        # ... each in a turn of its own (before: all in one call)
+    assert stack.redraw.chain.turns - own == len(reused)        # ... each in its own turn (before: all in one call)
     assert len(updates) == len(stack.scopes)                    # the built plots once, at the bind
     assert all((r.key, 0) in sc.overlay.curves for sc in stack.scopes for r in ins.store.runs
                if not sc.is_xy)

@@ -71,12 +71,16 @@ class Settling(QtCore.QObject):
         self._chain = 0          # the running chain of turns; an older one stops at its next turn
         self.turns = 0           # scopes settled in their own turn (for tests and benchmarks)
 
-    def start(self, scopes: list[Scope]) -> None:
-        """Settle ``scopes`` in order: the first now, then one per event-loop turn."""
+    def start(self, scopes: list[Scope], now: bool = True) -> None:
+        """Settle ``scopes`` in order: the first now (without ``now``: in the next turn), then one
+        per event-loop turn."""
         self.finish()
         self.pending = list(scopes)
         self._chain += 1
-        self._next(self._chain)
+        if now:
+            self._next(self._chain)
+        else:
+            next_turn(self, partial(self._next, self._chain))
 
     def _next(self, chain: int) -> None:
         if chain != self._chain:

@@ -58,9 +58,10 @@ class Redraw:
     def pending(self) -> list[Scope]:
         return self.chain.pending
 
-    def start(self, scopes: list[Scope], stale: bool) -> None:
+    def start(self, scopes: list[Scope], stale: bool, now: bool = True) -> None:
         """Redraw ``scopes`` (with ``stale``: in the stack's new units and x mode, with the whole
-        run), one per turn; the scopes already waiting keep their place."""
+        run), one per turn, the first now (without ``now``: in the next turn, after the caller's
+        own repaint); the scopes already waiting keep their place."""
         if stale:
             self.stale |= set(map(id, scopes))
             master = self.stack.master()
@@ -74,7 +75,7 @@ class Redraw:
         if self.chain.pending:
             self.chain.pending = redraw_order(self.stack, self.chain.pending + new)
         else:
-            self.chain.start(redraw_order(self.stack, new))
+            self.chain.start(redraw_order(self.stack, new), now)
 
     def step(self, sc: Scope) -> None:
         """Scope ``sc``'s turn (module docstring)."""

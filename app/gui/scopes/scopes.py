@@ -122,12 +122,14 @@ class ScopeStack(EditMixin, MeasureMixin, pg.GraphicsLayoutWidget):
         specs = self.specs()
         return specs if all(tr.signal in names for sp in specs for tr in sp.all_traces()) else None
 
-    def bind(self, s: SimSession, specs: list[ScopeSpec] | None = None, staged: bool = False) -> list[Scope]:
+    def bind(self, s: SimSession, specs: list[ScopeSpec] | None = None, staged: bool = False,
+             later: bool = False) -> list[Scope]:
         """Show ``specs`` (default: the user's scopes when ``s`` logs their signals, else
         :func:`default_scopes`) for session ``s``, reusing the plots of unchanged shape; with
         ``staged``, a reused plot takes its new units, x mode, data and overlays in a turn of its own
-        (:class:`~app.gui.scopes.scope_redraw.Redraw`), a new one now (the caller's refresh). Returns
-        the scopes not redrawn in turns of their own."""
+        (:class:`~app.gui.scopes.scope_redraw.Redraw`; with ``later``, the first too waits for the
+        next turn), a new one now (the caller's refresh). Returns the scopes not redrawn in turns of
+        their own."""
         self.settling.finish()
         self.redraw.drop()
         deferred: list[Scope] = []
@@ -183,7 +185,7 @@ class ScopeStack(EditMixin, MeasureMixin, pg.GraphicsLayoutWidget):
             if sc not in deferred:
                 sc.show_runs(self.runs)
         if deferred:
-            self.redraw.start(deferred, stale=True)
+            self.redraw.start(deferred, stale=True, now=not later)
         if self.link_y:
             link_y_by_unit(self.scopes, True)
         if self.delta_on:
@@ -197,7 +199,7 @@ class ScopeStack(EditMixin, MeasureMixin, pg.GraphicsLayoutWidget):
         scopes :meth:`bind` chooses for it (``MainWindow.bind_session``: the reused plots, with three
         runs overlaid, no longer all repaint in the turn the compile arrives)."""
         if s is not None:
-            fresh = self.bind(s, staged=True)
+            fresh = self.bind(s, staged=True, later=True)     # the compile's turn repaints the diagram
         elif self.session is not None:
             fresh = self.bind(self.session, self.specs(), staged=True)
         else:
