@@ -18,7 +18,7 @@ from app.gui.runs.compare_view import CompareView, load_compare
 from app.gui.session.session import SimSession
 from blocks import Diagram, SolverSettings
 from blocks.library.control import PID
-from tests.gui.conftest import run_until
+from tests.gui.conftest import drawn, run_until
 
 pytestmark = pytest.mark.gui
 
@@ -216,6 +216,7 @@ def test_grf_scopes_mark_the_force_no_plate_measured(qtbot, window: MainWindow, 
     assert window.session.filled_spans() == []
     d = shared_data / "demotu-BMC"
     assert window.files.open_dataset(f"{d / 'walk1.forces'}|{d / 'walk1.trc'}")
+    drawn(qtbot, window)                        # the reused scopes redraw one per turn
     (span,) = window.session.filled_spans()
     assert span[2] == "r" and span[0] == pytest.approx(0.0) and span[1] == pytest.approx(0.30, abs=0.02)
     grf_scopes = [sc for sc in window.scopes.scopes if sc.spec.mark_filled]

@@ -136,6 +136,7 @@ def test_a_recompile_reuses_the_plots_and_shows_the_new_run(qtbot, window: MainW
     stack = window.scopes
     plots, built = [sc.plot for sc in stack.scopes], stack.built
     window.files.set_preset("setpoint")
+    drawn(qtbot, window)                                # the reused scopes redraw one per turn
     assert [sc.plot for sc in stack.scopes] == plots and stack.built == built     # nothing rebuilt
     assert all(c.getData()[0] is None or c.getData()[0].size <= 1 for sc in stack.scopes for c in sc.curves)
     run_until(qtbot, window, 0.3)
