@@ -1,4 +1,4 @@
-"""A units or x-axis switch and a run ticked to overlay redraw one scope per event-loop turn,
+"""A units or x-axis switch, a run ticked to overlay and a compile's rebind redraw one scope per event-loop turn,
 the x master first, then the scopes on screen (issue 32 §2: app.gui.scopes.scope_redraw)."""
 
 from __future__ import annotations

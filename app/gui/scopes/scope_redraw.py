@@ -1,4 +1,6 @@
-"""Redrawing the scopes one per event-loop turn: a units or x-axis switch, a run (un)ticked to overlay.
+"""Redrawing the scopes one per event-loop turn: a units or x-axis switch, a run (un)ticked to
+overlay, the rebind after a compile (``ScopeStack.rebind(s)``: its first turn is the next one, as
+the compile's own turn repaints the diagram).
 
 A units switch with three kept runs overlaid gave eight plots new data at once (their traces
 and 3 x 2 overlay curves each, the statistics), and Qt then repainted all eight in one turn: 135-219 ms
