@@ -24,6 +24,16 @@ def _two_kept_runs(qtbot: Any, window: MainWindow) -> None:
         qtbot.waitUntil(lambda: not window.compiler.busy, timeout=30000)
 
 
+def _two_runs_overlaid(qtbot: Any, window: MainWindow) -> Any:
+    """Two kept runs, both ticked to overlay and drawn; the run inspector."""
+    _two_kept_runs(qtbot, window)
+    ins = window.inspector
+    for r in ins.store.runs:
+        ins.set_ticked(r.key, True)
+    drawn(qtbot, window)
+    return ins
+
+
 def _count(monkeypatch: pytest.MonkeyPatch, name: str) -> list[Scope]:
     """Every call of ``Scope.<name>`` (the scope it was called on)."""
     calls: list[Scope] = []
@@ -53,11 +63,7 @@ def _per_turn(window: MainWindow, calls: list[Scope]) -> list[int]:
 
 def test_a_units_switch_redraws_one_scope_a_turn(qtbot, window: MainWindow,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    _two_kept_runs(qtbot, window)
-    ins = window.inspector
-    for r in ins.store.runs:
-        ins.set_ticked(r.key, True)
-    drawn(qtbot, window)
+    ins = _two_runs_overlaid(qtbot, window)
     stack = window.scopes
     n = len(stack.scopes)
     grf = next(sc for sc in stack.scopes if "GRF" in sc.spec.title)
@@ -165,11 +171,7 @@ def test_a_figure_exported_while_scopes_wait_shows_them_all_in_the_new_units(qtb
 
 def test_a_preset_change_redraws_the_reused_scopes_one_a_turn(qtbot, window: MainWindow,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    _two_kept_runs(qtbot, window)
-    ins = window.inspector
-    for r in ins.store.runs:
-        ins.set_ticked(r.key, True)
-    drawn(qtbot, window)
+    ins = _two_runs_overlaid(qtbot, window)
     stack = window.scopes
     built, before = stack.built, list(stack.scopes)
     updates = _count(monkeypatch, "update")

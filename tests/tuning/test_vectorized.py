@@ -105,16 +105,10 @@ def test_walking_sweep_rows_equal_single_runs(engine: str) -> None:
     assert all(r["status"] == "ok" for r in got)
 
 
-def test_batches_of_one_sweep_share_their_base_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Three walking specs in batches of one copy: the base run is built once for the three batches
-    (it cost about 0.3 s per batch) and every row equals the row of the three in one batch."""
+def _count_builds(monkeypatch: pytest.MonkeyPatch) -> list[RunSpec]:
+    """The specs ``app.tuning.vectorized`` builds from now on (its ``build`` wrapped)."""
     import app.tuning.vectorized as vectorized
-    from blocks.executors import VectorizedExecutor
 
-    base = RunSpec(dataset="sneakers", preset="tracking", duration=0.3)
-    specs = [base.with_settings(("pid_hip.kp", kp)) for kp in (300.0, 650.0, 1200.0)]
-    fn = partial(run_one, objective=Objective())
-    whole = VectorizedExecutor(chunk=3).map(fn, specs)
     builds: list[RunSpec] = []
     build = vectorized.build
 
@@ -123,6 +117,19 @@ def test_batches_of_one_sweep_share_their_base_run(monkeypatch: pytest.MonkeyPat
         return build(spec)
 
     monkeypatch.setattr(vectorized, "build", counted)
+    return builds
+
+
+def test_batches_of_one_sweep_share_their_base_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three walking specs in batches of one copy: the base run is built once for the three batches
+    (it cost about 0.3 s per batch) and every row equals the row of the three in one batch."""
+    from blocks.executors import VectorizedExecutor
+
+    base = RunSpec(dataset="sneakers", preset="tracking", duration=0.3)
+    specs = [base.with_settings(("pid_hip.kp", kp)) for kp in (300.0, 650.0, 1200.0)]
+    fn = partial(run_one, objective=Objective())
+    whole = VectorizedExecutor(chunk=3).map(fn, specs)
+    builds = _count_builds(monkeypatch)
     single = VectorizedExecutor(chunk=1).map(fn, specs)
     assert len(builds) == 1 and builds[0].settings == ()
     for got, ref in zip(single, whole):
@@ -133,21 +140,13 @@ def test_batches_of_one_sweep_share_their_base_run(monkeypatch: pytest.MonkeyPat
 def test_batches_on_two_threads_give_the_same_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two workers (batches of 1, 2 and 2 copies on two threads, each stepped serially) give one worker's
     rows to the bit and build the base run the batches share once (its lock)."""
-    import app.tuning.vectorized as vectorized
     from blocks.executors import VectorizedExecutor
 
     base = RunSpec(dataset="sneakers", preset="tracking", duration=0.3)
     specs = [base.with_settings(("pid_hip.kp", kp)) for kp in (300.0, 500.0, 650.0, 900.0, 1200.0)]
     fn = partial(run_one, objective=Objective())
     one = VectorizedExecutor(1, chunk=8).map(fn, specs)
-    builds: list[RunSpec] = []
-    build = vectorized.build
-
-    def counted(spec: RunSpec) -> Any:
-        builds.append(spec)
-        return build(spec)
-
-    monkeypatch.setattr(vectorized, "build", counted)
+    builds = _count_builds(monkeypatch)
     two = VectorizedExecutor(2, chunk=2).map(fn, specs)
     assert len(builds) == 1
     for got, ref in zip(two, one):
