@@ -3,7 +3,8 @@
 Steps:
 
 1. instantiate every block (unknown types and parameters raise);
-2. check each connection's ports and sizes, and that every input is driven exactly once;
+2. check each connection's ports, and that every input is driven exactly once; resolve the widths
+   that inherit (:mod:`blocks.widths`), then check every wire's width;
 3. build the port-level direct-feedthrough graph (output ``a.y`` -> input ``b.u`` -> output
    ``b.v`` when ``(u, v)`` is a feedthrough pair) and reject a cycle with an
    :class:`~blocks.core.AlgebraicLoopError` naming it ``a.y -> b.u -> b.v -> ... -> a.y``;
@@ -19,13 +20,14 @@ Steps:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from blocks.core import AlgebraicLoopError, Block, CompileContext, DiagramError, Params, PortSpec
 from blocks.diagram import Diagram, split_port
+from blocks.widths import Inherited, resolve_widths
 
 __all__ = ["CompiledModel", "compile_diagram"]
 
@@ -53,6 +55,9 @@ class CompiledModel:
         Block name -> sample period in solver ticks (1 for non-discrete blocks).
     minor : set of str
         Blocks re-evaluated at RK4 stages 2-4.
+    inherited : dict
+        Block name -> :class:`~blocks.widths.Inherited`, for each block whose width was inherited
+        (``blocks`` hold the resolved widths, as if written).
     """
 
     diagram: Diagram
@@ -71,10 +76,16 @@ class CompiledModel:
     x0: np.ndarray
     z0: np.ndarray
     n_signals: int
+    inherited: dict[str, Inherited] = field(default_factory=dict)
 
     @property
     def dt(self) -> float:
         return self.ctx.dt
+
+    @property
+    def widths(self) -> dict[str, int]:
+        """``"block.output"`` -> its width (the width of every wire it drives), resolved."""
+        return {key: size for key, (_, size) in self.out_slot.items()}
 
     def block(self, name: str) -> Block:
         for b in self.blocks:
@@ -105,6 +116,10 @@ def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
         inputs[name], outputs[name] = b.port_specs()
 
     in_source = _check_wiring(diagram, blocks, inputs, outputs)
+    inherited = resolve_widths(blocks, in_source)
+    for name in inherited:
+        inputs[name], outputs[name] = blocks[name].port_specs()
+    _check_widths(in_source, inputs, outputs, inherited)
     order = _sort(diagram, blocks, in_source)
     ticks = _sample_ticks(blocks, ctx.dt)
 
@@ -138,7 +153,7 @@ def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
     z0 = np.concatenate(zs) if zs else np.zeros(0)
     minor = _minor_blocks(order, in_source, ticks)
     return CompiledModel(diagram, ctx, order, inputs, outputs, out_slot, in_source, in_slot, x_slot, z_slot, ticks,
-                         minor, params, x0, z0, off)
+                         minor, params, x0, z0, off, inherited)
 
 
 def _initial(b: Block, v: np.ndarray, n: int, what: str) -> np.ndarray:
@@ -165,9 +180,6 @@ def _check_wiring(diagram: Diagram, blocks: dict[str, Block], inputs: dict[str, 
             raise DiagramError(f"connection {src} -> {dst}: block '{sb}' has no output '{sp}'")
         if dp not in dins:
             raise DiagramError(f"connection {src} -> {dst}: block '{db}' has no input '{dp}'")
-        if souts[sp].size != dins[dp].size:
-            raise DiagramError(f"size mismatch: {src} has {souts[sp].size} element(s) but {dst} takes "
-                               f"{dins[dp].size}")
         if dst in in_source:
             raise DiagramError(f"fan-in: input '{dst}' is driven by both '{in_source[dst]}' and '{src}'")
         in_source[dst] = src
@@ -176,6 +188,20 @@ def _check_wiring(diagram: Diagram, blocks: dict[str, Block], inputs: dict[str, 
             if f"{name}.{s.name}" not in in_source and not s.optional:
                 raise DiagramError(f"block '{name}' ({blocks[name].type_name}): input '{s.name}' is not connected")
     return in_source
+
+
+def _check_widths(in_source: dict[str, str], inputs: dict[str, tuple[PortSpec, ...]],
+                  outputs: dict[str, tuple[PortSpec, ...]], inherited: dict[str, Inherited]) -> None:
+    """Every wire's output and input widths agree; the message names both ports, Simulink style:
+    ``width mismatch: k.u is 3 wide but c.y gives 2``, and where an inherited width came from."""
+    for dst, src in in_source.items():
+        (db, dp), (sb, sp) = dst.split("."), src.split(".")
+        w_in = next(int(s.size) for s in inputs[db] if s.name == dp)
+        w_out = next(int(s.size) for s in outputs[sb] if s.name == sp)
+        if w_in != w_out:
+            how = inherited.get(db)
+            note = f" ({db}.{how.param} = {how.width} is inherited from {how.source})" if how else ""
+            raise DiagramError(f"width mismatch: {dst} is {w_in} wide but {src} gives {w_out}{note}")
 
 
 def _sort(diagram: Diagram, blocks: dict[str, Block], in_source: dict[str, str]) -> list[Block]:

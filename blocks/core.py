@@ -45,6 +45,7 @@ import numpy as np
 from blocks.packing import Layout
 from blocks.spec import NAME_RE as _NAME_RE
 from blocks.spec import (
+    INHERIT,
     AlgebraicLoopError,
     BlockError,
     DiagramError,
@@ -188,8 +189,9 @@ class Block:
                 f"known: {', '.join(self.params) or 'none'}")
         normal = {k: spec.validate(values.get(k, spec.default), f"{where} parameter '{k}'")
                   for k, spec in self.params.items()}
-        for k, spec in self.params.items():  # a per-item list has one value per item
-            if spec.size and isinstance(normal[k], tuple) and len(normal[k]) != normal[spec.size]:
+        for k, spec in self.params.items():  # a per-item list has one value per item (checked once n is known)
+            if (spec.size and isinstance(normal[k], tuple) and normal[spec.size] != INHERIT
+                    and len(normal[k]) != normal[spec.size]):
                 raise ParameterValueError(f"{where} parameter '{k}': {len(normal[k])} values for "
                                           f"{spec.size} = {normal[spec.size]} items (or give one number for all)")
         object.__setattr__(self, "name", name)
@@ -367,6 +369,8 @@ def _contract_problems(cls: type[Block]) -> list[str]:
         if not _NAME_RE.match(key):
             problems.append(f"parameter name {key!r} is not an identifier")
     int_names = {k for k, s in cls.params.items() if isinstance(s, ParamSpec) and s.kind == "int"}
+    if sum(isinstance(s, ParamSpec) and s.inherit for s in cls.params.values()) > 1:
+        problems.append("at most one parameter may inherit its width (ParamSpec(inherit=True))")
     for key, spec in cls.params.items():
         if isinstance(spec, ParamSpec) and spec.size and (spec.kind != "float" or spec.size not in int_names):
             problems.append(f"per-item parameter {key!r} must be a float sized by an int parameter")

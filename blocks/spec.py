@@ -19,12 +19,14 @@ import numpy as np
 from models.errors import UserError
 
 __all__ = [
-    "AlgebraicLoopError", "BlockError", "DiagramError", "KINDS", "Kernels", "NAME_RE", "ParamSpec",
+    "AlgebraicLoopError", "BlockError", "DiagramError", "INHERIT", "KINDS", "Kernels", "NAME_RE", "ParamSpec",
     "ParameterValueError", "Params", "PortSpec", "SimulationError", "UnknownParameterError", "split_param", "with_item",
 ]
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 KINDS = ("float", "int", "bool", "str", "vector", "callable")
+#: the value of a width parameter that takes its input's width at compile (Simulink's -1 port dimension)
+INHERIT = -1
 
 
 class BlockError(UserError):
@@ -82,6 +84,10 @@ class ParamSpec:
         parameter giving the number of items. A number applies to every item (scalar expansion,
         as in Simulink); a list gives one value per item, its length checked by the block.
         ``"block.param[i]"`` addresses item ``i`` (:func:`split_param`). Empty = a plain parameter.
+    inherit : bool
+        An ``int`` width that may also be :data:`INHERIT` (-1, written ``inherit`` on the command line):
+        the compiler then sets it to the width of the signal driving the ports it sizes
+        (:mod:`blocks.widths`). Other values keep ``min``/``max``.
     """
 
     default: Any
@@ -93,12 +99,15 @@ class ParamSpec:
     kind: str = ""
     choices: tuple[str, ...] = ()
     size: str = ""
+    inherit: bool = False
 
     def __post_init__(self) -> None:
         kind = self.kind or _infer_kind(self.default)
         if kind not in KINDS:
             raise TypeError(f"ParamSpec kind must be one of {KINDS}, got {kind!r}")
         object.__setattr__(self, "kind", kind)
+        if self.inherit and kind != "int":
+            raise TypeError(f"only an int width may inherit (ParamSpec kind {kind!r})")
         if kind == "vector":
             object.__setattr__(self, "default", tuple(float(v) for v in self.default))
         self.validate(self.default, "ParamSpec default")
@@ -120,6 +129,8 @@ class ParamSpec:
             if self.choices and value not in self.choices:
                 raise ParameterValueError(f"{where}: {value!r} is not one of {', '.join(self.choices)}")
             return value
+        if self.inherit and _is_inherit(value):
+            return INHERIT
         if self.size and isinstance(value, (list, tuple, np.ndarray)):
             return tuple(self._number(v, where, float) for v in value)
         if kind == "vector":
@@ -155,6 +166,8 @@ class ParamSpec:
                 return self.validate(low in ("true", "1", "yes", "on"), where)
             if self.kind in ("str", "callable"):
                 return self.validate(text, where)
+            if self.inherit and text.lower() == "inherit":
+                return INHERIT
             if self.kind == "vector" or (self.size and any(c in text for c in "[](), ")):
                 parts = [s for s in text.strip("[]()").replace(",", " ").split() if s]
                 return self.validate([float(s) for s in parts], where)
@@ -173,7 +186,7 @@ class ParamSpec:
         default = list(self.default) if self.kind == "vector" else self.default
         return {"default": default, "min": self.min, "max": self.max, "unit": self.unit, "tunable": self.tunable,
                 "description": self.description, "kind": self.kind, "choices": list(self.choices),
-                "size": self.size}
+                "size": self.size, "inherit": self.inherit}
 
 
 _PARAM_REF = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?$")
@@ -201,6 +214,11 @@ def with_item(current: Any, index: int, value: float, n: int, where: str) -> Any
         raise ParameterValueError(f"{where}: holds {len(items)} values for {n} items")
     items[index] = float(value)
     return items[0] if all(v == items[0] for v in items) else tuple(items)
+
+
+def _is_inherit(value: Any) -> bool:
+    return (not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
+            and value == INHERIT)
 
 
 def _infer_kind(default: Any) -> str:

@@ -1,6 +1,12 @@
 """Generic blocks: sources, gain, sum, mux/selector, unit delay, integrator, state space,
 function and scope tap. All signals are float64 vectors; units pass through unchanged.
 
+The width ``n`` of Gain, Sum, Selector (its input), UnitDelay, Integrator and Scope is inherited
+by default (``n = -1``, :data:`~blocks.spec.INHERIT`): the compiler sets it to the width of the
+signal wired in (:mod:`blocks.widths`); a number fixes it and is checked. A scalar ``k``, ``x0`` or
+``initial`` applies to every element; the per-element lists of ``x0`` and ``initial`` must have
+``n`` values. Step's ``n`` (a source) defaults to 1.
+
 The laws are the kernels below (both engines run them), on the packed vectors these classes declare
 (``packed``, :mod:`blocks.packing`), with the engine's contract (``docs/engine.md``, "The kernel
 contract"): ports as separate 1-D float64 arrays in declaration order, ``p`` the packed vector, the
@@ -24,12 +30,15 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
+from blocks.spec import INHERIT
 from blocks.kernels import kernel, seg
 
 __all__ = ["Constant", "Step", "Gain", "Sum", "Mux", "Selector", "UnitDelay", "Integrator", "StateSpace",
            "Function", "Scope", "FUNCTIONS", "register_function"]
 
 _N = P(1, min=1, max=100000, tunable=False, description="signal width")
+_WIDTH = P(INHERIT, min=1, max=100000, tunable=False, inherit=True,
+           description="signal width; -1 = inherit the input's width at compile")
 
 FUNCTIONS: dict[str, Callable[[np.ndarray, np.ndarray], Any]] = {}
 
@@ -179,7 +188,7 @@ class Gain(Block):
     Inputs: ``u`` (n). Outputs: ``y`` (n). ``k`` is tunable.
     """
 
-    params = {"k": P(1.0, min=-1e9, max=1e9, description="gain"), "n": _N}
+    params = {"k": P(1.0, min=-1e9, max=1e9, description="gain (every element)"), "n": _WIDTH}
     inputs = (PortSpec("u", "n"),)
     outputs = (PortSpec("y", "n"),)
     vectorisable = True
@@ -194,7 +203,7 @@ class Sum(Block):
     Inputs: ``u1 .. uN`` (n each). Outputs: ``y`` (n).
     """
 
-    params = {"signs": P("++", tunable=False, description="one '+' or '-' per input"), "n": _N}
+    params = {"signs": P("++", tunable=False, description="one '+' or '-' per input"), "n": _WIDTH}
     dynamic_ports = True
     vectorisable = True
     law = Kernels(output=sum_output)
@@ -241,13 +250,14 @@ class Selector(Block):
     """
 
     params = {"indices": P((0.0,), min=0, max=99999, tunable=False, description="0-based element indices"),
-              "n": _N}
+              "n": P(INHERIT, min=1, max=100000, tunable=False, inherit=True,
+                     description="input width; -1 = inherit the input's width at compile")}
     dynamic_ports = True
     law = Kernels(output=selector_output)
 
     def check(self, values: Mapping[str, Any]) -> None:
         idx = values["indices"]
-        if not idx or any(i != int(i) or i >= values["n"] for i in idx):
+        if not idx or any(i != int(i) or (values["n"] != INHERIT and i >= values["n"]) for i in idx):
             raise ParameterValueError(f"block '{self.name}': indices {idx} must be whole numbers "
                                       f"below n = {values['n']}")
 
@@ -263,7 +273,8 @@ class UnitDelay(Block):
     Inputs: ``u`` (n). Outputs: ``y`` (n). Discrete state: the held value.
     """
 
-    params = {"initial": P(0.0, description="output before the first sample"), "n": _N}
+    params = {"initial": P(0.0, description="output before the first sample (one value, or one per element)",
+                           size="n"), "n": _WIDTH}
     inputs = (PortSpec("u", "n"),)
     outputs = (PortSpec("y", "n"),)
     feedthrough = "none"
@@ -281,7 +292,7 @@ class Integrator(Block):
     Inputs: ``u`` (n). Outputs: ``y`` (n). Continuous state: ``x`` (n).
     """
 
-    params = {"x0": P(0.0, description="initial value (every element)"), "n": _N}
+    params = {"x0": P(0.0, description="initial value (one value, or one per element)", size="n"), "n": _WIDTH}
     inputs = (PortSpec("u", "n"),)
     outputs = (PortSpec("y", "n"),)
     feedthrough = "none"
@@ -363,7 +374,7 @@ class Scope(Block):
     Inputs: ``u`` (n).
     """
 
-    params = {"n": _N, "unit": P("", tunable=False, description="unit shown on the scope axis")}
+    params = {"n": _WIDTH, "unit": P("", tunable=False, description="unit shown on the scope axis")}
     inputs = (PortSpec("u", "n"),)
     feedthrough = "none"
     law = Kernels()  # a tap: nothing to compute (the recorder reads its input)
