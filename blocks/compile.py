@@ -116,10 +116,12 @@ def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
         inputs[name], outputs[name] = b.port_specs()
 
     in_source = _check_wiring(diagram, blocks, inputs, outputs)
-    inherited = resolve_widths(blocks, in_source)
+    inherited, misfits = resolve_widths(blocks, in_source)
     for name in inherited:
         inputs[name], outputs[name] = blocks[name].port_specs()
     _check_widths(in_source, inputs, outputs, inherited)
+    if misfits:
+        raise DiagramError(misfits[0])
     order = _sort(diagram, blocks, in_source)
     ticks = _sample_ticks(blocks, ctx.dt)
 

@@ -9,9 +9,9 @@ Python::
     d.log("k.y")
     d.save("my.json")
 
-File format (version 4; ``format`` is always ``"gaitblocks-diagram"``)::
+File format (version 5; ``format`` is always ``"gaitblocks-diagram"``)::
 
-    {"format": "gaitblocks-diagram", "version": 4, "name": str, "description": str,
+    {"format": "gaitblocks-diagram", "version": 5, "name": str, "description": str,
      "dataset": str,                              # the run's dataset ("" = registry default)
      "sections": {name: {field: literal}},        # the libraries' named sections (blocks.sections)
      "solver": {"method": "rk4"|"solve_ivp", "dt": s, "t_start": s, "t_end": s},

@@ -6,7 +6,9 @@
 * 2 -> 3: the data offset and the reference filter, declared on each block that reads the
   recording, move to the ``data`` section (set once per diagram);
 * 3 -> 4: the top-level ``model`` and ``data`` sections move under ``sections``, where the block
-  libraries register theirs (:mod:`blocks.sections`).
+  libraries register theirs (:mod:`blocks.sections`);
+* 4 -> 5: the generic blocks' width ``n`` now inherits its input's by default (:mod:`blocks.widths`);
+  a version 4 block that left ``n`` out meant 1, so it gets ``n = 1`` written (an explicit ``n`` stays).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from blocks.spec import DiagramError
 __all__ = ["FORMAT", "MIGRATIONS", "VERSION", "migrate"]
 
 FORMAT = "gaitblocks-diagram"
-VERSION = 4
+VERSION = 5
 
 
 def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
@@ -85,8 +87,27 @@ def _migrate_3_to_4(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# block types whose width parameter defaults to inherit since version 5: {type: parameter}
+_V5_INHERITED = {"Gain": "n", "Sum": "n", "Selector": "n", "UnitDelay": "n", "Integrator": "n", "Scope": "n"}
+
+
+def _migrate_4_to_5(d: dict[str, Any]) -> dict[str, Any]:
+    """v4 -> v5: a generic block's width left out meant 1; since v5 it means "inherit the input's", so
+    the 1 is written out (the diagram compiles exactly as before; an explicit width is kept)."""
+    out = {k: v for k, v in d.items() if k != "version"}
+    out["version"] = 5
+    blocks = []
+    for b in d.get("blocks", []):
+        param = _V5_INHERITED.get(b.get("type", "")) if isinstance(b, dict) else None
+        if param and isinstance(b.get("params", {}), dict) and param not in b.get("params", {}):
+            b = {**b, "params": {**b.get("params", {}), param: 1}}
+        blocks.append(b)
+    out["blocks"] = blocks
+    return out
+
+
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
-                                                                     3: _migrate_3_to_4}
+                                                                     3: _migrate_3_to_4, 4: _migrate_4_to_5}
 
 
 def migrate(data: Any) -> dict[str, Any]:

@@ -16,7 +16,9 @@ Integrator, Selector and Scope: their ``n``); every port whose size names it is 
 A block left over is an error: one whose inherited inputs are unconnected, or a loop of blocks that
 all inherit with no width entering it (the message walks the loop). The widths of the other inputs
 of a resolved block (a Sum's second input, say) are checked afterwards with every other wire
-(:func:`blocks.compile.compile_diagram`: ``"k.u is 3 wide but c.y gives 2"``).
+(:func:`blocks.compile.compile_diagram`: ``"k.u is 3 wide but c.y gives 2"``); a per-element
+parameter whose length differs from the inherited width (an Integrator's ``x0``) is reported after
+them, since a wrong width upstream is the likelier cause.
 """
 
 from __future__ import annotations
@@ -47,18 +49,26 @@ def width_param(b: Block) -> str | None:
     return None
 
 
-def _with_width(b: Block, param: str, width: int, source: str) -> Block:
+def _with_width(b: Block, param: str, width: int, source: str, late: list[str]) -> Block:
+    """``b`` built with ``param = width``. A per-element parameter of the wrong length is noted in
+    ``late`` and left out (its block still gives its ports' widths); any other error raises."""
     values = {k: b.values[k] for k in b.explicit}
     values[param] = width
     try:
         return type(b)(b.name, **values)
     except BlockError as exc:
-        raise DiagramError(f"{exc} ({b.name}.{param} = {width} is inherited from {source})") from None
+        message = f"{exc} ({b.name}.{param} = {width} is inherited from {source})"
+        per_element = {k for k, spec in b.params.items() if spec.size == param}
+        if not per_element:
+            raise DiagramError(message) from None
+        late.append(message)
+        return type(b)(b.name, **{k: v for k, v in values.items() if k not in per_element})
 
 
-def resolve_widths(blocks: dict[str, Block], in_source: dict[str, str]) -> dict[str, Inherited]:
+def resolve_widths(blocks: dict[str, Block], in_source: dict[str, str]) -> tuple[dict[str, Inherited], list[str]]:
     """Resolve every inherited width (module docstring): replaces those blocks in ``blocks`` (in place)
-    by ones built with the width, and returns how each was resolved, by block name.
+    by ones built with the width. Returns how each was resolved, by block name, and the messages of
+    per-element parameters whose length does not fit (to raise once the wires' widths are checked).
 
     ``in_source`` maps each connected ``"block.input"`` to the ``"block.output"`` driving it."""
     known: dict[str, int] = {}
@@ -71,6 +81,7 @@ def resolve_widths(blocks: dict[str, Block], in_source: dict[str, str]) -> dict[
         if param is not None:
             pending[name] = param
     resolved: dict[str, Inherited] = {}
+    late: list[str] = []
     progress = True
     while pending and progress:
         progress = False
@@ -81,14 +92,14 @@ def resolve_widths(blocks: dict[str, Block], in_source: dict[str, str]) -> dict[
             if hit is None:
                 continue
             param, width = pending.pop(name), known[in_source[hit]]
-            blocks[name] = _with_width(b, param, width, in_source[hit])
+            blocks[name] = _with_width(b, param, width, in_source[hit], late)
             resolved[name] = Inherited(param, width, hit, in_source[hit])
             for s in blocks[name].port_specs()[1]:
                 known[f"{name}.{s.name}"] = int(s.size)
             progress = True
     if pending:
         raise DiagramError(_unresolved(blocks, pending, in_source))
-    return resolved
+    return resolved, late
 
 
 def _unresolved(blocks: dict[str, Block], pending: dict[str, str], in_source: dict[str, str]) -> str:

@@ -83,7 +83,7 @@ def test_migration_from_version_1(tmp_path: Path) -> None:
     assert d.solver.dt == 0.002 and d.solver.t_end == 1.5
     assert d.connections == [("c.y", "g.u")]
     assert d.ui == {"blocks": {"c": {"x": 5.0, "y": 6.0}, "g": {"x": 50.0, "y": 6.0}}}
-    assert d.to_dict()["version"] == VERSION == 4
+    assert d.to_dict()["version"] == VERSION == 5
 
 
 def _v2(ref_params: dict, motion_params: dict) -> dict:
@@ -150,7 +150,7 @@ def test_version_3_file_loads_with_its_sections() -> None:
     d = Diagram.from_dict(old)
     assert d.section(MODEL) == ModelSettings(mass_kg=70.0, height_m=1.75, foot_radius_m=0.3)
     assert d.section(DATA) == DataSettings(t_offset_s=0.25, ref_filter_hz=12.0)
-    assert d.to_dict()["version"] == 4 and "model" not in d.to_dict()
+    assert d.to_dict()["version"] == VERSION and "model" not in d.to_dict()
     same = Diagram.load(OLD / "grf_walk_v3.json").to_dict()
     assert same == build_grf_walk().to_dict()
 
