@@ -30,8 +30,8 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, Ports, PortSpec, Vec
 from blocks.core import ParamSpec as P
-from blocks.spec import INHERIT
 from blocks.kernels import kernel, seg
+from blocks.spec import INHERIT
 
 __all__ = ["Constant", "Step", "Gain", "Sum", "Mux", "Selector", "UnitDelay", "Integrator", "StateSpace",
            "Function", "Scope", "FUNCTIONS", "register_function"]
