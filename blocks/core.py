@@ -45,7 +45,6 @@ import numpy as np
 from blocks.packing import Layout
 from blocks.spec import NAME_RE as _NAME_RE
 from blocks.spec import (
-    INHERIT,
     AlgebraicLoopError,
     BlockError,
     DiagramError,
@@ -189,9 +188,8 @@ class Block:
                 f"known: {', '.join(self.params) or 'none'}")
         normal = {k: spec.validate(values.get(k, spec.default), f"{where} parameter '{k}'")
                   for k, spec in self.params.items()}
-        for k, spec in self.params.items():  # a per-item list has one value per item (checked once n is known)
-            if (spec.size and isinstance(normal[k], tuple) and normal[spec.size] != INHERIT
-                    and len(normal[k]) != normal[spec.size]):
+        for k, spec in self.params.items():  # a per-item list has one value per item (an inherited n, -1: at compile)
+            if spec.size and isinstance(normal[k], tuple) and 0 < normal[spec.size] != len(normal[k]):
                 raise ParameterValueError(f"{where} parameter '{k}': {len(normal[k])} values for "
                                           f"{spec.size} = {normal[spec.size]} items (or give one number for all)")
         object.__setattr__(self, "name", name)
