@@ -234,6 +234,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.stop_at_fall.toggled.connect(self._set_stop_at_fall)
         view = mb.addMenu("&View")
         self._act(view, "Fit diagram", self.canvas.fit)
+        self.signal_widths = view.addAction("Signal &widths")
+        self.signal_widths.setCheckable(True)
+        self.signal_widths.setChecked(self.canvas.show_widths)
+        self.signal_widths.setToolTip("label each vector wire with its width and draw it thicker (after each compile)")
+        self.signal_widths.toggled.connect(self.canvas.set_show_widths)
         self._act(view, "Show whole run in scopes", lambda: self._scopes_full(True))
         self._act(view, "Follow the run in scopes", lambda: self._scopes_full(False))
 
@@ -296,11 +301,13 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def view_state(self) -> dict[str, Any]:
         """The layout saved in session files: speed, scope window [s], tabs, selected block, splitter,
-        scopes (:meth:`ScopePanel.layout_state`), and the posture solution shown (its folder, or None)."""
+        scopes (:meth:`ScopePanel.layout_state`), the posture solution shown (its folder, or None) and
+        whether the diagram shows signal widths."""
         return {"speed": self.controls.speed.currentText(), "window_s": self.scopes.window_s,
                 "tab": self.tabs.currentIndex(), "side_tab": self.side.currentIndex(),
                 "selected_block": self.params.block, "splitter": self.main_split.sizes(),
-                "scopes": self.scope_panel.layout_state(), "solution": self.solve.folder}
+                "scopes": self.scope_panel.layout_state(), "solution": self.solve.folder,
+                "signal_widths": self.canvas.show_widths}
 
     def apply_view(self, view: dict[str, Any]) -> None:
         """Restore a :meth:`view_state` (unknown or missing entries keep the current layout)."""
@@ -316,6 +323,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if isinstance(view.get("splitter"), list):
             self.main_split.setSizes([int(v) for v in view["splitter"]])
         self.scope_panel.apply_layout(view.get("scopes"))
+        if isinstance(view.get("signal_widths"), bool):
+            self.signal_widths.setChecked(view["signal_widths"])
         if isinstance(view.get("solution"), str):
             self.solve.open(view["solution"])
             self.tabs.setCurrentIndex(int(view.get("tab", 0)))

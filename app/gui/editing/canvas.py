@@ -15,7 +15,9 @@ Editing (each edit undoable, Ctrl+Z / Ctrl+Shift+Z):
   with the bar's *Back* button (or Esc), ungroup it (Ctrl+Shift+G), rename it (F2);
 * auto-layout the level shown (Ctrl+Shift+L).
 
-Blocks a compile error names are outlined in red, with the message as tooltip.
+Blocks a compile error names are outlined in red, with the message as tooltip. Wires show the
+signal widths of the last compile (:attr:`DiagramCanvas.show_widths`: a label and a thicker line
+for vectors), updated after every compile, never per tick.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from blocks.subsystems import find
 __all__ = ["BlockItem", "DiagramCanvas", "MIN_FIT_SCALE", "WireItem", "format_value"]
 
 MIN_FIT_SCALE = 0.7  # the default view never shrinks the diagram below this (port labels >= ~9 px)
+SHOW_WIDTHS = True   # the View menu's "Signal widths", until a session file's view says otherwise
 
 
 class DiagramCanvas(QtWidgets.QGraphicsView):
@@ -64,6 +67,7 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
         self._drawn: Picture | None = None   # what the items show (:meth:`redraw`)
         self._wiring: tuple[PortItem, QtWidgets.QGraphicsLineItem] | None = None
         self._pressed_at: dict[str, tuple[float, float]] = {}
+        self.show_widths = SHOW_WIDTHS
         self._crumb = SubsystemBar(self)
         self._crumb.back.connect(lambda: self.open_subsystem(None))
         self.edit_actions = [self._action(text, key, slot) for text, key, slot in (
@@ -95,7 +99,8 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
             if sub is not None and "x" in sub:
                 pos[n] = (float(sub["x"]), float(sub["y"]))
         picture = Picture(self.editor.level, nodes, wires, pos, self.editor.error,
-                          {k: set(v) for k, v in self.editor.error_sites.items()})
+                          {k: set(v) for k, v in self.editor.error_sites.items()},
+                          self.session.model.widths if self.session is not None else {}, self.show_widths)
         old, self._drawn = self._drawn, picture
         # the same picture (a dataset or preset change, a file with this diagram): keep the items
         # (a redraw of the default diagram cost 16-41 ms of the GUI thread)
@@ -111,6 +116,11 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
         self._building = False
         self._crumb.show_level(self.editor.level)
         self.reroute()
+
+    def set_show_widths(self, on: bool) -> None:
+        """Show signal widths on the wires (a label and a thicker line for vectors), or not."""
+        self.show_widths = bool(on)
+        self.redraw()
 
     def _place_boundary(self, nodes: dict[str, Node], wires: list[Wire]) -> None:
         """Inside a subsystem: its inports left of its blocks, level with the first port each

@@ -1,4 +1,4 @@
-"""Graphics items of the diagram canvas: blocks with ports, wires with signal names, junction dots.
+"""Graphics items of the diagram canvas: blocks with ports, wires with signal names and widths, junction dots.
 
 Sizes are scene pixels; at the canvas's smallest default zoom (:data:`app.gui.editing.canvas.MIN_FIT_SCALE`)
 the port labels (:data:`PORT_FONT_PX`) are drawn at least ~9 px high.
@@ -177,12 +177,18 @@ class WireItem(QtWidgets.QGraphicsPathItem):
     Wires from one output share its lane (``lane``) and trunk, so a fan-out branches at one
     point, marked by a junction dot (``fanout`` > 1). The signal name (``label``, default
     ``src``) is shown above the wire's first segment (once per signal: ``lane_first``), and in
-    red while the wire is hovered."""
+    red while the wire is hovered.
+
+    ``width`` is the signal's width from the last compile (0: unknown). A vector (width > 1) is drawn
+    thicker, with its width in grey after the signal's name (Simulink's "signal dimensions"; on the
+    ``first`` wire of each source only), while the canvas's :attr:`~DiagramCanvas.show_widths` is on."""
 
     def __init__(self, canvas: DiagramCanvas, src: str, dst: str, lane: int, fanout: int = 1,
-                 label: str = "", conns: list[tuple[str, str]] | None = None, lane_first: bool = True) -> None:
+                 label: str = "", conns: list[tuple[str, str]] | None = None, lane_first: bool = True,
+                 width: int = 0, first: bool = True) -> None:
         super().__init__()
         self.canvas, self.src, self.dst, self.lane, self.fanout = canvas, src, dst, lane, fanout
+        self.width, self.first = width, first
         self.signal = label or src
         self.conns = conns if conns is not None else [(src, dst)]   # the diagram connections drawn
         self.setAcceptHoverEvents(True)
@@ -196,14 +202,31 @@ class WireItem(QtWidgets.QGraphicsPathItem):
         self.label.setBrush(QtGui.QColor("#1f4e79"))
         self.label.setZValue(5)
         self.named = lane_first   # the first wire of a signal always shows its name; the others on hover
+        self.dims = QtWidgets.QGraphicsSimpleTextItem("", self)
+        self.dims.setFont(_font(WIRE_FONT_PX, bold=True))
+        self.dims.setBrush(QtGui.QColor("#7a7a7a"))
+        self.dims.setZValue(5)
         self.dot = junction_dot(self, QtCore.QPointF())
+        self.set_width(width)
+
+    def vector(self) -> bool:
+        """Whether the wire is drawn as a vector: wider than 1, and widths shown."""
+        return self.width > 1 and self.canvas.show_widths
+
+    def set_width(self, width: int) -> None:
+        """Show the signal's ``width`` (after a compile, or when :attr:`DiagramCanvas.show_widths` changes)."""
+        self.width = width
+        self.dims.setText(str(width))
         self._style(False)
 
     def _style(self, hot: bool) -> None:
         color = "#d62728" if hot else ("#1f77b4" if self.isSelected() else "#3a3a3a")
-        self.setPen(QtGui.QPen(QtGui.QColor(color), 2.6 if hot or self.isSelected() else 1.6))
+        thick = 1.4 if self.vector() else 0.0
+        self.setPen(QtGui.QPen(QtGui.QColor(color), (2.6 if hot or self.isSelected() else 1.6) + thick))
         self.label.setBrush(QtGui.QColor("#d62728" if hot else "#1f4e79"))
         self.label.setVisible(self.named or hot or self.isSelected())
+        # after the name; where no name is shown (a subsystem's port names it) in its place, unless hovered
+        self.dims.setVisible(self.vector() and self.first and (self.named or not self.label.isVisible()))
 
     def route(self) -> None:
         sb, sp = split_ref(self.src)
@@ -228,6 +251,8 @@ class WireItem(QtWidgets.QGraphicsPathItem):
         self.head.setPolygon(QtGui.QPolygonF([b, QtCore.QPointF(b.x() - 9, b.y() - 4.5),
                                               QtCore.QPointF(b.x() - 9, b.y() + 4.5)]))
         self.label.setPos(a.x() + 2, a.y() - WIRE_FONT_PX - 4)
+        self.dims.setPos(a.x() + 2 + (self.label.boundingRect().width() + 5 if self.named else 0),
+                         a.y() - WIRE_FONT_PX - 4)
         self.dot.setRect(trunk - 4, a.y() - 4, 8, 8)
         self.dot.setVisible(self.fanout > 1)
 

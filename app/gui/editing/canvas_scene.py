@@ -9,7 +9,8 @@ differs from the picture drawn last:
   that vanished loses its item; a node whose box changed (ports, title) is drawn again;
 * an item whose position changed is moved (without recording a move: no undo entry);
 * error outlines are set or cleared on the items whose error changed;
-* the wires are built again only when the wire list changed, else rerouted.
+* the wires are built again only when the wire list changed, else rerouted; the signal widths of
+  the last compile (``widths``) are set on the wires kept.
 
 A palette add used to clear and rebuild the whole scene (the default diagram's top level, 17
 nodes and 49 wires: 21-23 ms of GUI-thread CPU at load 5.6, twice per add: once when the edit is
@@ -19,7 +20,7 @@ diagram copies, 9-14 ms). :func:`build_scene` draws from scratch (the first pict
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from app.gui.editing.canvas_items import BlockItem, WireItem
@@ -35,7 +36,8 @@ __all__ = ["Picture", "build_scene", "place", "sync_scene"]
 class Picture:
     """What the canvas shows: the ``level`` (``None``: the top), its ``nodes`` and ``wires``, the
     saved positions ``pos`` [scene px], the compile ``error`` and the ports it names per block
-    (``sites``)."""
+    (``sites``), and the width of every signal the last compile resolved (``widths``, shown when
+    ``show_widths``)."""
 
     level: str | None
     nodes: dict[str, Node]
@@ -43,6 +45,8 @@ class Picture:
     pos: dict[str, tuple[float, float]]
     error: str | None
     sites: dict[str, set[str]]
+    widths: dict[str, int] = field(default_factory=dict)
+    show_widths: bool = True
 
 
 def place(p: Picture) -> dict[str, tuple[float, float]]:
@@ -71,7 +75,8 @@ def _build_wires(canvas: DiagramCanvas, p: Picture) -> None:
     seen: set[str] = set()
     for wv in p.wires:
         w = WireItem(canvas, wv.src, wv.dst, sources.index(wv.src), fanout[wv.src], wv.signal, wv.conns,
-                     lane_first=wv.src not in seen and p.nodes[split_ref(wv.src)[0]].kind == BLOCK)
+                     lane_first=wv.src not in seen and p.nodes[split_ref(wv.src)[0]].kind == BLOCK,
+                     width=p.widths.get(wv.signal, 0), first=wv.src not in seen)
         seen.add(wv.src)
         canvas.scene().addItem(w)
         canvas.wires.append(w)
@@ -132,3 +137,6 @@ def sync_scene(canvas: DiagramCanvas, old: Picture, new: Picture) -> None:
             scene.removeItem(w)
         canvas.wires = []
         _build_wires(canvas, new)
+    elif (new.widths, new.show_widths) != (old.widths, old.show_widths):
+        for w in canvas.wires:
+            w.set_width(new.widths.get(w.signal, 0))

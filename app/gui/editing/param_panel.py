@@ -21,6 +21,7 @@ from PySide6 import QtCore, QtWidgets
 from app.gui.editing.fine_slider import FineSlider
 from app.gui.session.session import Plan, SimSession
 from blocks import ParamSpec
+from blocks.spec import INHERIT
 
 __all__ = ["ParamPanel", "SliderMap", "BlockDialog"]
 
@@ -120,7 +121,8 @@ class ParamPanel(QtWidgets.QWidget):
         form.setLabelAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
         for pname, spec in s.param_specs(block).items():
             ref = f"{block}.{pname}"
-            editor = self._editor(ref, spec, s.param_value(ref))
+            value = s.diagram.value(ref) if spec.inherit else s.param_value(ref)   # -1 (inherit) as written
+            editor = self._editor(ref, spec, value)
             label = QtWidgets.QLabel(pname + ("" if spec.tunable else " ⚙"))
             label.setToolTip(spec.description + ("" if spec.tunable else "\nstructural: changing it restarts the run"))
             editor.setToolTip(label.toolTip())
@@ -138,6 +140,8 @@ class ParamPanel(QtWidgets.QWidget):
                 box = QtWidgets.QSpinBox()
                 box.setRange(int(spec.min) if spec.min is not None else -10**9,
                              int(spec.max) if spec.max is not None else 10**9)
+                if spec.inherit:   # the box's 0 stands for -1: inherit (the width of the last compile shown)
+                    return self._width_box(ref, box, value)
             else:
                 box = QtWidgets.QDoubleSpinBox()
                 box.setDecimals(_decimals(spec))
@@ -181,6 +185,18 @@ class ParamPanel(QtWidgets.QWidget):
         edit.editingFinished.connect(lambda r=ref, e=edit, sp=spec: self._apply_text(r, e.text(), sp))
         self.editors[ref] = edit
         return edit
+
+    def _width_box(self, ref: str, box: QtWidgets.QSpinBox, value: int) -> QtWidgets.QSpinBox:
+        """A width that may inherit: ``inherit (w)`` below 1, ``w`` its width in the run."""
+        s = self.session
+        how = s.model.inherited.get(ref.split(".")[0]) if s is not None else None
+        box.setMinimum(0)
+        box.setSpecialValueText(f"inherit ({how.width})" if how is not None else "inherit")
+        box.setValue(0 if value == INHERIT else int(value))
+        box.setKeyboardTracking(False)
+        box.valueChanged.connect(lambda v, r=ref: self._apply(r, INHERIT if v == 0 else int(v)))
+        self.editors[ref] = box
+        return box
 
     def _apply_text(self, ref: str, text: str, spec: ParamSpec) -> None:
         try:

@@ -1,0 +1,79 @@
+"""Signal widths on the canvas (issue 32 §3): a vector wire shows its width from the last compile,
+drawn thicker; the label follows an undoable rewiring to a source of another width, and hides with
+the View menu's toggle; an inherited width reads "inherit (w)" in the parameter panel."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6 import QtWidgets
+
+from app.gui.editing.canvas import DiagramCanvas
+from app.gui.editing.param_panel import ParamPanel
+from app.gui.session.session import SimSession
+from blocks import Diagram
+from blocks.settings import SolverSettings
+from blocks.spec import INHERIT
+
+
+def small() -> Diagram:
+    """Constant(2) -> Gain (width inherited) -> Scope, a 3-wide Constant aside, and a 1-wide Step -> Scope."""
+    d = Diagram("widths", solver=SolverSettings(dt=1e-3, t_end=0.5))
+    for name, type_name, params, xy in (("c2", "Constant", {"value": (1.0, 2.0)}, (0, 0)),
+                                        ("c3", "Constant", {"value": (1.0, 2.0, 3.0)}, (0, 120)),
+                                        ("g", "Gain", {"k": 2.0}, (230, 0)),
+                                        ("sc", "Scope", {}, (460, 0)),
+                                        ("st", "Step", {}, (0, 240)),
+                                        ("sc1", "Scope", {}, (230, 240))):
+        d.add(name, type_name, **params)
+        d.set_position(name, *xy)
+    d.connect("c2.y", "g.u")
+    d.connect("g.y", "sc.u")
+    d.connect("st.y", "sc1.u")
+    return d
+
+
+@pytest.fixture
+def canvas(qtbot) -> DiagramCanvas:
+    c = DiagramCanvas()
+    qtbot.addWidget(c)
+    c.resize(900, 600)
+    c.show()
+    c.bind(SimSession(small(), preset=""))
+    return c
+
+
+def test_a_vector_wire_shows_its_width_and_follows_an_undoable_rewiring(canvas: DiagramCanvas) -> None:
+    vec, scalar = canvas.wire("g.y", "sc.u"), canvas.wire("st.y", "sc1.u")
+    assert (vec.dims.text(), vec.dims.isVisible()) == ("2", True)
+    assert not scalar.dims.isVisible()
+    assert vec.pen().widthF() > scalar.pen().widthF()
+    editor = canvas.editor
+    editor.delete([], [("c2.y", "g.u")])            # does not compile (g.u open): the last widths stay
+    assert editor.error is not None and canvas.wire("g.y", "sc.u").dims.text() == "2"
+    assert editor.wire("c3.y", "g.u") and editor.error is None
+    assert canvas.wire("g.y", "sc.u").dims.text() == "3" and canvas.wire("c3.y", "g.u").dims.text() == "3"
+    editor.undo_stack.undo()
+    editor.undo_stack.undo()                        # c2 wired back
+    assert editor.error is None and canvas.wire("g.y", "sc.u").dims.text() == "2"
+
+
+def test_the_toggle_hides_the_widths(canvas: DiagramCanvas) -> None:
+    vec, scalar = canvas.wire("g.y", "sc.u"), canvas.wire("st.y", "sc1.u")
+    canvas.set_show_widths(False)
+    assert not vec.dims.isVisible() and vec.pen().widthF() == scalar.pen().widthF()
+    canvas.set_show_widths(True)
+    assert vec.dims.isVisible() and vec.pen().widthF() > scalar.pen().widthF()
+
+
+def test_the_panel_shows_an_inherited_width_and_sets_it_back_to_inherit(qtbot, canvas: DiagramCanvas) -> None:
+    s = canvas.session
+    assert s is not None
+    panel = ParamPanel()
+    qtbot.addWidget(panel)
+    panel.show_block(s, "g")
+    box = panel.editors["g.n"]
+    assert isinstance(box, QtWidgets.QSpinBox) and box.text() == "inherit (2)"
+    box.setValue(2)                                  # explicit 2: recompiled, no longer inherited
+    assert s.diagram.value("g.n") == 2 and "g" not in s.model.inherited
+    box.setValue(0)                                  # back to inherit
+    assert s.diagram.value("g.n") == INHERIT and s.model.inherited["g"].width == 2
