@@ -309,7 +309,13 @@ class Block:
 
     def probe(self, t: float = 0.0, u: Mapping[str, Any] | None = None, x: Any = None, z: Any = None,
               ctx: CompileContext | None = None, p: Params | None = None) -> Probe:
-        """Evaluate this block alone (tests, docs): outputs, derivative and next discrete state."""
+        """Evaluate this block alone (tests, docs): outputs, derivative and next discrete state.
+        An inherited width takes the given input's (:func:`blocks.widths.probe_width`)."""
+        from blocks.widths import probe_width
+
+        sized = probe_width(self, u or {})
+        if sized is not self:
+            return sized.probe(t, u, x, z, ctx, p)
         ctx = ctx if ctx is not None else CompileContext()
         p = p if p is not None else self.make_params(ctx)
         ins, outs = self.port_specs()

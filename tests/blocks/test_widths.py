@@ -9,7 +9,7 @@ import pytest
 
 from blocks import Diagram, Runner, compile_diagram
 from blocks.codegen import generate
-from blocks.core import ParameterValueError
+from blocks.core import BlockError, ParameterValueError
 from blocks.diagram import SolverSettings
 from blocks.library.generic import Gain
 from blocks.spec import INHERIT, DiagramError
@@ -171,3 +171,10 @@ def test_version_4_files_keep_their_widths() -> None:
     m = compile_diagram(d)
     assert m.inherited == {} and m.widths == {"i1.y": 1, "i2.y": 1, "g.y": 1, "c.y": 2, "k2.y": 2}
     assert Diagram.from_dict(d.to_dict()).to_json() == d.to_json()   # saved as version 5, read back the same
+
+
+def test_a_block_probed_alone_takes_its_width_from_the_given_input() -> None:
+    pr = Gain("g", k=2.0).probe(u={"u": [1.0, -3.0, 0.5]})
+    np.testing.assert_array_equal(pr.y["y"], [2.0, -6.0, 1.0])
+    with pytest.raises(BlockError, match=r"block 'g': its width n is inherited; give input\(s\) u or set n"):
+        Gain("g").probe()
