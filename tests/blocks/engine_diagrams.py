@@ -94,7 +94,7 @@ def oscillator(t_end: float = 2.0, dt: float = 1e-3) -> Diagram:
 def runaway(t_end: float = 1.0) -> Diagram:
     """``dx/dt = g x`` with ``g`` (tunable) large: the state overflows to inf."""
     d = Diagram("engine_runaway", solver=SolverSettings(dt=1e-3, t_end=t_end))
-    d.add("x", "Integrator", x0=1.0)
+    d.add("x", "Integrator", x0=1.0, n=1)   # nothing else in the loop gives it a width
     d.add("g", "Gain", k=2000.0)
     d.connect("x.y", "g.u")
     d.connect("g.y", "x.u")
