@@ -5,10 +5,11 @@ the View menu's toggle; an inherited width reads "inherit (w)" in the parameter 
 from __future__ import annotations
 
 import pytest
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from app.gui.editing.canvas import DiagramCanvas
 from app.gui.editing.param_panel import ParamPanel
+from app.gui.main_window import MainWindow
 from app.gui.session.session import SimSession
 from blocks import Diagram
 from blocks.settings import SolverSettings
@@ -77,3 +78,18 @@ def test_the_panel_shows_an_inherited_width_and_sets_it_back_to_inherit(qtbot, c
     assert s.diagram.value("g.n") == 2 and "g" not in s.model.inherited
     box.setValue(0)                                  # back to inherit
     assert s.diagram.value("g.n") == INHERIT and s.model.inherited["g"].width == 2
+
+
+def test_the_view_menu_toggle_is_on_by_default_and_saved_with_the_view(qtbot, settings: QtCore.QSettings) -> None:
+    win = MainWindow(SimSession(small(), preset=""), settings=settings)
+    qtbot.addWidget(win)
+    win.show()
+    view = next(a.menu() for a in win.menuBar().actions() if a.text() == "&View")
+    toggle = next(a for a in view.actions() if a.text() == "Signal &widths")
+    assert toggle is win.signal_widths and toggle.isChecked() and win.view_state()["signal_widths"] is True
+    toggle.trigger()
+    assert not win.canvas.wire("g.y", "sc.u").dims.isVisible() and win.view_state()["signal_widths"] is False
+    win.apply_view({"signal_widths": True})      # a session file's view
+    assert toggle.isChecked() and win.canvas.wire("g.y", "sc.u").dims.isVisible()
+    win.errors.close_all()
+    win.close()
