@@ -3,12 +3,12 @@
 Steps:
 
 1. instantiate every block (unknown types and parameters raise);
-2. check each connection's ports, and that every input is driven exactly once; resolve the widths
-   that inherit (:mod:`blocks.widths`), then check every wire's width;
+2. check each connection's ports, and that every input is driven exactly once;
 3. build the port-level direct-feedthrough graph (output ``a.y`` -> input ``b.u`` -> output
    ``b.v`` when ``(u, v)`` is a feedthrough pair) and reject a cycle with an
    :class:`~blocks.core.AlgebraicLoopError` naming it ``a.y -> b.u -> b.v -> ... -> a.y``;
-4. sort the blocks topologically (stable: diagram order breaks ties);
+4. sort the blocks topologically (stable: diagram order breaks ties); then resolve the widths that
+   inherit (:mod:`blocks.widths`) and check every wire's width;
 5. lay out one flat signal buffer (every output port is a slice; an input is a view of the
    output that drives it, so wiring costs nothing at run time), the continuous state vector
    and the discrete state vector;
@@ -116,13 +116,14 @@ def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
         inputs[name], outputs[name] = b.port_specs()
 
     in_source = _check_wiring(diagram, blocks, inputs, outputs)
+    order = _sort(diagram, blocks, in_source)   # an algebraic loop first: it does not depend on widths
     inherited, misfits = resolve_widths(blocks, in_source)
     for name in inherited:
         inputs[name], outputs[name] = blocks[name].port_specs()
     _check_widths(in_source, inputs, outputs, inherited)
     if misfits:
         raise DiagramError(misfits[0])
-    order = _sort(diagram, blocks, in_source)
+    order = [blocks[b.name] for b in order]     # the blocks built with their widths
     ticks = _sample_ticks(blocks, ctx.dt)
 
     out_slot: dict[str, tuple[int, int]] = {}

@@ -12,7 +12,7 @@ from blocks.codegen import generate
 from blocks.core import BlockError, ParameterValueError
 from blocks.diagram import SolverSettings
 from blocks.library.generic import Gain
-from blocks.spec import INHERIT, DiagramError
+from blocks.spec import INHERIT, AlgebraicLoopError, DiagramError
 
 
 def _diagram(t_end: float = 0.02) -> Diagram:
@@ -119,6 +119,14 @@ def test_a_loop_of_inherited_widths_alone_is_an_error_naming_its_blocks() -> Non
         compile_diagram(d)
     d.set_param("g.n", 1)    # one explicit width is enough
     assert compile_diagram(d).widths == {"i1.y": 1, "i2.y": 1, "g.y": 1}
+
+
+def test_an_algebraic_loop_is_named_before_its_widths() -> None:
+    d = _diagram()
+    d.add("g", "Gain")
+    d.connect("g.y", "g.u")
+    with pytest.raises(AlgebraicLoopError, match=r"algebraic loop: g\.y → g\.u → g\.y"):
+        compile_diagram(d)
 
 
 def test_a_vector_parameter_of_the_wrong_length_names_it() -> None:
