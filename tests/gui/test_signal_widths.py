@@ -93,3 +93,14 @@ def test_the_view_menu_toggle_is_on_by_default_and_saved_with_the_view(qtbot, se
     assert toggle.isChecked() and win.canvas.wire("g.y", "sc.u").dims.isVisible()
     win.errors.close_all()
     win.close()
+
+
+def test_a_width_mismatch_outlines_both_ends(canvas: DiagramCanvas) -> None:
+    editor = canvas.editor
+    total = editor.add_block("Sum", 230, 120)
+    assert editor.wire("c2.y", f"{total}.u1")            # u2 still open
+    assert editor.wire("c3.y", f"{total}.u2")
+    assert editor.error == (f"width mismatch: {total}.u2 is 2 wide but c3.y gives 3 "
+                            f"({total}.n = 2 is inherited from c2.y)")
+    assert "u2" in editor.error_sites[total] and editor.error_sites["c3"] == {"y"}
+    assert canvas.items_by_name[total].error == editor.error

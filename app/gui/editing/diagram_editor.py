@@ -7,7 +7,7 @@ structural edit the editor hands a copy to the session (:meth:`SimSession.apply_
 
 * it compiles: the run restarts on it and :attr:`DiagramEditor.compiled` is emitted (the main
   window redraws its views);
-* it does not (a missing input, an algebraic loop, a size mismatch): the session keeps running
+* it does not (a missing input, an algebraic loop, a width mismatch): the session keeps running
   the last diagram that compiled, :attr:`error` holds the message and :attr:`error_sites` the
   blocks and ports it names, and :attr:`failed` is emitted (the canvas outlines them in red).
 

@@ -112,7 +112,7 @@ def error_sites(message: str, diagram: Diagram) -> dict[str, set[str]]:
     """Blocks (and their ports, possibly none) a compile or block error names: ``{block: {port, ...}}``.
 
     Reads the engine's messages (:mod:`blocks.compile`): ``block 'g' (Gain): input 'u' is not
-    connected``, ``algebraic loop: a.y → b.u → b.y → a.y``, ``size mismatch: a.y ... b.u``."""
+    connected``, ``algebraic loop: a.y → b.u → b.y → a.y``, ``width mismatch: b.u is 3 wide but a.y gives 2``."""
     sites: dict[str, set[str]] = {}
     for m in _QUOTED_BLOCK.finditer(message):
         if m.group(1) in diagram.blocks:
