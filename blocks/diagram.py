@@ -155,6 +155,9 @@ class Diagram:
         if not spec.size:
             raise DiagramError(f"'{ref}': parameter '{param}' of block '{block}' has no items; write '{block}.{param}'")
         n = int(self.instantiate(block).values[spec.size])
+        if n < 1:   # inherited (blocks.widths): known at compile
+            raise DiagramError(f"'{ref}': block '{block}' inherits its {spec.size} at compile; set '{block}.{param}' "
+                               f"whole, or its {spec.size}")
         if index >= n:
             raise DiagramError(f"'{ref}': block '{block}' has {spec.size} = {n} item(s) [0..{n - 1}]")
         return spec.item()

@@ -139,6 +139,15 @@ def test_a_vector_parameter_of_the_wrong_length_names_it() -> None:
         compile_diagram(d)
 
 
+def test_one_element_of_an_inherited_width_is_refused_by_name() -> None:
+    d = _diagram()
+    d.add("i", "Integrator")
+    with pytest.raises(DiagramError, match=r"'i\.x0\[1\]': block 'i' inherits its n at compile; set 'i\.x0' whole"):
+        d.set_param("i.x0[1]", 2.0)
+    d.set_param("i.x0", (1.0, 2.0))
+    assert d.value("i.x0") == (1.0, 2.0)
+
+
 def test_a_selector_inherits_its_input_width_and_checks_its_indices() -> None:
     d = _diagram()
     d.add("c", "Constant", value=(1.0, 2.0, 3.0, 4.0))
