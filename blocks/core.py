@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from blocks.packing import Layout
-from blocks.spec import NAME_RE as _NAME_RE
 from blocks.spec import (
+    INHERIT,
     AlgebraicLoopError,
     BlockError,
     DiagramError,
@@ -58,6 +58,7 @@ from blocks.spec import (
     split_param,
     with_item,
 )
+from blocks.spec import NAME_RE as _NAME_RE
 
 if TYPE_CHECKING:
     from blocks.kernels import PythonLaw
@@ -310,12 +311,14 @@ class Block:
     def probe(self, t: float = 0.0, u: Mapping[str, Any] | None = None, x: Any = None, z: Any = None,
               ctx: CompileContext | None = None, p: Params | None = None) -> Probe:
         """Evaluate this block alone (tests, docs): outputs, derivative and next discrete state.
-        An inherited width takes the given input's (:func:`blocks.widths.probe_width`)."""
-        from blocks.widths import probe_width
-
-        sized = probe_width(self, u or {})
-        if sized is not self:
-            return sized.probe(t, u, x, z, ctx, p)
+        A width that inherits (:mod:`blocks.widths`) takes the first given input's sized by it."""
+        width = next((k for k, s in self.params.items() if s.inherit and self.values[k] == INHERIT), None)
+        if width is not None:
+            sized = [s.name for s in self.port_specs()[0] if s.size == INHERIT and s.name in (u or {})]
+            if not sized or u is None:
+                raise BlockError(f"block '{self.name}': its width {width} is inherited; give its input(s) or set it")
+            values = {**{k: self.values[k] for k in self.explicit}, width: int(np.size(u[sized[0]]))}
+            return type(self)(self.name, **values).probe(t, u, x, z, ctx, p)
         ctx = ctx if ctx is not None else CompileContext()
         p = p if p is not None else self.make_params(ctx)
         ins, outs = self.port_specs()

@@ -23,16 +23,12 @@ them, since a wrong width upstream is the likelier cause.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-import numpy as np
+from blocks.core import Block
+from blocks.spec import INHERIT, BlockError, DiagramError
 
-from blocks.core import Block, BlockError, DiagramError
-from blocks.spec import INHERIT
-
-__all__ = ["Inherited", "probe_width", "resolve_widths", "width_param"]
+__all__ = ["Inherited", "resolve_widths", "width_param"]
 
 
 @dataclass(frozen=True)
@@ -51,19 +47,6 @@ def width_param(b: Block) -> str | None:
         if spec.inherit and b.values[key] == INHERIT:
             return key
     return None
-
-
-def probe_width(b: Block, u: Mapping[str, Any]) -> Block:
-    """``b`` with an inherited width set to the size of the first input in ``u`` sized by it (a block
-    probed alone, :meth:`~blocks.core.Block.probe`); ``b`` itself when its width does not inherit."""
-    param = width_param(b)
-    if param is None:
-        return b
-    given = [s.name for s in b.port_specs()[0] if s.size == INHERIT and s.name in u]
-    if not given:
-        raise BlockError(f"block '{b.name}': its width {param} is inherited; give input(s) "
-                         f"{', '.join(s.name for s in b.port_specs()[0] if s.size == INHERIT)} or set {param}")
-    return _with_width(b, param, int(np.size(u[given[0]])), f"the probed {given[0]}", [])
 
 
 def _with_width(b: Block, param: str, width: int, source: str, late: list[str]) -> Block:

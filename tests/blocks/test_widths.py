@@ -193,5 +193,5 @@ def test_version_4_files_keep_their_widths() -> None:
 def test_a_block_probed_alone_takes_its_width_from_the_given_input() -> None:
     pr = Gain("g", k=2.0).probe(u={"u": [1.0, -3.0, 0.5]})
     np.testing.assert_array_equal(pr.y["y"], [2.0, -6.0, 1.0])
-    with pytest.raises(BlockError, match=r"block 'g': its width n is inherited; give input\(s\) u or set n"):
+    with pytest.raises(BlockError, match=r"block .g.: its width n is inherited; give its input\(s\) or set it"):
         Gain("g").probe()
