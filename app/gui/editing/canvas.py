@@ -70,6 +70,7 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
         self._drawn: Picture | None = None   # what the items show (:meth:`redraw`)
         self._wiring: tuple[PortItem, QtWidgets.QGraphicsLineItem] | None = None
         self._pressed_at: dict[str, tuple[float, float]] = {}
+        self.fitted = False     # the view shows the last fit (a resize fits again); False once zoomed or panned
         self._crumb = SubsystemBar(self)
         self._crumb.back.connect(lambda: self.open_subsystem(None))
         self.clipboard = CanvasClipboard(self)       # copy, paste, duplicate, select all
@@ -188,16 +189,20 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
             rect.adjust(0, -48, 0, 0)
         self.setSceneRect(rect.adjusted(-400, -300, 400, 300))
         self.fitInView(rect, QtCore.Qt.AspectRatioMode.KeepAspectRatio)
+        self.fitted = True
         self.minimap.refresh()
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        """A resized view fits the diagram again, unless the user zoomed or panned since the last fit."""
         super().resizeEvent(event)
-        if self.items_by_name:
+        if self.items_by_name and self.fitted:
             self.fit()
+        self.minimap.refresh()
 
     def wheelEvent(self, event: QtGui.QWheelEvent) -> None:
         f = 1.15 if event.angleDelta().y() > 0 else 1 / 1.15
         self.scale(f, f)
+        self.fitted = False
         self.minimap.refresh()
 
     def refresh_tooltips(self) -> None:

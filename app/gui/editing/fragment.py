@@ -138,9 +138,10 @@ def plan_paste(d: Diagram, frag: dict[str, Any], level: str | None = None) -> Pa
 
     wires = [(ref(c["from"]), ref(c["to"])) for c in frag["connections"]
              if c["from"].split(".")[0] in rename and c["to"].split(".")[0] in rename]
-    new_subs = [{"name": sub_rename[s["name"]], "blocks": [rename[b] for b in s["blocks"] if b in rename],
-                 "x": float(s.get("x", 0.0)) + dx, "y": float(s.get("y", 0.0)) + dy} for s in groups]
-    shown = [rename[b["name"]] for b in frag["blocks"] if b["name"] not in grouped] + [s["name"] for s in new_subs]
+    new_subs: list[dict[str, Any]] = [
+        {"name": sub_rename[s["name"]], "blocks": [rename[b] for b in s["blocks"] if b in rename],
+         "x": float(s.get("x", 0.0)) + dx, "y": float(s.get("y", 0.0)) + dy} for s in groups]
+    shown = [rename[b["name"]] for b in frag["blocks"] if b["name"] not in grouped] + [str(s["name"]) for s in new_subs]
     return Pasted(blocks, wires, {rename[n]: (x + dx, y + dy) for n, (x, y) in old_pos.items() if n in rename},
                   new_subs, level, shown)
 
@@ -152,8 +153,8 @@ def apply_paste(d: Diagram, p: Pasted) -> None:
         d.add(b["name"], b["type"], **b.get("params", {}))
     for name, (x, y) in p.positions.items():
         d.set_position(name, x, y)
-    for a, b in p.connections:
-        d.connect(a, b)
+    for src, dst in p.connections:
+        d.connect(src, dst)
     if p.subsystems:
         d.ui.setdefault(SUBSYSTEMS, []).extend(copy.deepcopy(p.subsystems))
     inside = find(d, p.level) if p.level is not None else None

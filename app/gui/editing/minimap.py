@@ -103,6 +103,7 @@ class Minimap(QtWidgets.QWidget):
 
     def _pan(self, at: QtCore.QPointF) -> None:
         self.canvas.centerOn(self.to_scene(at))
+        self.canvas.fitted = False
 
     def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:
         if event.button() == QtCore.Qt.MouseButton.LeftButton:
