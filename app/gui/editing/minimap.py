@@ -1,6 +1,7 @@
 """A minimap over a corner of the diagram canvas: the whole level drawn small, with the visible part.
 
-The overlay (bottom right of the canvas's viewport, at most :data:`MAP_W` x :data:`MAP_H` px) draws
+The overlay (bottom right of the canvas's viewport, at most :data:`MAP_W` x :data:`MAP_H` px and
+:data:`SHARE` of the viewport's width and height) draws
 each node of the level shown as a rectangle and the part the canvas shows as a blue frame.
 Clicking or dragging in it centres the canvas on that point. It is hidden while the whole
 diagram is already visible. It is drawn again only when the scene changes (an edit, a move) or
@@ -25,6 +26,7 @@ __all__ = ["MAP_H", "MAP_W", "Minimap"]
 
 MAP_W, MAP_H = 200, 130   # largest size of the minimap [px]
 MARGIN = 6                # inner margin of the map and its distance from the viewport's corner [px]
+SHARE = 0.3               # the map takes at most this share of the viewport's width and height
 
 
 class Minimap(QtWidgets.QWidget):
@@ -65,10 +67,11 @@ class Minimap(QtWidgets.QWidget):
             self.hide()
             return
         self._bounds = bounds.adjusted(-20, -20, 20, 20)
-        self._scale = min((MAP_W - 2 * MARGIN) / self._bounds.width(), (MAP_H - 2 * MARGIN) / self._bounds.height())
+        vp = self.canvas.viewport().rect()
+        most_w, most_h = min(MAP_W, SHARE * vp.width()), min(MAP_H, SHARE * vp.height())
+        self._scale = min((most_w - 2 * MARGIN) / self._bounds.width(), (most_h - 2 * MARGIN) / self._bounds.height())
         w = int(self._bounds.width() * self._scale) + 2 * MARGIN
         h = int(self._bounds.height() * self._scale) + 2 * MARGIN
-        vp = self.canvas.viewport().rect()
         self.setGeometry(vp.right() - w - MARGIN, vp.bottom() - h - MARGIN, w, h)
         self.show()
         self.raise_()

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.gui.editing.canvas_items import BlockItem
 from app.gui.editing.param_edit import ParamSetter
 from blocks.sections import section_type
 from blocks.subsystems import owners, subsystems
@@ -246,7 +247,8 @@ class ModelTree(QtWidgets.QWidget):
     def _follow_canvas(self) -> None:
         if self._quiet or self.canvas is None:
             return
-        chosen = {n for n, i in self.canvas.items_by_name.items() if i.isSelected()}
+        # the scene's own list: while a level is drawn again, ``items_by_name`` may hold deleted items
+        chosen = {i.name for i in self.canvas.scene().selectedItems() if isinstance(i, BlockItem)}
         self._quiet = True
         for name, item in [*self.blocks.items(), *self.subs.items()]:
             if item.isSelected() != (name in chosen):

@@ -83,10 +83,9 @@ class ParamSetter(QtCore.QObject):
         except (ValueError, UserError) as exc:
             return str(exc)
         self.session = s
-        if self.undo_stack is None:
+        if self.undo_stack is None or old == value:   # the same value: applied again, nothing to undo
             return self.apply(ref, value)
-        if old != value:
-            self.undo_stack.push(SetParam(self, ref, old, value))
+        self.undo_stack.push(SetParam(self, ref, old, value))
         return None
 
     def apply(self, ref: str, value: Any) -> str | None:
