@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gui_flow_gaps import ROWS, idle_compile, markdown, measure, settle
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.editing.canvas_clipboard import release_clipboard
 from app.gui.main_window import MainWindow
 from app.gui.session.session import SimSession
 
@@ -81,6 +82,7 @@ def main() -> None:
     print(f"worst gap {1000 * worst:.0f} ms")
     print()
     print(markdown(load, 0.0))
+    release_clipboard()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ Layout (1600 x 1000, or what the screen's available geometry holds: :mod:`app.gu
 
     [ toolbar: dataset | preset | Run/Pause Step Reset | speed                          ]
     [ diagram canvas                                   | Scopes / Compare tabs         ]
-    [ stick figure              | Gains / Block tabs   |                               ]
+    [ stick figure              | Gains / Block / Model |                              ]
     [ timeline                                                                         ]
     [ status: state | busy (compiling…) | sim time | real-time factor | frames per second ]
 

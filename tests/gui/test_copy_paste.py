@@ -9,7 +9,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.editing.canvas import DiagramCanvas
-from app.gui.editing.canvas_clipboard import MIME_FRAGMENT
+from app.gui.editing.canvas_clipboard import MIME_FRAGMENT, release_clipboard
 from app.gui.editing.diagram_view import BLOCK, SUBSYSTEM
 from app.gui.editing.fragment import PASTE_STEP, read_fragment
 from app.gui.session.session import SimSession
@@ -146,3 +146,11 @@ def test_context_menu_and_keys_are_the_canvas_actions(canvas: DiagramCanvas) -> 
     assert canvas.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.ActionsContextMenu
     keys = {a.text().replace("&", ""): a.shortcut() for a in canvas.actions()}
     assert keys["Duplicate"] == QtGui.QKeySequence("Ctrl+D") and keys["Fit diagram"] == QtGui.QKeySequence("F")
+
+
+def test_at_quit_the_copy_stays_on_the_clipboard_as_text(canvas: DiagramCanvas) -> None:
+    select(canvas, "gain1")
+    frag = canvas.clipboard.copy()
+    release_clipboard()                      # what the application's aboutToQuit runs
+    mime = QtWidgets.QApplication.clipboard().mimeData()
+    assert not mime.hasFormat(MIME_FRAGMENT) and read_fragment(mime.text()) == frag

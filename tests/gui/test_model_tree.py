@@ -115,7 +115,7 @@ def test_minimap_click_pans_the_view(qtbot, window: MainWindow, where: tuple[flo
     c.scale(3.0, 3.0)
     m = c.minimap
     qtbot.waitUntil(m.isVisible, timeout=2000)            # part of the diagram is out of view
-    assert m.geometry().bottomRight().x() < c.viewport().width() and m.width() <= 200
+    assert c.viewport().geometry().contains(m.geometry()) and m.width() <= 200
     at = QtCore.QPoint(int(m.width() * where[0]), int(m.height() * where[1]))
     aim = m.to_scene(QtCore.QPointF(at))
     before = m.visible_rect().center()
@@ -124,4 +124,7 @@ def test_minimap_click_pans_the_view(qtbot, window: MainWindow, where: tuple[flo
     assert (centre - before).manhattanLength() > 20       # the view moved ...
     seen = m.visible_rect()                               # ... to the point clicked (as far as the scene allows)
     assert seen.contains(aim) and abs(centre.x() - aim.x()) < 0.25 * seen.width() + 1
+    corner = c.viewport().geometry().bottomRight()       # the map stays in the corner as the view scrolls
+    assert c.viewport().geometry().contains(m.geometry())
+    assert (corner - m.geometry().bottomRight()).manhattanLength() < 20
     QtWidgets.QApplication.processEvents()

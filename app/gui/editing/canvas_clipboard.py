@@ -22,9 +22,21 @@ from app.gui.editing.fragment import cut_fragment, fragment_text, read_fragment
 if TYPE_CHECKING:
     from app.gui.editing.canvas import DiagramCanvas
 
-__all__ = ["MIME_FRAGMENT", "CanvasClipboard", "canvas_action"]
+__all__ = ["MIME_FRAGMENT", "CanvasClipboard", "canvas_action", "release_clipboard"]
 
 MIME_FRAGMENT = "application/x-gaitblocks-fragment+json"
+
+
+def release_clipboard() -> None:
+    """A copy of ours left on the clipboard becomes its plain text (the same JSON).
+
+    Called when the application quits (and by the tests at their end): Qt deleting, at exit, the
+    ``QMimeData`` this module made in Python crashes the process (PySide6 6.11, segmentation fault
+    after the last window closed); the program's own MIME type cannot outlive it anyway."""
+    app = QtWidgets.QApplication.instance()
+    mime = QtWidgets.QApplication.clipboard().mimeData() if app is not None else None
+    if mime is not None and mime.hasFormat(MIME_FRAGMENT):
+        QtWidgets.QApplication.clipboard().setText(mime.text())
 
 
 def canvas_action(canvas: QtWidgets.QWidget, text: str, key: Any, slot: Any) -> QtGui.QAction:
@@ -72,6 +84,10 @@ class CanvasClipboard(QtCore.QObject):
         mime.setData(MIME_FRAGMENT, QtCore.QByteArray(text.encode("utf-8")))
         mime.setText(text)
         QtWidgets.QApplication.clipboard().setMimeData(mime)
+        app = QtCore.QCoreApplication.instance()
+        if app is not None and not app.property("gaitblocks_release_clipboard"):
+            app.setProperty("gaitblocks_release_clipboard", True)
+            app.aboutToQuit.connect(release_clipboard)
         n = len(frag["blocks"])
         self.canvas.editor.message.emit(f"Copied {n} block{'s' * (n != 1)} and {len(frag['connections'])} wire(s)")
         return frag

@@ -30,10 +30,10 @@ SHARE = 0.3               # the map takes at most this share of the viewport's w
 
 
 class Minimap(QtWidgets.QWidget):
-    """The minimap of one :class:`DiagramCanvas` (a child of its viewport)."""
+    """The minimap of one :class:`DiagramCanvas` (a child of the canvas, over its viewport)."""
 
     def __init__(self, canvas: DiagramCanvas) -> None:
-        super().__init__(canvas.viewport())
+        super().__init__(canvas)     # not the viewport's child: scrolling the viewport would move it
         self.canvas = canvas
         self.paints = 0                       # repaints so far (the tests count them)
         self._bounds = QtCore.QRectF()
@@ -67,7 +67,7 @@ class Minimap(QtWidgets.QWidget):
             self.hide()
             return
         self._bounds = bounds.adjusted(-20, -20, 20, 20)
-        vp = self.canvas.viewport().rect()
+        vp = self.canvas.viewport().geometry()     # in the canvas's coordinates
         most_w, most_h = min(MAP_W, SHARE * vp.width()), min(MAP_H, SHARE * vp.height())
         self._scale = min((most_w - 2 * MARGIN) / self._bounds.width(), (most_h - 2 * MARGIN) / self._bounds.height())
         w = int(self._bounds.width() * self._scale) + 2 * MARGIN
