@@ -165,13 +165,14 @@ class ModelTree(QtWidgets.QWidget):
             self._quiet = False
 
     def _fill_values(self, block: str) -> None:
-        d = self._value_source(block)
-        values = d.instantiate(block).values
-        for ref, item in self.params.items():
-            if ref.startswith(block + "."):
-                text = value_text(values[ref.split(".", 1)[1]])
-                if item.text(1) != text:
-                    item.setText(1, text)
+        """The value column of ``block``'s parameter rows (only the texts that changed)."""
+        values = self._value_source(block).instantiate(block).values
+        item = self.blocks[block]
+        for i in range(item.childCount()):
+            row = item.child(i)
+            text = value_text(values[row.data(0, ROLE)[1].split(".", 1)[1]])
+            if row.text(1) != text:
+                row.setText(1, text)
 
     def _sync_settings(self) -> None:
         """Solver settings and sections, read only; rebuilt only when they change."""
