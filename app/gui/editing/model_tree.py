@@ -170,6 +170,8 @@ class ModelTree(QtWidgets.QWidget):
         item = self.blocks[block]
         for i in range(item.childCount()):
             row = item.child(i)
+            if row is None:
+                continue
             text = value_text(values[row.data(0, ROLE)[1].split(".", 1)[1]])
             if row.text(1) != text:
                 row.setText(1, text)
