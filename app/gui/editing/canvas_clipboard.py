@@ -120,6 +120,8 @@ class CanvasClipboard(QtCore.QObject):
         names = self.canvas.editor.paste(frag, text)
         if names:
             self.select(names)
+            if names[0] in self.canvas.items_by_name:     # a copy from elsewhere may land out of view
+                self.canvas.ensureVisible(self.canvas.items_by_name[names[0]])
         return names
 
     def select(self, names: list[str]) -> None:
