@@ -21,7 +21,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel, seg
+from blocks.kernels import cache_dir, kernel, seg
 from blocks.library import sources_kernels as sk
 from blocks.library.context import biped_of, data_of, dataset_of
 from blocks.library.sources_kernels import (
@@ -69,8 +69,6 @@ class _Spline(NamedTuple):
 
 
 def _spline_cache() -> str:
-    from blocks.compiled import cache_dir
-
     return str(cache_dir().parent / "splines")
 
 
