@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from blocks.blockdoc import documented
 from blocks.contract import CALLBACKS, contract_problems
 from blocks.packing import Layout
 from blocks.spec import NAME_RE as _NAME_RE
@@ -173,6 +174,7 @@ class Block:
         problems = contract_problems(cls, Block)
         if problems:
             raise TypeError(f"block class {cls.type_name}: " + "; ".join(problems))
+        cls.__doc__ = documented(cls.__dict__.get("__doc__"), cls)  # with its declared parameters and ports
         if register:
             BLOCK_TYPES[cls.type_name] = cls
 

@@ -241,16 +241,6 @@ class GrfSource(Block):
     Perturbations for experiments (tunable, 1 = the recording): ``propulsion_gain`` multiplies
     the propulsive (forward, ``F_x > 0``) part of each foot's fore-aft force, ``vertical_gain``
     every vertical force.
-
-    Outputs
-    -------
-    F : (4,) N
-        ``[F_lx, F_ly, F_rx, F_ry]``, world frame, force *on* each foot.
-    cop : (2,) m
-        Centre of pressure x of left/right foot (0 where absent or off the ground).
-
-    Parameters: ``dataset``, ``filter_hz`` (zero-lag Butterworth of the forces, 0 = off),
-    ``scale_to_model`` (scale to the model's body weight), ``gain`` (tunable multiplier).
     """
 
     params = {"dataset": _DATASET,
@@ -260,7 +250,8 @@ class GrfSource(Block):
               "gain": P(1.0, min=0.0, max=3.0, description="extra multiplier on all forces"),
               "propulsion_gain": P(1.0, min=0.0, max=3.0, description="multiplier on the propulsive part of F_x"),
               "vertical_gain": P(1.0, min=0.0, max=3.0, description="multiplier on F_y")}
-    outputs = (PortSpec("F", 4, "N", "ground reaction forces", GRF_NAMES), PortSpec("cop", 2, "m", "CoP x", ("l", "r")))
+    outputs = (PortSpec("F", 4, "N", "ground reaction forces on each foot, world frame", GRF_NAMES),
+               PortSpec("cop", 2, "m", "CoP x of each foot (0 where absent or off the ground)", ("l", "r")))
     time_varying = True
 
     packed = ("gain", "propulsion_gain", "vertical_gain", "_mass_scale", "_data[]")
@@ -282,21 +273,13 @@ class GrfSource(Block):
 
 
 class ReferenceSource(Block):
-    r"""Reference joint trajectories from a dataset (cubic spline; rates are its derivative).
-
-    Outputs
-    -------
-    angles, rates : (5,) rad, rad/s
-        ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` and their time derivatives.
-    hip, knee : (2,) rad
-        ``[beta_l, beta_r]``, ``[gamma_l, gamma_r]``.
-    """
+    """Reference joint trajectories from a dataset (cubic spline; rates are its derivative)."""
 
     params = {"dataset": _DATASET}
     outputs = (PortSpec("angles", 5, "rad", "reference angles", ANGLE_NAMES),
                PortSpec("rates", 5, "rad/s", "reference rates", ANGLE_NAMES),
-               PortSpec("hip", 2, "rad", "hip flexion", ("l", "r")),
-               PortSpec("knee", 2, "rad", "knee flexion", ("l", "r")))
+               PortSpec("hip", 2, "rad", "hip flexion beta", ("l", "r")),
+               PortSpec("knee", 2, "rad", "knee flexion gamma", ("l", "r")))
     time_varying = True
 
     packed = ("_data[]",)
