@@ -54,8 +54,8 @@ import math
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import BIPED_LAYOUT, biped_vector
-from models.biped import Q_NAMES, TAU_NAMES
+from blocks.library.context import BIPED_LAYOUT, Q_IN, biped_vector
+from models.biped import TAU_NAMES
 from models.jit import register_jitable
 
 __all__ = ["NetTorqueEstimator", "leg_torque_jacobian", "leg_torque_paper", "rolling_moment"]
@@ -126,7 +126,7 @@ class NetTorqueEstimator(Block):
                         description="jacobian: -J^T F - leg gravity; paper: literal lever-arm formula"),
               "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the estimated torques (0 = off)"),
               "mu_s": P(0.0, min=0.0, max=2.0, description="paper mode: static friction coefficient in M_knee")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("F", 4, "N", "foot forces"))
+    inputs = (Q_IN, PortSpec("F", 4, "N", "foot forces"))
     outputs = (PortSpec("tau", 4, "N*m", "estimated stance torques, times gain", TAU_NAMES),
                PortSpec("tnet", 4, "N*m", "GRF moment about hip and knee (ccw +)", TAU_NAMES))
     discrete = True
