@@ -263,14 +263,12 @@ class FeedbackEnable(Block):
 
 
 class ReferenceMotion(Block):
-    """The reference motion's inverse-dynamics torques and foot positions, played back.
+    """The reference motion's inverse-dynamics torques (times ``gain``), foot positions and CoM, played back.
 
-    Outputs ``tau`` (4) N m ``[hip_l, hip_r, knee_l, knee_r]`` times the tunable ``gain``
-    (module docstring), ``feet`` (4) m ``[xi_l, eta_l, xi_r, eta_r]``: where the reference
-    puts the feet (their contact coordinates; the foot points for point feet), shifted like the
-    dynamics block's ``init = "reference"`` (the foot with the larger vertical force at t0 at
-    the origin), so model and reference share one frame, and ``com`` (4) ``[x, y, vx, vy]``
-    (m, m/s): the reference's whole-body CoM in that frame.
+    ``feet`` are where the reference puts the feet (their contact coordinates ``[xi_l, eta_l, xi_r, eta_r]``;
+    the foot points for point feet) and ``com`` the reference's whole-body CoM, both shifted like the dynamics
+    block's ``init = "reference"`` (the foot with the larger vertical force at t0 at the origin), so model and
+    reference share one frame.
     """
 
     params = {"dataset": P("", tunable=False, description="dataset; empty = the run's"),

@@ -12,6 +12,7 @@ Every change goes through :meth:`SimSession.set_param`; errors show in the panel
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Callable
 from typing import Any
@@ -228,8 +229,9 @@ class BlockDialog(QtWidgets.QDialog):
         lay = QtWidgets.QVBoxLayout(self)
         cls_doc = (type(s.diagram.instantiate(block)).__doc__ or "").strip().split("\n\n")[0]
         ins, outs = s.block_ports(block)
-        ports = "<br>".join([f"in <b>{p.name}</b> ({p.size}) {p.unit}" for p in ins]
-                            + [f"out <b>{p.name}</b> ({p.size}) {p.unit}" for p in outs])
+        ports = "<br>".join(f"{way} <b>{p.name}</b> ({p.size})" + (f" {p.unit}" if p.unit else "")
+                            + (f": {html.escape(p.description)}" if p.description else "")
+                            for way, side in (("in", ins), ("out", outs)) for p in side)
         info = QtWidgets.QLabel(f"{cls_doc}<br><br>{ports}")
         info.setWordWrap(True)
         info.setTextFormat(QtCore.Qt.TextFormat.RichText)
