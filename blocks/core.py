@@ -23,7 +23,8 @@ construction::
 
 ``t`` s, ``x``/``z`` state vectors, ``u`` tuple of input arrays, ``p`` a :class:`Params`
 namespace (parameter values plus constants computed by :meth:`Block.derive`). The
-contract is checked when the class is defined; unknown keyword arguments raise.
+contract is checked when the class is defined (:mod:`blocks.contract`); unknown keyword arguments raise.
+The class docstring gains its Parameters, Inputs and Outputs sections (:mod:`blocks.blockdoc`).
 
 One law per block: a block that declares its kernels (``law = Kernels(output=..., ...)``, or a
 :meth:`Block.kernels` of its own) and ``packed`` (its packed vector's entries) writes no callbacks;
