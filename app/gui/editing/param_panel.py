@@ -14,6 +14,7 @@ editors follow the value in force after an undo or redo (:meth:`ParamPanel.show_
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any
 
@@ -232,8 +233,9 @@ class BlockDialog(QtWidgets.QDialog):
         lay = QtWidgets.QVBoxLayout(self)
         cls_doc = (type(s.diagram.instantiate(block)).__doc__ or "").strip().split("\n\n")[0]
         ins, outs = s.block_ports(block)
-        ports = "<br>".join([f"in <b>{p.name}</b> ({p.size}) {p.unit}" for p in ins]
-                            + [f"out <b>{p.name}</b> ({p.size}) {p.unit}" for p in outs])
+        ports = "<br>".join(f"{way} <b>{p.name}</b> ({p.size})" + (f" {p.unit}" if p.unit else "")
+                            + (f": {html.escape(p.description)}" if p.description else "")
+                            for way, side in (("in", ins), ("out", outs)) for p in side)
         info = QtWidgets.QLabel(f"{cls_doc}<br><br>{ports}")
         info.setWordWrap(True)
         info.setTextFormat(QtCore.Qt.TextFormat.RichText)
