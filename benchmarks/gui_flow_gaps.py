@@ -12,7 +12,8 @@ The window holds ``--runs`` kept runs of ``--seconds`` simulated seconds each (f
 row; the last run is exported, a 180 mm PDF figure and a 320 x 240 GIF, before its reset); they
 are ticked to overlay (*tick a run*), and the unit and x-axis switches happen with them overlaid;
 these three, and the flows that bind a compile (palette add and undo, preset and dataset changes),
-last until the last scope's turn of the staged redraw (:func:`drawn`). The figure is
+last until the last scope's turn of the staged redraw (:func:`drawn`); the editing flows (copy,
+paste, duplicate, the model tree, fit, minimap: ``benchmarks/gui_edit_gaps.py``) follow. The figure is
 exported twice: the first export starts the window's figure process, the second finds it waiting.
 ``--profile FLOW`` (a row's key, e.g. ``units``) prints the 25 costliest functions of the GUI
 thread during that flow (cProfile; the worker threads are not profiled).
@@ -228,6 +229,10 @@ def main() -> None:
         measure(app, "palette", "undo the palette add", win.canvas.editor.undo_stack.undo,
                 lambda: idle_compile(win), args.profile)
         settle(app, win)
+    if "edit" not in skip:
+        from gui_edit_gaps import edit_flows  # imports this module: imported here, not at the top
+
+        edit_flows(app, win, args.profile)
     for preset in ("emergent", "tracking"):
         measure(app, "preset", f"preset -> {preset} ({len(ins.ticked())} overlaid)",
                 lambda p=preset: win.files.set_preset(p, background=True), lambda: idle_compile(win), args.profile)

@@ -31,11 +31,12 @@ import numpy as np
 from blocks.codegen import generate, missing_kernels
 from blocks.compile import CompiledModel
 from blocks.core import BlockError, Params
+from blocks.kernels import cache_dir
 
 if TYPE_CHECKING:
     from blocks.recorder import Recorder
 
-__all__ = ["CompiledEngine", "Host", "NOTIFY", "STEP_OPT_LEVEL", "cache_dir", "choose_engine", "compile_estimate_s",
+__all__ = ["CompiledEngine", "Host", "NOTIFY", "STEP_OPT_LEVEL", "choose_engine", "compile_estimate_s",
            "load_step", "step_opt_level"]
 
 #: called with one line of text before a first-ever compile (the CLI's stderr line; the GUI may replace it)
@@ -43,12 +44,6 @@ NOTIFY: list[Callable[[str], None]] = [lambda msg: print(msg, file=sys.stderr, f
 
 _MODULES: dict[str, ModuleType] = {}
 _LOAD_LOCK = threading.Lock()  # batches built on several threads (VectorizedExecutor) import a step once
-
-
-def cache_dir() -> Path:
-    """Where generated steps and their numba caches live."""
-    root = os.environ.get("GAITBLOCKS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "gaitblocks")
-    return Path(root) / "compiled"
 
 
 def compile_estimate_s(n_blocks: int, parallel: bool) -> float:

@@ -23,7 +23,8 @@ construction::
 
 ``t`` s, ``x``/``z`` state vectors, ``u`` tuple of input arrays, ``p`` a :class:`Params`
 namespace (parameter values plus constants computed by :meth:`Block.derive`). The
-contract is checked when the class is defined; unknown keyword arguments raise.
+contract is checked when the class is defined (:mod:`blocks.contract`); unknown keyword arguments raise.
+The class docstring gains its Parameters, Inputs and Outputs sections (:mod:`blocks.blockdoc`).
 
 One law per block: a block that declares its kernels (``law = Kernels(output=..., ...)``, or a
 :meth:`Block.kernels` of its own) and ``packed`` (its packed vector's entries) writes no callbacks;
@@ -34,7 +35,6 @@ does, and the compiled engine runs them compiled.
 from __future__ import annotations
 
 import importlib
-import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from blocks.blockdoc import documented
+from blocks.contract import CALLBACKS, contract_problems
 from blocks.packing import Layout
 from blocks.spec import (
     INHERIT,
@@ -134,7 +136,6 @@ def block_type(type_name: str, name: str = "") -> type[Block]:
                            f"{', '.join(sorted(BLOCK_TYPES))}")
     return BLOCK_TYPES[type_name]
 
-_CALLBACK_ARGS = {"output": 6, "derivative": 6, "update": 6}
 _TS_SPEC = ParamSpec(0.0, min=0.0, max=3600.0, unit="s", tunable=False,
                      description="sample period, a whole number of solver ticks; 0 = every tick")
 
@@ -172,9 +173,10 @@ class Block:
         cls.params = MappingProxyType(params)
         if "packed" in cls.__dict__:
             cls.layout = Layout(tuple(cls.packed), cls.params)
-        problems = _contract_problems(cls)
+        problems = contract_problems(cls, Block)
         if problems:
             raise TypeError(f"block class {cls.type_name}: " + "; ".join(problems))
+        cls.__doc__ = documented(cls.__dict__.get("__doc__"), cls)  # with its declared parameters and ports
         if register:
             BLOCK_TYPES[cls.type_name] = cls
 
@@ -225,7 +227,7 @@ class Block:
     @classmethod
     def law_is_kernel(cls) -> bool:
         """Whether the kernels are the block's only law (it defines no Python callback of its own)."""
-        return cls.has_kernels() and not any(getattr(cls, m) is not getattr(Block, m) for m in _CALLBACK_ARGS)
+        return cls.has_kernels() and not any(getattr(cls, m) is not getattr(Block, m) for m in CALLBACKS)
 
     @classmethod
     def packed_at(cls, *names: str) -> Any:
@@ -366,65 +368,3 @@ def resolve_setting(block: Block, ref: str, value: Any, current: Any = _SAME) ->
     whole = with_item(block.values[param] if current is _SAME else current, index, item,
                       int(block.values[spec.size]), f"'{ref}'")
     return param, spec.validate(whole, f"'{ref}'")
-
-
-def _contract_problems(cls: type[Block]) -> list[str]:
-    problems: list[str] = []
-    for key, spec in cls.params.items():
-        if not isinstance(spec, ParamSpec):
-            problems.append(f"parameter {key!r} must be a ParamSpec")
-        if not _NAME_RE.match(key):
-            problems.append(f"parameter name {key!r} is not an identifier")
-    int_names = {k for k, s in cls.params.items() if isinstance(s, ParamSpec) and s.kind == "int"}
-    if sum(isinstance(s, ParamSpec) and s.inherit for s in cls.params.values()) > 1:
-        problems.append("at most one parameter may inherit its width (ParamSpec(inherit=True))")
-    for key, spec in cls.params.items():
-        if isinstance(spec, ParamSpec) and spec.size and (spec.kind != "float" or spec.size not in int_names):
-            problems.append(f"per-item parameter {key!r} must be a float sized by an int parameter")
-    ports = [*cls.inputs, *cls.outputs]
-    names = [s.name for s in ports]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        problems.append(f"port names must be unique across inputs and outputs: {dupes}")
-    int_params = {k for k, s in cls.params.items() if isinstance(s, ParamSpec) and s.kind == "int"}
-    for s in ports:
-        if not isinstance(s, PortSpec):
-            problems.append(f"port {s!r} must be a PortSpec")
-        elif isinstance(s.size, str) and s.size not in int_params:
-            problems.append(f"port {s.name!r} size {s.size!r} does not name an int parameter")
-        elif isinstance(s.size, int) and s.size < 1:
-            problems.append(f"port {s.name!r} size must be >= 1")
-    if isinstance(cls.feedthrough, str):
-        if cls.feedthrough not in ("all", "none"):
-            problems.append("feedthrough must be 'all', 'none' or a set of (input, output) pairs")
-    elif not cls.dynamic_ports:
-        in_names = {s.name for s in cls.inputs}
-        out_names = {s.name for s in cls.outputs}
-        for pair in cls.feedthrough:
-            if pair[0] not in in_names or pair[1] not in out_names:
-                problems.append(f"feedthrough pair {pair} names an unknown port")
-    for attr in ("n_states", "n_discrete"):
-        size = getattr(cls, attr)
-        if isinstance(size, str) and size not in int_params:
-            problems.append(f"{attr} {size!r} does not name an int parameter")
-    overrides = {m: getattr(cls, m) is not getattr(Block, m) for m in _CALLBACK_ARGS}
-    if cls.law is not None and not isinstance(cls.law, Kernels):
-        problems.append("law must be a Kernels(output=..., derivative=..., update=...)")
-    if cls.has_kernels():  # the kernels are the law (checked when compiled)
-        overrides = dict.fromkeys(overrides, True)
-    if cls.n_states != 0 and not overrides["derivative"]:
-        problems.append("a block with continuous states must define derivative()")
-    if cls.discrete and cls.n_discrete != 0 and not overrides["update"]:
-        problems.append("a discrete block with discrete states must define update()")
-    if (cls.outputs or cls.dynamic_ports) and not overrides["output"]:
-        problems.append("a block with outputs must define output()")
-    if cls.modes and not cls.discrete:
-        problems.append("modes live in discrete states: set discrete = True")
-    if isinstance(cls.n_discrete, int) and len(cls.modes) > cls.n_discrete:
-        problems.append("more modes than discrete states")
-    for meth, nargs in _CALLBACK_ARGS.items():
-        if getattr(cls, meth) is not getattr(Block, meth):
-            sig = inspect.signature(getattr(cls, meth))
-            if len(sig.parameters) != nargs + 1:
-                problems.append(f"{meth}() must take (self, t, x, z, u, p, out): got {list(sig.parameters)}")
-    return problems

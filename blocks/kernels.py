@@ -13,8 +13,10 @@ Strict IEEE arithmetic (no ``fastmath``) keeps the two forms' results the same t
 
 from __future__ import annotations
 
+import os
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
@@ -23,17 +25,22 @@ from blocks.spec import Kernels, Params
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["IMPORTED", "PythonLaw", "helper", "kernel", "pure", "pure_kernels", "seg"]
+__all__ = ["IMPORTED", "PythonLaw", "cache_dir", "helper", "kernel", "pure", "pure_kernels", "seg"]
 
 
 #: ``{source file: (mtime_ns, size)}`` of every module that defined a kernel, as it was when imported
 IMPORTED: dict[str, tuple[int, int]] = {}
 
 
+def cache_dir() -> Path:
+    """Where generated steps and their numba caches live: ``compiled/`` in ``$GAITBLOCKS_CACHE``, else in
+    ``~/.cache/gaitblocks`` (a library keeps its own files beside it, in the same parent folder)."""
+    root = os.environ.get("GAITBLOCKS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "gaitblocks")
+    return Path(root) / "compiled"
+
+
 def _stamp(fn: Callable[..., Any]) -> None:
     """Record the stamp of ``fn``'s module file in :data:`IMPORTED` (once)."""
-    import os
-
     path = fn.__code__.co_filename
     if path not in IMPORTED:
         try:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from blocks.core import BlockError, Params, ParamSpec, resolve_setting
 from blocks.spec import split_param
+from blocks.widths import width_change
 
 if TYPE_CHECKING:
     from blocks.compile import CompiledModel
@@ -99,6 +100,10 @@ class ParameterRegistry:
         queued = [v for n, v in self._queue if n == whole]
         param, value = resolve_setting(self._blocks[block], name, value,
                                        queued[-1] if queued else self._values[whole])
+        change = width_change(self._blocks[block], param, value)
+        if change is not None:
+            raise BlockError(f"'{name}': {change}; a running model keeps its widths: set it in the diagram "
+                             "and compile again")
         self._queue.append((whole, value))
         for cb in self.listeners:
             cb()

@@ -24,11 +24,12 @@ them, since a wrong width upstream is the likelier cause.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from blocks.core import Block
 from blocks.spec import INHERIT, BlockError, DiagramError
 
-__all__ = ["Inherited", "resolve_widths", "width_param"]
+__all__ = ["Inherited", "resolve_widths", "width_change", "width_param"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,20 @@ def width_param(b: Block) -> str | None:
     for key, spec in b.params.items():
         if spec.inherit and b.values[key] == INHERIT:
             return key
+    return None
+
+
+def width_change(b: Block, param: str, value: Any) -> str | None:
+    """What setting ``param = value`` would change in ``b``'s port widths or state sizes (a constant's
+    ``value`` of another length, say), or None. A running model keeps its widths: such a change is
+    structural, even for a tunable parameter (:meth:`blocks.registry.ParameterRegistry.set` refuses it)."""
+    trial = type(b)(b.name, **{**{k: b.values[k] for k in b.explicit}, param: value})
+    (ins, outs), (new_ins, new_outs) = b.port_specs(), trial.port_specs()
+    for old, new in zip((*ins, *outs), (*new_ins, *new_outs)):
+        if old.size != new.size:
+            return f"{b.name}.{old.name} would be {new.size} wide, not {old.size}"
+    if (trial.state_size(), trial.discrete_size()) != (b.state_size(), b.discrete_size()):
+        return f"block '{b.name}' would have another number of states"
     return None
 
 

@@ -4,7 +4,7 @@ Layout (1600 x 1000, or what the screen's available geometry holds: :mod:`app.gu
 
     [ toolbar: dataset | preset | Run/Pause Step Reset | speed                          ]
     [ diagram canvas                                   | Scopes / Compare tabs         ]
-    [ stick figure              | Gains / Block tabs   |                               ]
+    [ stick figure              | Gains / Block / Model |                              ]
     [ timeline                                                                         ]
     [ status: state | busy (compiling…) | sim time | real-time factor | frames per second ]
 
@@ -32,6 +32,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.editing.canvas import DiagramCanvas
 from app.gui.editing.diagram_pane import DiagramPane
 from app.gui.editing.gain_panel import GainPanel
+from app.gui.editing.model_tree import ModelTree
+from app.gui.editing.param_edit import ParamSetter
 from app.gui.editing.param_panel import BlockDialog, ParamPanel
 from app.gui.figure.stick_figure import StickFigure
 from app.gui.fit_screen import ElidedLabel, fit_geometry
@@ -107,10 +109,14 @@ class MainWindow(QtWidgets.QMainWindow):
         self.diagram_pane = DiagramPane(self.canvas)
         self.figure = StickFigure()
         self.gains = GainPanel(self.settings)
-        self.params = ParamPanel()
+        self.param_setter = ParamSetter(self)      # the panel's, the dialogs' and the tree's edits (undoable)
+        self.params = ParamPanel(setter=self.param_setter)
+        self.tree = ModelTree(self.param_setter)
+        self.tree.bind(self.canvas)
         self.side = QtWidgets.QTabWidget()
         self.side.addTab(self.gains, "Gains")
         self.side.addTab(self.params, "Block parameters")
+        self.side.addTab(self.tree, "Model")
         self.validity = ValidityPanel()
         self.side.addTab(self.validity, "Validity")
         self.scopes = ScopeStack()
@@ -150,7 +156,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.statusBar().addPermanentWidget(w)
         self.statusBar().addWidget(self.status_state, 1)
         c = self.controls
-        self.busy = BusyIndicator([c, self.gains, self.params, self.canvas],
+        self.busy = BusyIndicator([c, self.gains, self.params, self.tree, self.canvas],
                                   [c.run_action, c.step_action, c.reset_action])
         self.figure.plot.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)   # a click gives it the keys
         c.bind_keys(self.canvas, self.figure.plot)
@@ -179,11 +185,14 @@ class MainWindow(QtWidgets.QMainWindow):
         editor.compiled.connect(self._edit_compiled)
         editor.failed.connect(lambda text: self.statusBar().showMessage(text, 20000))
         editor.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
-        self.params.rebuilt.connect(self.bind_session)
-        self.params.background = self._compile_param
+        setter = self.param_setter
+        setter.rebuilt.connect(self.bind_session)
+        setter.background, setter.undo_stack = self._compile_param, editor.undo_stack
+        setter.refused.connect(lambda text: self.statusBar().showMessage(text, 10000))
         editor.background = self._compile_edit
         run.background = self._compile_reset
-        self.params.changed.connect(lambda ref, v: self.gains.sync())
+        setter.changed.connect(lambda ref, v: self.gains.sync())
+        self.tree.block_chosen.connect(lambda name: self.params.show_block(self.session, name))
         self.tuning.applied.connect(lambda values: self.gains.sync())
         self.compare.error.connect(lambda exc: self.errors.report("Comparison failed", exc))
         # a first-ever compile outside the worker (Compare, Tuning): say so in the status bar
@@ -219,6 +228,7 @@ class MainWindow(QtWidgets.QMainWindow):
                          (stack.createRedoAction(self, "&Redo"), "Ctrl+Shift+Z")):
             act.setShortcut(QtGui.QKeySequence(key))
             edit.addAction(act)
+        edit.addActions(self.canvas.clipboard.actions)   # copy, paste, duplicate, select all
         self._act(edit, "&Delete selected blocks and wires", self.canvas.delete_selected)
         edit.addActions(self.canvas.edit_actions)   # group, ungroup, auto-layout
         sim = mb.addMenu("&Simulation")
@@ -233,7 +243,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.stop_at_fall.setToolTip("end the run 0.1 s after the walker falls (off: simulate on to the end)")
         self.stop_at_fall.toggled.connect(self._set_stop_at_fall)
         view = mb.addMenu("&View")
-        self._act(view, "Fit diagram", self.canvas.fit)
+        view.addAction(self.canvas.fit_action)
         self.signal_widths = view.addAction("Signal &widths")
         self.signal_widths.setCheckable(True)
         self.signal_widths.setChecked(self.canvas.show_widths)
@@ -340,6 +350,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.inspector.track(s)      # keeps the run a compile replaced, with the scopes it showed
         self.scopes.rebind(s)        # reused plots redrawn one per turn (scope_redraw), built ones now
         self.gains.bind(s)
+        self.tree.sync()
         self.tuning.bind()
         if self.params.block in s.diagram.blocks:
             self.params.show_block(s, self.params.block)
@@ -382,10 +393,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if name not in self.session.diagram.blocks:
             self.show_block(name)
             return None
-        dlg = BlockDialog(self.session, name, self)
-        dlg.panel.rebuilt.connect(self.bind_session)
-        dlg.panel.background = self._compile_param
-        dlg.panel.changed.connect(lambda ref, v: self.gains.sync())
+        dlg = BlockDialog(self.session, name, self, self.param_setter)
         dlg.open()
         return dlg
 

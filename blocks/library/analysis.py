@@ -29,14 +29,14 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_vector
+from blocks.library.context import Q_IN, QD_IN, biped_vector
 from models._eom_numba import decomposition_one, forward_dynamics_into, joint_reactions_one
-from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
+from models.biped import GRF_NAMES, TAU_NAMES
 from models.reactions import REACTION_NAMES
 
 __all__ = ["JointReactions", "TorqueDecomposition"]
 
-_INPUTS = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+_INPUTS = (Q_IN, QD_IN,
            PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
            PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES))
 

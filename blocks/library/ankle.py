@@ -55,10 +55,10 @@ from __future__ import annotations
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_vector
+from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_vector
 from blocks.packing import state_offsets
 from models._eom_numba import com_contact_x
-from models.biped import GRF_NAMES, Q_NAMES
+from models.biped import GRF_NAMES
 
 __all__ = ["AnkleBalance", "TARGETS"]
 
@@ -114,8 +114,7 @@ class AnkleBalance(Block):
               "target": P("reference", choices=TARGETS,
                           description="reference: the reference CoM; own_speed: the body's own mean speed"),
               "tau_v": P(2.0, min=0.05, max=100.0, unit="s", description="own_speed: time constant of the mean speed")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
+    inputs = (Q_IN, QD_IN, STANCE_IN,
               PortSpec("F", 4, "N", "foot forces applied by the ground", GRF_NAMES),
               PortSpec("feet_ref", 4, "m", "reference contact coordinates", ("x_l", "y_l", "x_r", "y_r")),
               PortSpec("com_ref", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))

@@ -90,23 +90,10 @@ def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
 
 
 class FiveLinkDynamics(Block):
-    """Floating-base five-link biped driven by joint torques and foot forces.
+    """Floating-base five-link biped driven by joint torques, foot forces (world frame) and ground moments.
 
-    Inputs
-    ------
-    tau : (4,) N m
-        ``[hip_l, hip_r, knee_l, knee_r]``.
-    grf : (4,) N
-        ``[F_lx, F_ly, F_rx, F_ry]``, world-frame forces on the feet.
-    mz : (2,) N m, optional
-        ``[l, r]`` ground moments on the shanks, counter-clockwise positive: the moment of a
-        centre of pressure ``d`` metres ahead of the contact point is ``d F_y``
-        (:class:`~blocks.library.ankle.AnkleBalance`). Zero when unconnected.
-
-    Outputs
-    -------
-    q : (7,) m, rad
-    qd : (7,) m/s, rad/s
+    The ground moment ``mz`` on a shank (counter-clockwise positive) of a centre of pressure ``d`` metres
+    ahead of the contact point is ``d F_y`` (:class:`~blocks.library.ankle.AnkleBalance`).
 
     Continuous state ``[q, qd]`` (14). Initial state: ``init = "reference"`` takes the pose
     and rates from the dataset's reference at the start of the run, with the stance foot
@@ -137,7 +124,8 @@ class FiveLinkDynamics(Block):
                            description="initial vertical CoM velocity: the reference's; the one under which the "
                                        "recorded GRF keeps the mean height over whole cycles (grf); or grf only "
                                        "when the kinematics come from another recording than the GRF (paired)")}
-    inputs = (PortSpec("tau", 4, "N*m", "joint torques", TAU_NAMES), PortSpec("grf", 4, "N", "foot forces", GRF_NAMES),
+    inputs = (PortSpec("tau", 4, "N*m", "joint torques", TAU_NAMES),
+              PortSpec("grf", 4, "N", "forces on the feet, world frame", GRF_NAMES),
               PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r"), optional=True))
     outputs = (PortSpec("q", 7, "m, rad", "generalised coordinates", Q_NAMES),
                PortSpec("qd", 7, "m/s, rad/s", "generalised velocities", Q_NAMES))
@@ -171,13 +159,11 @@ class FiveLinkDynamics(Block):
 
 
 class BipedKinematics(Block):
-    """Point positions of the biped (the formulas of :meth:`models.biped.FiveLinkBiped.points`).
+    """Point positions of the biped, world frame (the formulas of :meth:`models.biped.FiveLinkBiped.points`).
 
-    Inputs: ``q`` (7). Outputs (m, world frame): ``feet`` (4) ``[x_l, y_l, x_r, y_r]``,
-    ``com`` (2) whole-body CoM, ``hip`` (2), ``knees`` (4) ``[x_l, y_l, x_r, y_r]``, ``head`` (2),
-    ``contact`` (4) ``[xi_l, eta_l, xi_r, eta_r]``: the rolling-foot contact coordinates
-    ``xi = x_foot + R (sin th2 - th2)``, ``eta = y_foot + R (cos th2 - 1)`` (the feet when the
-    foot radius ``R`` is 0; :meth:`models.biped.FiveLinkBiped.contact_coordinates`).
+    ``contact`` holds the rolling-foot contact coordinates ``xi = x_foot + R (sin th2 - th2)``,
+    ``eta = y_foot + R (cos th2 - 1)`` (the feet when the foot radius ``R`` is 0;
+    :meth:`models.biped.FiveLinkBiped.contact_coordinates`).
     """
 
     inputs = (PortSpec("q", 7, "m, rad", "", Q_NAMES),)

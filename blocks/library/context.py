@@ -15,16 +15,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from blocks.core import CompileContext
+from blocks.core import CompileContext, PortSpec
 from blocks.library.settings import BIPED, DATA, DataSettings
+from models.biped import Q_NAMES
 from models.params import BipedParams
 
 if TYPE_CHECKING:
     from models.dataset import GaitDataset
 
-__all__ = ["BIPED", "BIPED_LAYOUT", "DATA", "DATASETS", "biped_of", "biped_vector", "data_of", "dataset_of"]
+__all__ = ["BIPED", "BIPED_LAYOUT", "DATA", "DATASETS", "QD_IN", "Q_IN", "STANCE_IN", "biped_of", "biped_vector",
+           "data_of", "dataset_of"]
 
 DATASETS = "datasets"   # the key of the dataset resolver in CompileContext.resources
+#: the body's state and stance flags as every block that reads them declares its inputs (the dynamics' ``q``,
+#: ``qd``: :data:`models.biped.Q_NAMES`; the phase detector's ``stance``)
+Q_IN = PortSpec("q", 7, "m, rad", "biped state", Q_NAMES)
+QD_IN = PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES)
+STANCE_IN = PortSpec("stance", 2, "", "stance flags", ("l", "r"))
 #: the biped's parameter vector (:func:`biped_vector`), in :meth:`BipedParams.as_array` order: per link (trunk 0,
 #: thigh 1, shank 2) length [m], CoM distance [m], mass [kg], inertia [kg m^2]; then g [m/s^2], foot radius [m]
 BIPED_LAYOUT = ("l0", "r0", "m0", "J0", "l1", "r1", "m1", "J1", "l2", "r2", "m2", "J2", "g", "R")

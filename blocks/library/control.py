@@ -114,19 +114,6 @@ def _switch_output(t, x, z, stance, a, b, p, tau, hip, knee):
 class PID(Block):
     """Per-joint discrete PID with output limits, anti-windup, filtered derivative and bumpless transfer.
 
-    Inputs
-    ------
-    ref, meas : (n,) rad
-        Reference and measured joint angles.
-    enable : (n,) 1/0
-        1 = the PID drives the joint (swing); 0 = tracking mode.
-    track : (n,) N m
-        Torque applied to the joint (for bumpless transfer; not fed through).
-
-    Outputs
-    -------
-    u : (n,) N m
-
     Discrete state :data:`STATE`: ``[I (n), D (n), e_prev (n), enabled (n), started, e_0 (n), t - t_0 (n)]``
     (the last two for the reference blend, ``t_blend``); the kernels read its offsets from the packed vector.
     Default gains: the authors' Simulink prototype, P = 500, I = 250, D = 25 (N m/rad).
@@ -145,8 +132,10 @@ class PID(Block):
               "t_blend": P(0.0, min=0.0, max=2.0, unit="s",
                            description="reference blend after enable (0 = off): the error starts from 0"),
               "n": P(2, min=1, max=64, tunable=False, description="number of joints")}
-    inputs = (PortSpec("ref", "n", "rad"), PortSpec("meas", "n", "rad"), PortSpec("enable", "n"),
-              PortSpec("track", "n", "N*m"))
+    inputs = (PortSpec("ref", "n", "rad", "reference joint angles"),
+              PortSpec("meas", "n", "rad", "measured joint angles"),
+              PortSpec("enable", "n", "", "1 = the PID drives the joint (swing); 0 = tracking mode"),
+              PortSpec("track", "n", "N*m", "torque applied to the joint (bumpless transfer; not fed through)"))
     outputs = (PortSpec("u", "n", "N*m", "PID torque"),)
     feedthrough = frozenset({("ref", "u"), ("meas", "u")})
     discrete = True
@@ -168,15 +157,13 @@ class TorqueSwitch(Block):
 
     ``tau_j = tau_stance_j if stance_leg(j) else tau_swing_j`` for ``j`` in
     ``[hip_l, hip_r, knee_l, knee_r]``.
-
-    Inputs: ``stance`` (2) ``[l, r]`` flags; ``tau_stance``, ``tau_swing`` (4) N m.
-    Outputs: ``tau`` (4) N m; ``hip`` (2) and ``knee`` (2) N m, the same values split by joint.
     """
 
-    inputs = (PortSpec("stance", 2, "", "stance flags"), PortSpec("tau_stance", 4, "N*m"),
+    inputs = (PortSpec("stance", 2, "", "stance flags [l, r]"), PortSpec("tau_stance", 4, "N*m"),
               PortSpec("tau_swing", 4, "N*m"))
     outputs = (PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
-               PortSpec("hip", 2, "N*m", "", ("l", "r")), PortSpec("knee", 2, "N*m", "", ("l", "r")))
+               PortSpec("hip", 2, "N*m", "tau of the hips", ("l", "r")),
+               PortSpec("knee", 2, "N*m", "tau of the knees", ("l", "r")))
     law = Kernels(output=_switch_output)
 
 

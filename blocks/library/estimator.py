@@ -39,9 +39,6 @@ weight at the hip, and its friction term ``mu_s |F|`` is a force; in our sign co
 hip gravity term also has the opposite sign. For a 55 kg model the two differ by up to tens
 of N m in the hip.
 
-Inputs: ``q`` (7) [m, rad], ``F`` (4) N. Outputs: ``tau`` (4) N m ``[hip_l, hip_r, knee_l,
-knee_r]`` (times the tunable ``gain``), ``tnet`` (4) N m, the GRF moments ``T_net`` (ccw +).
-
 The block is sampled like the controllers (``ts``, default every solver tick) and its
 torques hold between samples (zero-order hold), as on a digital controller.
 
@@ -57,8 +54,8 @@ import math
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import BIPED_LAYOUT, biped_vector
-from models.biped import Q_NAMES, TAU_NAMES
+from blocks.library.context import BIPED_LAYOUT, Q_IN, biped_vector
+from models.biped import TAU_NAMES
 from models.jit import register_jitable
 
 __all__ = ["NetTorqueEstimator", "leg_torque_jacobian", "leg_torque_paper", "rolling_moment"]
@@ -68,7 +65,6 @@ _L1, _L2, _R1, _R2, _M1, _M2, _G, _RF = (BIPED_LAYOUT.index(k) for k in ("l1", "
 
 
 @register_jitable
-
 def rolling_moment(th2: float, fx: float, fy: float, rf: float) -> float:
     """``M_roll = R (sin th2 F_y - (cos th2 - 1) F_x)`` [N m]: the moment of a foot force applied at
     the rolling contact point about the foot point (0 for a point foot, ``R = rf = 0``)."""
@@ -130,8 +126,8 @@ class NetTorqueEstimator(Block):
                         description="jacobian: -J^T F - leg gravity; paper: literal lever-arm formula"),
               "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the estimated torques (0 = off)"),
               "mu_s": P(0.0, min=0.0, max=2.0, description="paper mode: static friction coefficient in M_knee")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("F", 4, "N", "foot forces"))
-    outputs = (PortSpec("tau", 4, "N*m", "estimated stance torques", TAU_NAMES),
+    inputs = (Q_IN, PortSpec("F", 4, "N", "foot forces"))
+    outputs = (PortSpec("tau", 4, "N*m", "estimated stance torques, times gain", TAU_NAMES),
                PortSpec("tnet", 4, "N*m", "GRF moment about hip and knee (ccw +)", TAU_NAMES))
     discrete = True
 

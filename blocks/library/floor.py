@@ -66,10 +66,10 @@ import math
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_of, biped_vector
+from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_of, biped_vector
 from blocks.packing import state_offsets
 from models._eom_numba import foot_state_side
-from models.biped import Q_NAMES, TAU_NAMES
+from models.biped import TAU_NAMES
 from models.jit import register_jitable
 
 __all__ = ["Footprints", "StanceDamping"]
@@ -151,8 +151,7 @@ class Footprints(Block):
               "tau_land": P(0.0, min=0.0, max=1.0, unit="s",
                             description="the held height relaxes from where the foot landed to the floor with "
                                         "this time constant (0: held on the floor from the landing tick)")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
+    inputs = (Q_IN, STANCE_IN,
               PortSpec("feet_ref", 4, "m", "reference footprints", _FEET))
     outputs = (PortSpec("feet", 4, "m", "where each stance foot is held", _FEET),)
     n_discrete = _FP_STATE["size"]
@@ -179,8 +178,7 @@ class StanceDamping(Block):
               "k_leg": P(0.0, min=0.0, max=1e6, unit="N/m",
                          description="leg-length spring about the length at knee_rest_deg (axial, hip to foot)"),
               "c_leg": P(0.0, min=0.0, max=1e5, unit="N*s/m", description="leg-length damping")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")))
+    inputs = (Q_IN, QD_IN, STANCE_IN)
     outputs = (PortSpec("tau", 4, "N*m", "stance damping, knee spring and knee-stop torques", TAU_NAMES),)
     discrete = True
 

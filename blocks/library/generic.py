@@ -167,10 +167,7 @@ class Constant(Block):
 
 
 class Step(Block):
-    """Step source: ``y = before`` for ``t < t_step``, else ``after`` (every element).
-
-    Outputs: ``y`` (n).
-    """
+    """Step source: ``y = before`` for ``t < t_step``, else ``after`` (every element)."""
 
     params = {"t_step": P(0.0, min=-1e9, max=1e9, unit="s", description="step time"),
               "before": P(0.0, description="value before the step"),
@@ -183,10 +180,7 @@ class Step(Block):
 
 
 class Gain(Block):
-    """``y = k u``.
-
-    Inputs: ``u`` (n). Outputs: ``y`` (n). ``k`` is tunable.
-    """
+    """``y = k u``."""
 
     params = {"k": P(1.0, min=-1e9, max=1e9, description="gain (every element)"), "n": _WIDTH}
     inputs = (PortSpec("u", "n"),)
@@ -369,10 +363,7 @@ class Function(Block):
 
 
 class Scope(Block):
-    """Recorder/scope tap: logs its input as ``"<name>.u"``; no outputs.
-
-    Inputs: ``u`` (n).
-    """
+    """Recorder/scope tap: logs its input as ``"<name>.u"``; no outputs."""
 
     params = {"n": _WIDTH, "unit": P("", tunable=False, description="unit shown on the scope axis")}
     inputs = (PortSpec("u", "n"),)

@@ -63,9 +63,9 @@ import numpy as np
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import biped_vector
+from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_vector
 from models._eom_numba import _assemble, _cholesky_back, _cholesky_factor, _cholesky_solve, foot_state_side
-from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES
+from models.biped import GRF_NAMES, TAU_NAMES
 
 __all__ = ["GrfMatch", "match_torques"]
 
@@ -176,11 +176,10 @@ class GrfMatch(Block):
                          description="stance-foot position time constant of the wanted foot acceleration (0 = off)"),
               "u_max": P(600.0, min=0.0, max=1e5, unit="N*m",
                          description="largest added torque on a stance joint; a larger solution is scaled down whole")}
-    inputs = (PortSpec("tau_in", 4, "N*m", "joint torques of every other source", TAU_NAMES),
-              PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+    inputs = (PortSpec("tau_in", 4, "N*m", "joint torques of every other source", TAU_NAMES), Q_IN, QD_IN,
               PortSpec("F", 4, "N", "recorded foot forces", GRF_NAMES),
               PortSpec("mz", 2, "N*m", "ground moments on the shanks", ("l", "r")),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
+              STANCE_IN,
               PortSpec("feet_ref", 4, "m", "where each stance foot is held", _FEET))
     outputs = (PortSpec("tau", 4, "N*m", "joint torques to apply", TAU_NAMES),
                PortSpec("dtau", 4, "N*m", "torque added to the stance joints", TAU_NAMES))

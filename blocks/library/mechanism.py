@@ -41,6 +41,7 @@ points, point_vel : (2 n_points,) the named points' positions [m] and velocities
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -61,14 +62,10 @@ from models.mechanism.manifold import continuation
 
 __all__ = ["PlanarMechanism", "mechanism_of"]
 
-_CACHE: dict[str, Mechanism] = {}
-
-
+@functools.cache
 def mechanism_of(name: str) -> Mechanism:
     """The (shared, read-only) mechanism description by name, for ports and drawing."""
-    if name not in _CACHE:
-        _CACHE[name] = build(name)
-    return _CACHE[name]
+    return build(name)
 
 
 class PlanarMechanism(Block):

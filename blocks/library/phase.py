@@ -78,19 +78,7 @@ def _phase_update(t, x, z, f, p, znext):
 
 
 class PhaseDetector(Block):
-    r"""Stance/swing per foot with threshold, hysteresis and minimum dwell; gait-phase code.
-
-    Inputs
-    ------
-    F : (4,) N
-        ``[F_lx, F_ly, F_rx, F_ry]``.
-
-    Outputs
-    -------
-    stance, swing : (2,) 1/0
-        Per foot ``[l, r]``; ``swing = 1 - stance``.
-    phase : (1,)
-        Gait-phase code (module docstring).
+    """Stance/swing per foot with threshold, hysteresis and minimum dwell; gait-phase code.
 
     Discrete state ``[left, right, phase, t_switch_l, t_switch_r]`` (offsets from its declaration,
     ``_STATE``); the first three are modes whose switches go into the event table.
@@ -100,9 +88,9 @@ class PhaseDetector(Block):
               "hysteresis_n": P(10.0, min=0.0, max=5000.0, unit="N",
                                 description="back to swing only below threshold - hysteresis"),
               "min_dwell_s": P(0.05, min=0.0, max=5.0, unit="s", description="minimum time between switches")}
-    inputs = (PortSpec("F", 4, "N", "ground reaction forces"),)
+    inputs = (PortSpec("F", 4, "N", "ground reaction forces [F_lx, F_ly, F_rx, F_ry]"),)
     outputs = (PortSpec("stance", 2, "1", "stance flags", ("l", "r")),
-               PortSpec("swing", 2, "1", "swing flags", ("l", "r")),
+               PortSpec("swing", 2, "1", "swing flags: 1 - stance", ("l", "r")),
                PortSpec("phase", 1, "1", "0 double, 1 left single, 2 right single, 3 flight"))
     discrete = True
     n_discrete = _STATE["size"]

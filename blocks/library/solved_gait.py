@@ -53,7 +53,7 @@ import numpy as np
 from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, pure, seg
-from blocks.library.context import biped_of, data_of, dataset_of
+from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_of, data_of, dataset_of
 from models.biped import Q_NAMES, TAU_NAMES, FiveLinkBiped
 from models.params import BipedParams
 
@@ -252,8 +252,7 @@ class SolvedGait(Block):
                             description="PD stiffness of the trunk around the solution's, through the stance hips"),
               "kd_trunk": P(0.0, min=0.0, max=1e4, unit="N*m*s/rad",
                             description="PD damping of the trunk around the solution's, through the stance hips")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")))
+    inputs = (Q_IN, QD_IN, STANCE_IN)
     outputs = (PortSpec("tau", 4, "N*m", "feedforward + PD", TAU_NAMES),
                PortSpec("tau_ff", 4, "N*m", "the solution's joint torques", TAU_NAMES),
                PortSpec("tau_pd", 4, "N*m", "PD around the solution", TAU_NAMES),

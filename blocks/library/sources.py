@@ -1,12 +1,10 @@
 r"""Data sources: recorded GRF and reference joint trajectories, on the solver's clock.
 
-Both blocks read their dataset as if resampled onto a grid of spacing ``dt/2`` (every RK4 stage
-time lands on a row): their laws (kernels, both engines run them) compute that grid's rows from the
-recording (:mod:`blocks.library.sources_kernels`).
-Simulation time ``t`` [s] reads dataset time ``t - t_start + t_data[0] + t_offset_s``, and the
-reference angles are low-passed at ``ref_filter_hz``: both are the diagram's, shared by every
-block that reads the recording (:class:`blocks.library.settings.DataSettings`). Beyond the end of the
-data the last sample holds. Off-grid times (``solve_ivp``) interpolate linearly.
+Both blocks read their dataset on the solver's grid of spacing ``dt/2``; their laws (kernels, both engines
+run them) compute that grid's rows from the recording as :mod:`blocks.library.sources_kernels` describes.
+The offset into the recording, ``t_offset_s`` [s], and the reference angles' low-pass cut-off,
+``ref_filter_hz`` [Hz], are the diagram's, shared by every block that reads the recording
+(:class:`blocks.library.settings.DataSettings`).
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel, seg
+from blocks.kernels import cache_dir, kernel, seg
 from blocks.library import sources_kernels as sk
 from blocks.library.context import biped_of, data_of, dataset_of
 from blocks.library.sources_kernels import (
@@ -55,23 +53,12 @@ def lowpass(x: np.ndarray, cutoff_hz: float, rate_hz: float) -> np.ndarray:
     return lowpass2(x, cutoff_hz, rate_hz)
 
 
-def _data_times(ds: GaitDataset, ctx: CompileContext, grid: np.ndarray) -> np.ndarray:
-    """Recording times [s] read at the run times ``grid`` [s] (module doc; the offset is the diagram's)."""
-    return grid - ctx.t0 + ds.t[0] + data_of(ctx).t_offset_s
-
-
 class _Spline(NamedTuple):
     """A cubic ``PPoly``: knots ``x`` (n,) and coefficients ``c`` (4, n-1, k), as scipy's ``CubicSpline``
     holds them; the kernels evaluate it (``spline_at``, in scipy's order of operations)."""
 
     x: np.ndarray
     c: np.ndarray
-
-
-def _spline_cache() -> str:
-    from blocks.compiled import cache_dir
-
-    return str(cache_dir().parent / "splines")
 
 
 def _fit(t: np.ndarray, y: np.ndarray) -> _Spline:
@@ -81,7 +68,7 @@ def _fit(t: np.ndarray, y: np.ndarray) -> _Spline:
     from importlib.metadata import version
 
     key = hashlib.sha256(t.tobytes() + y.tobytes() + str(y.shape).encode() + version("scipy").encode()).hexdigest()
-    path = os.path.join(_spline_cache(), f"cubic_{key[:24]}.npz")
+    path = os.path.join(cache_dir().parent, "splines", f"cubic_{key[:24]}.npz")
     try:
         with np.load(path) as f:
             return _Spline(f["x"], f["c"])
@@ -129,15 +116,15 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
     """
     ds = dataset_of(ctx, values["dataset"])
     shared = data_of(ctx)
-    td = _data_times(ds, ctx, np.array([ctx.t0]))
+    td0 = ds.t[0] + shared.t_offset_s  # the recording's time at the run's start (module docstring)
     start = ReferenceSource("reference", dataset=values["dataset"]).probe(ctx.t0, ctx=ctx).y  # its law at t0
     row = np.concatenate([start["angles"], start["rates"]])
     window = float(values.get("rate_window_s", 0.0))
-    near = np.abs(ds.t - td[0]) <= window
+    near = np.abs(ds.t - td0) <= window
     if window > 0.0 and near.sum() >= 8 and ds.q is None:  # synthetic data (exact q) keep the spline
         ref = lowpass(np.asarray(ds.reference_angles()), shared.ref_filter_hz, ds.rate_hz)
-        row[5:10] = np.polynomial.polynomial.polyfit(ds.t[near] - td[0], ref[near], 3)[1]
-    grf0 = np.array([np.interp(td[0], ds.t, ds.grf[:, j]) for j in range(4)])
+        row[5:10] = np.polynomial.polynomial.polyfit(ds.t[near] - td0, ref[near], 3)[1]
+    grf0 = np.array([np.interp(td0, ds.t, ds.grf[:, j]) for j in range(4)])
     side = 0 if grf0[1] >= grf0[3] else 1
     q = np.concatenate([[0.0, 0.0], row[0:5]])
     qd = np.concatenate([[0.0, 0.0], row[5:10]])
@@ -146,7 +133,7 @@ def initial_from_reference(ctx: CompileContext, values: Mapping[str, Any], biped
     qd[0:2] = -contact[2:4]
     mode = values.get("init_vy", "reference")
     if mode == "grf" or (mode == "paired" and KINEMATICS_FROM in ds.meta.extra):
-        qd = _grf_vertical_rate(ctx, ds, biped, q, qd, side, td[0])
+        qd = _grf_vertical_rate(ctx, ds, biped, q, qd, side, td0)
     return q, qd
 
 
@@ -243,16 +230,6 @@ class GrfSource(Block):
     Perturbations for experiments (tunable, 1 = the recording): ``propulsion_gain`` multiplies
     the propulsive (forward, ``F_x > 0``) part of each foot's fore-aft force, ``vertical_gain``
     every vertical force.
-
-    Outputs
-    -------
-    F : (4,) N
-        ``[F_lx, F_ly, F_rx, F_ry]``, world frame, force *on* each foot.
-    cop : (2,) m
-        Centre of pressure x of left/right foot (0 where absent or off the ground).
-
-    Parameters: ``dataset``, ``filter_hz`` (zero-lag Butterworth of the forces, 0 = off),
-    ``scale_to_model`` (scale to the model's body weight), ``gain`` (tunable multiplier).
     """
 
     params = {"dataset": _DATASET,
@@ -262,7 +239,8 @@ class GrfSource(Block):
               "gain": P(1.0, min=0.0, max=3.0, description="extra multiplier on all forces"),
               "propulsion_gain": P(1.0, min=0.0, max=3.0, description="multiplier on the propulsive part of F_x"),
               "vertical_gain": P(1.0, min=0.0, max=3.0, description="multiplier on F_y")}
-    outputs = (PortSpec("F", 4, "N", "ground reaction forces", GRF_NAMES), PortSpec("cop", 2, "m", "CoP x", ("l", "r")))
+    outputs = (PortSpec("F", 4, "N", "ground reaction forces on each foot, world frame", GRF_NAMES),
+               PortSpec("cop", 2, "m", "CoP x of each foot (0 where absent or off the ground)", ("l", "r")))
     time_varying = True
 
     packed = ("gain", "propulsion_gain", "vertical_gain", "_mass_scale", "_data[]")
@@ -279,26 +257,17 @@ class GrfSource(Block):
         mass = ds.meta.body_mass_kg
         p.set("_mass_scale", biped_of(ctx).total_mass / mass if (p.scale_to_model and mass) else 1.0)
         p.set("_dataset_name", ds.name)
-        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
-                                       ds.t, grf.T.ravel(), cop.T.ravel()]))
+        p.set("_data", sk.recording(ctx, ds, ds.t, grf.T, cop.T))
 
 
 class ReferenceSource(Block):
-    r"""Reference joint trajectories from a dataset (cubic spline; rates are its derivative).
-
-    Outputs
-    -------
-    angles, rates : (5,) rad, rad/s
-        ``[alpha, beta_l, beta_r, gamma_l, gamma_r]`` and their time derivatives.
-    hip, knee : (2,) rad
-        ``[beta_l, beta_r]``, ``[gamma_l, gamma_r]``.
-    """
+    """Reference joint trajectories from a dataset (cubic spline; rates are its derivative)."""
 
     params = {"dataset": _DATASET}
     outputs = (PortSpec("angles", 5, "rad", "reference angles", ANGLE_NAMES),
                PortSpec("rates", 5, "rad/s", "reference rates", ANGLE_NAMES),
-               PortSpec("hip", 2, "rad", "hip flexion", ("l", "r")),
-               PortSpec("knee", 2, "rad", "knee flexion", ("l", "r")))
+               PortSpec("hip", 2, "rad", "hip flexion beta", ("l", "r")),
+               PortSpec("knee", 2, "rad", "knee flexion gamma", ("l", "r")))
     time_varying = True
 
     packed = ("_data[]",)
@@ -309,8 +278,7 @@ class ReferenceSource(Block):
             return
         ds = dataset_of(ctx, p.dataset)
         spline = _reference_spline(ds, data_of(ctx).ref_filter_hz)
-        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
-                                       spline.x, np.ascontiguousarray(spline.c).ravel()]))
+        p.set("_data", sk.recording(ctx, ds, spline.x, spline.c))
 
 
 #: where the kernels above read each packed entry (numba takes them as constants when it compiles)

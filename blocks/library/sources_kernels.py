@@ -19,7 +19,7 @@ reads row ``round(r)``, any other blends rows ``i = floor(r)`` and ``i + 1`` wit
 
 Every recording vector holds the grid header at some offset ``h``: the :data:`GRID` entries
 ``[t0, 2/dt, last row index, dt/2, t_data0, t_offset, n samples, fold start, fold period, fold reps,
-fold shift]`` (:func:`grid_header`; their indices are named from :data:`GRID`), then the sample times
+fold shift]`` (:func:`recording`; their indices are named from :data:`GRID`), then the sample times
 ``t`` (n), then the columns, each ``n`` long (interpolated) or the spline's coefficients.
 
 A folded repeated recording (:mod:`models.gaitdata.repeat`, period > 0) holds three repetitions of
@@ -37,11 +37,13 @@ import numpy as np
 
 from blocks.core import CompileContext
 from blocks.kernels import helper
+from blocks.library.context import data_of
+from models.gaitdata.repeat import fold_of
 
 if TYPE_CHECKING:
-    from models.gaitdata.repeat import Fold
+    from models.dataset import GaitDataset
 
-__all__ = ["GRID", "GRID_SIZE", "grid_header", "grid_lookup", "grid_time", "fold", "search", "interp_at", "table_row",
+__all__ = ["GRID", "GRID_SIZE", "recording", "grid_lookup", "grid_time", "fold", "search", "interp_at", "table_row",
            "table_value", "spline_interval", "spline_at"]
 
 #: the grid header's entries, in order (module docstring)
@@ -52,13 +54,15 @@ _T0, _INV, _LAST, _HALF_DT, _T_DATA0, _T_OFFSET, _NS, _F_START, _F_PERIOD, _F_RE
     GRID.index(name) for name in GRID)
 
 
-def grid_header(ctx: CompileContext, t_data0: float, t_offset: float, n: int, folded: Fold | None = None) -> np.ndarray:
-    """The grid header (:data:`GRID`) of a recording of ``n`` samples starting at ``t_data0`` [s], read
-    ``t_offset`` [s] later, on the run of ``ctx``; ``folded``: the recording's fold
-    (:func:`models.gaitdata.repeat.fold_of`), if any."""
+def recording(ctx: CompileContext, ds: GaitDataset, times: np.ndarray, *columns: np.ndarray) -> np.ndarray:
+    """The packed recording of dataset ``ds`` on the run of ``ctx`` (module docstring): the grid header
+    (:data:`GRID`: the diagram's offset into the recording, ``ds``'s fold if it is folded,
+    :func:`models.gaitdata.repeat.fold_of`), the sample times ``times`` [s], then ``columns``, each flattened."""
+    folded = fold_of(ds)
     f = (folded.start_s, folded.period_s, float(folded.reps), folded.shift_m) if folded else (0.0, 0.0, 0.0, 0.0)
     last = int(math.ceil((ctx.t_end - ctx.t0) / (0.5 * ctx.dt))) + 2  # the grid's rows, less one
-    return np.array([ctx.t0, 2.0 / ctx.dt, float(last), 0.5 * ctx.dt, t_data0, t_offset, float(n), *f])
+    head = [ctx.t0, 2.0 / ctx.dt, float(last), 0.5 * ctx.dt, ds.t[0], data_of(ctx).t_offset_s, float(ds.t.size), *f]
+    return np.concatenate([np.array(head), times, *(np.ravel(c) for c in columns)])
 
 
 @helper

@@ -84,12 +84,11 @@ from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
 from blocks.library import sources_kernels as sk
-from blocks.library.context import biped_of, biped_vector, data_of, dataset_of
+from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_of, biped_vector, data_of, dataset_of
 from blocks.library.sources_kernels import table_row, table_value
 from models._eom_numba import foot_state_side
-from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
+from models.biped import GRF_NAMES, TAU_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES
-from models.gaitdata.repeat import fold_of
 from models.reference import reference_state
 
 __all__ = ["FeedbackEnable", "GroundContact", "ReferenceMotion", "TrunkBalance"]
@@ -195,8 +194,7 @@ class GroundContact(Block):
               "gain": P(1.0, min=0.0, max=1.0, description="1 = contact on, 0 = recorded GRF only (paper)"),
               "height": P("ground", choices=("ground", "reference"),
                           description="hold the stance foot at y = ground_y, or at the reference foot height")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")),
+    inputs = (Q_IN, QD_IN, STANCE_IN,
               PortSpec("F_rec", 4, "N", "recorded foot forces", GRF_NAMES),
               PortSpec("feet_ref", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")))
     outputs = (PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES),
@@ -231,10 +229,10 @@ class TrunkBalance(Block):
                                  description="trunk set-point (target = setpoint), forward lean +"),
               "route": P("hip", choices=("hip", "ground"),
                          description="hip: the stance hips alone; ground: down the stance leg to a ground moment")}
-    inputs = (PortSpec("q", 7, "m, rad", "biped state", Q_NAMES), PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES),
+    inputs = (Q_IN, QD_IN,
               PortSpec("ref", 5, "rad", "reference angles", ANGLE_NAMES),
               PortSpec("ref_rate", 5, "rad/s", "reference rates", ANGLE_NAMES),
-              PortSpec("stance", 2, "", "stance flags", ("l", "r")))
+              STANCE_IN)
     outputs = (PortSpec("tau", 4, "N*m", "hip (and knee, route ground) torques of the stance legs", TAU_NAMES),
                PortSpec("mz", 2, "N*m", "ground moment on the stance shanks (route ground), ccw +", ("l", "r")))
     discrete = True
@@ -265,14 +263,12 @@ class FeedbackEnable(Block):
 
 
 class ReferenceMotion(Block):
-    """The reference motion's inverse-dynamics torques and foot positions, played back.
+    """The reference motion's inverse-dynamics torques (times ``gain``), foot positions and CoM, played back.
 
-    Outputs ``tau`` (4) N m ``[hip_l, hip_r, knee_l, knee_r]`` times the tunable ``gain``
-    (module docstring), ``feet`` (4) m ``[xi_l, eta_l, xi_r, eta_r]``: where the reference
-    puts the feet (their contact coordinates; the foot points for point feet), shifted like the
-    dynamics block's ``init = "reference"`` (the foot with the larger vertical force at t0 at
-    the origin), so model and reference share one frame, and ``com`` (4) ``[x, y, vx, vy]``
-    (m, m/s): the reference's whole-body CoM in that frame.
+    ``feet`` are where the reference puts the feet (their contact coordinates ``[xi_l, eta_l, xi_r, eta_r]``;
+    the foot points for point feet) and ``com`` the reference's whole-body CoM, both shifted like the dynamics
+    block's ``init = "reference"`` (the foot with the larger vertical force at t0 at the origin), so model and
+    reference share one frame.
     """
 
     params = {"dataset": P("", tunable=False, description="dataset; empty = the run's"),
@@ -303,8 +299,7 @@ class ReferenceMotion(Block):
         side = 0 if np.interp(t_first, ds.t, ds.grf[:, 1]) >= np.interp(t_first, ds.t, ds.grf[:, 3]) else 1
         p.set("_origin_x", float(np.interp(t_first, ds.t, recording[:, 4 + 2 * side])))
         p.set("_origin_y", float(np.interp(t_first, ds.t, recording[:, 5 + 2 * side])))
-        p.set("_data", np.concatenate([sk.grid_header(ctx, ds.t[0], data_of(ctx).t_offset_s, ds.t.size, fold_of(ds)),
-                                       ds.t, recording.T.ravel()]))
+        p.set("_data", sk.recording(ctx, ds, ds.t, recording.T))
 
 
 #: where the kernels above read each packed entry (numba takes them as constants when it compiles)

@@ -161,6 +161,18 @@ def test_a_selector_inherits_its_input_width_and_checks_its_indices() -> None:
         compile_diagram(d)
 
 
+def test_a_running_model_refuses_a_live_change_of_width() -> None:
+    d = _diagram()
+    d.add("c", "Constant", value=(1.0, 2.0))
+    d.add("g", "Gain")
+    d.connect("c.y", "g.u")
+    r = Runner(compile_diagram(d), engine="python")
+    with pytest.raises(BlockError, match=r"'c\.value': c\.y would be 3 wide, not 2; a running model keeps its widths"):
+        r.registry.set("c.value", (1.0, 2.0, 3.0))
+    r.registry.set("c.value", (5.0, 6.0))          # the same width: live
+    np.testing.assert_array_equal(r.run(0.005)["g.y"][-1], [5.0, 6.0])
+
+
 def test_the_width_spec_reads_inherit_and_refuses_zero() -> None:
     spec = Gain.params["n"]
     assert spec.inherit and spec.default == INHERIT

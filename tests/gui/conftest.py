@@ -14,8 +14,18 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6 import QtCore
 
+from app.gui.editing.canvas_clipboard import release_clipboard
 from app.gui.main_window import MainWindow
 from app.gui.session.session import SimSession
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _clipboard_released() -> Iterator[None]:
+    """After the last test, a canvas copy left on the clipboard becomes plain text, as when the
+    application quits (:func:`~app.gui.editing.canvas_clipboard.release_clipboard`: else the process
+    crashes at exit)."""
+    yield
+    release_clipboard()
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """Editing without error dialogs (issue 32 §3): palette add -> click -> wire -> set a parameter -> undo
--> redo on the default diagram in the window, with the error dialog watched: it never opens.
+-> redo -> copy, paste, duplicate on the default diagram in the window, with the error dialog
+watched: it never opens.
 
 The three bugs this drives: a click or double-click on a block not compiled yet raised
 ``KeyError: 'gain1'``; after Undo removed a block the Block parameters panel still showed it and its
@@ -17,6 +18,8 @@ import app.gui.session.errors as errors_module
 import app.gui.session.run_control as run_control_module
 from app.gui.editing.canvas import DiagramCanvas
 from tests.gui.test_diagram_editing import LEFT, drag_wire, palette_add
+
+CTRL = QtCore.Qt.KeyboardModifier.ControlModifier
 
 
 @pytest.fixture
@@ -48,9 +51,45 @@ def click_block(qtbot, c: DiagramCanvas, name: str, double: bool = False) -> Non
         qtbot.mouseDClick(c.viewport(), LEFT, pos=at)
 
 
+def zoom_in_top_left(c: DiagramCanvas, zoom: float = 0.7) -> None:
+    """Zoom in to ``zoom`` on the diagram's top left, as a user does to work on it (the canvas opens
+    with the whole diagram fitted: in the offscreen window, too small to hit a port reliably)."""
+    rect = c.scene().itemsBoundingRect()
+    c.resetTransform()
+    c.scale(zoom, zoom)
+    view = c.viewport().rect()
+    c.centerOn(rect.left() + view.width() / (2 * zoom), rect.top() + view.height() / (2 * zoom))
+    c.fitted = False            # zoomed in (as the wheel does): a resize keeps the view
+
+
+def copy_paste_duplicate(qtbot, window: Any, gain: str) -> None:
+    """Ctrl+C, Ctrl+V and Ctrl+D on ``gain`` (the copies' inputs are open: they do not compile), then
+    undo both: the compiled diagram is back, and no dialog opened."""
+    c, idle = window.canvas, lambda: not window.compiler.busy and not window.canvas.editor.pending
+    before = list(c.editor.diagram.blocks)
+    c.scene().clearSelection()
+    c.items_by_name[gain].setSelected(True)
+    c.setFocus()
+    qtbot.keyClick(c, QtCore.Qt.Key.Key_C, CTRL)
+    qtbot.keyClick(c, QtCore.Qt.Key.Key_V, CTRL)
+    qtbot.waitUntil(idle, timeout=240000)
+    (pasted,) = [n for n, i in c.items_by_name.items() if i.isSelected()]
+    assert pasted not in before and c.editor.diagram.blocks[pasted].type == "Gain"
+    assert "not connected" in window.statusBar().currentMessage() and c.items_by_name[pasted].error
+    qtbot.keyClick(c, QtCore.Qt.Key.Key_D, CTRL)
+    qtbot.waitUntil(idle, timeout=240000)
+    (dup,) = [n for n, i in c.items_by_name.items() if i.isSelected()]
+    assert list(c.editor.diagram.blocks) == [*before, pasted, dup]
+    c.editor.undo_stack.undo()
+    c.editor.undo_stack.undo()
+    qtbot.waitUntil(idle, timeout=240000)
+    assert list(c.editor.diagram.blocks) == before and c.editor.error is None
+
+
 def test_add_click_wire_set_undo_redo_opens_no_dialog(qtbot, window, dialogs: list[tuple[str, str]]) -> None:
     s, c, panel, bar = window.session, window.canvas, window.params, window.statusBar()
     idle = lambda: not window.compiler.busy  # noqa: E731
+    zoom_in_top_left(c)
     gain = palette_add(qtbot, window.diagram_pane, "Gain")
     assert c.editor.pending and not c.isEnabled()    # the canvas waits for the compile
     qtbot.waitUntil(idle, timeout=240000)  # a new structure compiles: minutes on a loaded machine
@@ -69,6 +108,8 @@ def test_add_click_wire_set_undo_redo_opens_no_dialog(qtbot, window, dialogs: li
     box = panel.editors[f"{gain}.k"]
     box.setValue(2.5)
     assert dict(s.spec.settings)[f"{gain}.k"] == 2.5   # applied at the next step
+    c.editor.undo_stack.undo()                       # the parameter: one undoable edit
+    assert dict(s.spec.settings)[f"{gain}.k"] == 1.0 and box.value() == 1.0
     c.editor.undo_stack.undo()                       # the wire: does not compile, gain1 still runs
     qtbot.waitUntil(idle, timeout=240000)  # a new structure compiles: minutes on a loaded machine
     c.editor.undo_stack.undo()                       # the block
@@ -79,12 +120,14 @@ def test_add_click_wire_set_undo_redo_opens_no_dialog(qtbot, window, dialogs: li
     c.editor.undo_stack.redo()
     qtbot.waitUntil(idle, timeout=240000)  # a new structure compiles: minutes on a loaded machine
     assert gain in s.diagram.blocks and c.editor.error is None
+    copy_paste_duplicate(qtbot, window, gain)
     click_block(qtbot, c, gain)
     slider, _ = panel.sliders[f"{gain}.k"]
     slider.setValue(slider.value() + 50)
     # a block dialog that outlives its block (undone under it) says so instead of raising
     dlg = window.block_dialog(gain)
     assert dlg is not None
+    c.editor.undo_stack.undo()                       # the slider's change
     c.editor.undo_stack.undo()
     qtbot.waitUntil(idle, timeout=240000)  # a new structure compiles: minutes on a loaded machine
     c.editor.undo_stack.undo()

@@ -91,6 +91,12 @@ def test_the_view_menu_toggle_is_on_by_default_and_saved_with_the_view(qtbot, se
     assert not win.canvas.wire("g.y", "sc.u").dims.isVisible() and win.view_state()["signal_widths"] is False
     win.apply_view({"signal_widths": True})      # a session file's view
     assert toggle.isChecked() and win.canvas.wire("g.y", "sc.u").dims.isVisible()
+    # the source's width changed by an undoable parameter edit (compiled in the background), then undone
+    assert win.param_setter.set(win.session, "c2.value", (1.0, 2.0, 3.0)) is None
+    qtbot.waitUntil(lambda: win.canvas.wire("g.y", "sc.u").dims.text() == "3", timeout=120000)
+    win.canvas.editor.undo_stack.undo()
+    qtbot.waitUntil(lambda: win.canvas.wire("g.y", "sc.u").dims.text() == "2", timeout=120000)
+    assert win.session.model.widths["g.y"] == 2
     win.errors.close_all()
     win.close()
 

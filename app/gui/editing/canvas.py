@@ -13,7 +13,13 @@ Editing (each edit undoable, Ctrl+Z / Ctrl+Shift+Z):
 * select blocks and/or wires (click, Ctrl+click, rubber band) and press Delete;
 * group selected blocks into a virtual subsystem (Ctrl+G), double-click it to open it, return
   with the bar's *Back* button (or Esc), ungroup it (Ctrl+Shift+G), rename it (F2);
-* auto-layout the level shown (Ctrl+Shift+L).
+* auto-layout the level shown (Ctrl+Shift+L);
+* copy, paste, duplicate and select all (Ctrl+C, Ctrl+V, Ctrl+D, Ctrl+A:
+  :mod:`app.gui.editing.canvas_clipboard`), also in the context menu.
+
+The diagram is fitted to the view when it is opened, a subsystem entered or the view resized,
+and on F (*View > Fit diagram*); a minimap (:mod:`app.gui.editing.minimap`) in the bottom-right
+corner shows the whole level while part of it is out of view.
 
 Blocks a compile error names are outlined in red, with the message as tooltip. Wires show the
 signal widths of the last compile (:attr:`DiagramCanvas.show_widths`: a label and a thicker line
@@ -27,18 +33,19 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.editing.auto_layout import GAP_X
+from app.gui.editing.canvas_clipboard import CanvasClipboard, canvas_action
 from app.gui.editing.canvas_items import BLOCK_W, BlockItem, PortItem, WireItem, format_value
 from app.gui.editing.canvas_scene import Picture, build_scene, sync_scene
 from app.gui.editing.diagram_editor import DiagramEditor
 from app.gui.editing.diagram_view import BLOCK, INPORT, OUTPORT, SUBSYSTEM, Node, Wire, level_view, split_ref
+from app.gui.editing.minimap import Minimap
 from app.gui.editing.palette import MIME_BLOCK
 from app.gui.editing.subsystem_bar import SubsystemBar
 from app.gui.session.session import SimSession
 from blocks.subsystems import find
 
-__all__ = ["BlockItem", "DiagramCanvas", "MIN_FIT_SCALE", "WireItem", "format_value"]
+__all__ = ["BlockItem", "DiagramCanvas", "WireItem", "format_value"]
 
-MIN_FIT_SCALE = 0.7  # the default view never shrinks the diagram below this (port labels >= ~9 px)
 SHOW_WIDTHS = True   # the View menu's "Signal widths", until a session file's view says otherwise
 
 
@@ -68,13 +75,20 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
         self._wiring: tuple[PortItem, QtWidgets.QGraphicsLineItem] | None = None
         self._pressed_at: dict[str, tuple[float, float]] = {}
         self.show_widths = SHOW_WIDTHS
+        self.fitted = False     # the view shows the last fit (a resize fits again); False once zoomed or panned
         self._crumb = SubsystemBar(self)
         self._crumb.back.connect(lambda: self.open_subsystem(None))
+        self.clipboard = CanvasClipboard(self)       # copy, paste, duplicate, select all
+        self.addAction(self._separator())
         self.edit_actions = [self._action(text, key, slot) for text, key, slot in (
             ("&Group selected blocks into a subsystem", "Ctrl+G", self.group_selected),
             ("&Ungroup subsystem", "Ctrl+Shift+G", self.ungroup_selected),
             ("&Rename subsystem…", "F2", lambda: self.rename_selected()),
             ("&Auto-layout diagram", "Ctrl+Shift+L", self.auto_layout))]
+        self.addAction(self._separator())
+        self.fit_action = canvas_action(self, "&Fit diagram", "F", self.fit)
+        self.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.minimap = Minimap(self)
 
     # ----------------------------------------------------------- drawing
     def bind(self, s: SimSession) -> None:
@@ -147,6 +161,11 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
         node, port = split_ref(ref)
         return self.items_by_name[node].port_pos(port, is_input).y()
 
+    def _separator(self) -> QtGui.QAction:
+        sep = QtGui.QAction(self)
+        sep.setSeparator(True)
+        return sep
+
     def _action(self, text: str, key: str, slot: Any) -> QtGui.QAction:
         act = QtGui.QAction(text, self)
         act.setShortcut(QtGui.QKeySequence(key))
@@ -175,27 +194,27 @@ class DiagramCanvas(QtWidgets.QGraphicsView):
             w.route()
 
     def fit(self) -> None:
-        """Fit the diagram in the view, but never below :data:`MIN_FIT_SCALE` (then show its top left)."""
+        """Fit the whole level shown in the view (with the subsystem bar's room above it)."""
         rect = self.scene().itemsBoundingRect().adjusted(-16, -16, 16, 16)
         if self.editor.level is not None:   # room for the subsystem bar
             rect.adjust(0, -48, 0, 0)
         self.setSceneRect(rect.adjusted(-400, -300, 400, 300))
         self.fitInView(rect, QtCore.Qt.AspectRatioMode.KeepAspectRatio)
-        if self.transform().m11() < MIN_FIT_SCALE:
-            self.resetTransform()
-            self.scale(MIN_FIT_SCALE, MIN_FIT_SCALE)
-            view = self.viewport().rect()
-            self.centerOn(rect.left() + view.width() / (2 * MIN_FIT_SCALE),
-                          rect.top() + view.height() / (2 * MIN_FIT_SCALE))
+        self.fitted = True
+        self.minimap.refresh()
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        """A resized view fits the diagram again, unless the user zoomed or panned since the last fit."""
         super().resizeEvent(event)
-        if self.items_by_name:
+        if self.items_by_name and self.fitted:
             self.fit()
+        self.minimap.refresh()
 
     def wheelEvent(self, event: QtGui.QWheelEvent) -> None:
         f = 1.15 if event.angleDelta().y() > 0 else 1 / 1.15
         self.scale(f, f)
+        self.fitted = False
+        self.minimap.refresh()
 
     def refresh_tooltips(self) -> None:
         """Refresh every wire's tooltip with its live value (called a few times a second)."""

@@ -1,7 +1,7 @@
 """Graphics items of the diagram canvas: blocks with ports, wires with signal names and widths, junction dots.
 
-Sizes are scene pixels; at the canvas's smallest default zoom (:data:`app.gui.editing.canvas.MIN_FIT_SCALE`)
-the port labels (:data:`PORT_FONT_PX`) are drawn at least ~9 px high.
+Sizes are scene pixels; at zoom 1 the port labels (:data:`PORT_FONT_PX`) are drawn that many px high,
+at the canvas's zoom ``z`` (a fit of the whole diagram, or the wheel) ``z`` times as high.
 """
 
 from __future__ import annotations

@@ -26,8 +26,9 @@ from typing import Any
 from PySide6 import QtCore, QtGui
 
 from app.gui.editing.auto_layout import auto_layout
-from app.gui.editing.edit_commands import AddBlock, AddWire, DeleteItems, MoveBlocks, SetSubsystems
+from app.gui.editing.edit_commands import AddBlock, AddWire, DeleteItems, MoveBlocks, PasteBlocks, SetSubsystems
 from app.gui.editing.edit_model import error_sites, unique_name
+from app.gui.editing.fragment import apply_paste, plan_paste
 from app.gui.session.session import Plan, SimSession
 from blocks import Diagram
 from blocks.subsystems import SUBSYSTEMS, find, group, subsystems, ungroup
@@ -84,6 +85,20 @@ class DiagramEditor(QtCore.QObject):
         name = unique_name(self.diagram, type_name)
         self.undo_stack.push(AddBlock(self, name, type_name, x, y))
         return name
+
+    def paste(self, fragment: dict[str, Any], text: str = "paste") -> list[str]:
+        """Paste a fragment (:mod:`app.gui.editing.fragment`) at the level shown as one undoable step;
+        returns the pasted nodes drawn there. Refused (an unknown block type, a bad parameter): message, ``[]``."""
+        try:
+            pasted = plan_paste(self.diagram, fragment, self.level)
+            apply_paste(self.diagram.copy(), pasted)          # a trial: raises before anything changes
+        except (UserError, KeyError, TypeError, ValueError) as exc:
+            self.message.emit(f"Cannot {text}: {exc}")
+            return []
+        if not pasted.blocks:
+            return []
+        self.undo_stack.push(PasteBlocks(self, pasted, text))
+        return pasted.shown
 
     def delete(self, blocks: list[str], wires: list[tuple[str, str]]) -> None:
         """Delete ``blocks`` (and every wire touching them) and ``wires``."""
@@ -199,6 +214,13 @@ class DiagramEditor(QtCore.QObject):
             at = sub if sub is not None else ui.get(name)
             before[name] = (float(at["x"]), float(at["y"])) if at is not None and "x" in at else after[name]
         self.move(before, after)
+
+    def current(self) -> Diagram:
+        """The diagram as edited, to read (not to change): the session's while the last edit compiled
+        (so parameters set since, from the panels, are in it), else the working one."""
+        if self.error is None and not self.pending and self.session is not None:
+            return self.session.diagram
+        return self.diagram
 
     def working(self) -> Diagram:
         """The diagram the next edit changes: while the last edit compiled, the session's own (so

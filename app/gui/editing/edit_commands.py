@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any
 from PySide6 import QtGui
 
 from app.gui.editing.edit_model import RemovedBlock, insert_block, insert_wire, remove_block, remove_wire
+from app.gui.editing.fragment import Pasted, apply_paste
 from blocks.subsystems import find
 
 if TYPE_CHECKING:
     from app.gui.editing.diagram_editor import DiagramEditor
 
-__all__ = ["AddBlock", "AddWire", "DeleteItems", "MoveBlocks", "SetSubsystems"]
+__all__ = ["AddBlock", "AddWire", "DeleteItems", "MoveBlocks", "PasteBlocks", "SetSubsystems"]
 
 
 class AddBlock(QtGui.QUndoCommand):
@@ -38,6 +39,25 @@ class AddBlock(QtGui.QUndoCommand):
 
     def undo(self) -> None:
         remove_block(self.editor.working(), self.name)
+        self.editor.changed()
+
+
+class PasteBlocks(QtGui.QUndoCommand):
+    """Paste (or duplicate) a fragment already renamed for the diagram (:class:`~app.gui.editing.fragment.Pasted`):
+    its blocks, the wires between them, positions and subsystems, as one step."""
+
+    def __init__(self, editor: DiagramEditor, pasted: Pasted, text: str = "paste") -> None:
+        super().__init__(f"{text} {', '.join(b['name'] for b in pasted.blocks)}")
+        self.editor, self.pasted = editor, pasted
+
+    def redo(self) -> None:
+        apply_paste(self.editor.working(), self.pasted)
+        self.editor.changed()
+
+    def undo(self) -> None:
+        d = self.editor.working()
+        for b in reversed(self.pasted.blocks):   # each with its wires, position and membership
+            remove_block(d, b["name"])
         self.editor.changed()
 
 

@@ -21,13 +21,14 @@ __all__ = ["RemovedBlock", "error_sites", "insert_block", "remove_block", "remov
            "unique_name"]
 
 
-def unique_name(diagram: Diagram, type_name: str) -> str:
-    """``type_name`` in lower case with the first free number: ``Gain`` -> ``gain1``, ``gain2`` ..."""
+def unique_name(diagram: Diagram, type_name: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """``type_name`` in lower case with the first free number: ``Gain`` -> ``gain1``, ``gain2`` ...
+    (free: naming no block or subsystem of ``diagram`` and nothing in ``taken``)."""
     base = re.sub(r"\W", "", type_name).lower() or "block"
     if not base[0].isalpha():
         base = "b" + base
     i = 1
-    taken = set(diagram.blocks) | {sub["name"] for sub in subsystems(diagram)}
+    taken = set(taken) | set(diagram.blocks) | {sub["name"] for sub in subsystems(diagram)}
     while f"{base}{i}" in taken:
         i += 1
     return f"{base}{i}"

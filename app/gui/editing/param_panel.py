@@ -7,19 +7,22 @@
   parsed with ``ParamSpec.parse`` (no eval);
 * structural parameters are marked: changing one recompiles and restarts the run.
 
-Every change goes through :meth:`SimSession.set_param`; errors show in the panel.
+Every change goes through the panel's :class:`~app.gui.editing.param_edit.ParamSetter` (in the
+window: the one the model-explorer tree shares, undoable); errors show in the panel, and the
+editors follow the value in force after an undo or redo (:meth:`ParamPanel.show_value`).
 """
 
 from __future__ import annotations
 
+import html
 import math
-from collections.abc import Callable
 from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.editing.fine_slider import FineSlider
-from app.gui.session.session import Plan, SimSession
+from app.gui.editing.param_edit import ParamSetter
+from app.gui.session.session import SimSession
 from blocks import ParamSpec
 from blocks.spec import INHERIT
 
@@ -69,18 +72,14 @@ def _decimals(spec: ParamSpec) -> int:
 class ParamPanel(QtWidgets.QWidget):
     """Editors for every parameter of one block of a session."""
 
-    changed = QtCore.Signal(str, object)    # "block.param", value
-    rebuilt = QtCore.Signal()               # a structural change recompiled the session
-
-    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None, setter: ParamSetter | None = None) -> None:
         super().__init__(parent)
         self.session: SimSession | None = None
         self.block = ""
         self.editors: dict[str, QtWidgets.QWidget] = {}
         self.sliders: dict[str, tuple[FineSlider, SliderMap]] = {}
-        # set by the window: compiles a structural change's plan off the GUI thread
-        # (app.gui.session.background_compile); None: recompile here and emit ``rebuilt``
-        self.background: Callable[[Plan, str], None] | None = None
+        self.setter = setter if setter is not None else ParamSetter(self)
+        self.setter.changed.connect(self.show_value)
         outer = QtWidgets.QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         self.title = QtWidgets.QLabel(HINT)
@@ -210,47 +209,54 @@ class ParamPanel(QtWidgets.QWidget):
         s = self.session
         if s is None:
             return
-        if ref.split(".")[0] not in s.diagram.blocks:   # a dialog that outlived its block (undo)
-            self.status.setText(f"<span style='color:#c00'>{ref}: the block is no longer in the diagram</span>")
-            return
-        if ref in self.sliders:
-            slider, m = self.sliders[ref]
-            slider.blockSignals(True)
-            slider.setValue(m.pos(float(value)))
-            slider.blockSignals(False)
-        later = self.background is not None and not s.diagram.param_spec(ref).tunable
-        try:
-            if later:
-                plan = s.plan_param(ref, value)   # validated here, compiled in the background
-            structural = later or s.set_param(ref, value)
-        except ValueError as exc:
-            self.status.setText(f"<span style='color:#c00'>{exc}</span>")
+        error = self.setter.set(s, ref, value)
+        if error is not None:
+            self.status.setText(f"<span style='color:#c00'>{error}</span>")
             return
         self.status.setText(f"{ref} = {value:.6g}" if isinstance(value, float) else f"{ref} = {value}")
-        self.changed.emit(ref, value)
-        if later and self.background is not None:
-            self.background(plan, ref)
-        elif structural:
-            self.rebuilt.emit()
+
+    def show_value(self, ref: str, value: Any) -> None:
+        """Show ``ref``'s value in force (after a set here or elsewhere, an undo, a redo) without applying it."""
+        editor = self.editors.get(ref)
+        if editor is None:
+            return
+        widgets: list[QtWidgets.QWidget] = [editor] + ([self.sliders[ref][0]] if ref in self.sliders else [])
+        for w in widgets:
+            w.blockSignals(True)
+        if isinstance(editor, (QtWidgets.QDoubleSpinBox, QtWidgets.QSpinBox)):
+            editor.setValue(value)
+        elif isinstance(editor, QtWidgets.QCheckBox):
+            editor.setChecked(bool(value))
+        elif isinstance(editor, QtWidgets.QComboBox):
+            editor.setCurrentText(str(value))
+        elif isinstance(editor, QtWidgets.QLineEdit):
+            editor.setText(", ".join(f"{v:g}" for v in value) if isinstance(value, tuple) else str(value))
+        if ref in self.sliders:
+            slider, m = self.sliders[ref]
+            slider.setValue(m.pos(float(value)))
+        for w in widgets:
+            w.blockSignals(False)
 
 
 class BlockDialog(QtWidgets.QDialog):
     """Double-click dialog: the block's description, ports and parameter panel."""
 
-    def __init__(self, s: SimSession, block: str, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, s: SimSession, block: str, parent: QtWidgets.QWidget | None = None,
+                 setter: ParamSetter | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Block {block} ({s.block_type(block)})")
         self.resize(520, 560)
         lay = QtWidgets.QVBoxLayout(self)
         cls_doc = (type(s.diagram.instantiate(block)).__doc__ or "").strip().split("\n\n")[0]
         ins, outs = s.block_ports(block)
-        ports = "<br>".join([f"in <b>{p.name}</b> ({p.size}) {p.unit}" for p in ins]
-                            + [f"out <b>{p.name}</b> ({p.size}) {p.unit}" for p in outs])
+        ports = "<br>".join(f"{way} <b>{p.name}</b> ({p.size})" + (f" {p.unit}" if p.unit else "")
+                            + (f": {html.escape(p.description)}" if p.description else "")
+                            for way, side in (("in", ins), ("out", outs)) for p in side)
         info = QtWidgets.QLabel(f"{cls_doc}<br><br>{ports}")
         info.setWordWrap(True)
         info.setTextFormat(QtCore.Qt.TextFormat.RichText)
         lay.addWidget(info)
-        self.panel = ParamPanel(self)
+        self.panel = ParamPanel(self, setter)
         self.panel.show_block(s, block)
         lay.addWidget(self.panel, 1)
         buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)

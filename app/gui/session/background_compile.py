@@ -102,11 +102,13 @@ class BusyIndicator(QtWidgets.QWidget):
         lay.addWidget(self.bar)
         self.setVisible(False)
         self.busy = False
+        self._focus: QtWidgets.QWidget | None = None
 
     def start(self, message: str) -> None:
         self.label.setText(message)
         if not self.busy:
             QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.BusyCursor)
+            self._focus = QtWidgets.QApplication.focusWidget()   # disabling it moves the focus away
             for w in self.widgets:
                 w.setEnabled(False)
             for a in self.actions_:
@@ -121,8 +123,20 @@ class BusyIndicator(QtWidgets.QWidget):
                 w.setEnabled(True)
             for a in self.actions_:
                 a.setEnabled(True)
+            self._give_focus_back()
         self.busy = False
         self.setVisible(False)
+
+
+    def _give_focus_back(self) -> None:
+        """The widget that had the focus when the compile started gets it back (after a paste on the
+        canvas, Ctrl+D or Delete go to the canvas again, not to the next widget in the tab chain)."""
+        w, self._focus = self._focus, None
+        try:
+            if w is not None and w.isEnabled() and any(w is x or x.isAncestorOf(w) for x in self.widgets):
+                w.setFocus()
+        except RuntimeError:     # deleted meanwhile
+            pass
 
 
 class BackgroundCompile(QtCore.QObject):

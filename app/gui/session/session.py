@@ -367,10 +367,10 @@ class SimSession(SessionReading):
         return self.runner.registry.get(ref)
 
     def set_param(self, ref: str, value: Any) -> bool:
-        """Set ``block.param``. Tunable: queued for the next step (returns False). Structural:
-        written into the diagram and recompiled, restarting the run (returns True)."""
+        """Set ``block.param``. Tunable: queued for the next step (returns False). Structural, or a width
+        change (:meth:`needs_compile`): written into the diagram and recompiled, restarting the run (returns True)."""
         spec = self.diagram.param_spec(ref)
-        if spec.tunable:
+        if not self.needs_compile(ref, value):
             self.runner.registry.set(ref, value)
             self.diagram.set_param(ref, value)
             self._spec = self._spec.with_settings((ref, spec.validate(value, ref)))

@@ -15,7 +15,10 @@ import numpy as np
 from app.runs import Built, summarise
 from app.signals import find_signal
 from blocks import Diagram
+from blocks.core import resolve_setting
 from blocks.library.context import biped_of, data_of, dataset_of
+from blocks.spec import split_param
+from blocks.widths import width_change
 from models.params import G_EARTH
 
 __all__ = ["SessionReading"]
@@ -29,6 +32,16 @@ class SessionReading:
     diagram: Diagram
     built: Built
     dataset: str
+
+    def needs_compile(self, ref: str, value: Any) -> bool:
+        """Whether setting ``ref = value`` recompiles: a structural parameter, or a tunable one whose value
+        changes a width (a constant's ``value`` of another length: :func:`blocks.widths.width_change`)."""
+        spec = self.diagram.param_spec(ref)
+        if not spec.tunable:
+            return True
+        block, param, _ = split_param(ref)
+        whole = resolve_setting(self.model.block(block), ref, value, self.runner.registry.get(f"{block}.{param}"))[1]
+        return width_change(self.model.block(block), param, whole) is not None
 
     def signal_names(self) -> list[str]:
         return list(self.runner.recorder.names)

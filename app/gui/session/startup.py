@@ -26,7 +26,8 @@ from app.runs import RunSpec
 from blocks import Diagram
 from blocks.codegen import generate
 from blocks.compile import CompiledModel
-from blocks.compiled import cache_dir, choose_engine
+from blocks.compiled import choose_engine
+from blocks.kernels import cache_dir
 
 __all__ = ["compile_in_background", "needs_first_compile", "open_window"]
 
