@@ -108,8 +108,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.canvas = DiagramCanvas()
         self.diagram_pane = DiagramPane(self.canvas)
         self.figure = StickFigure()
-        self.gains = GainPanel(self.settings)
-        self.param_setter = ParamSetter(self)      # the panel's, the dialogs' and the tree's edits (undoable)
+        self.param_setter = ParamSetter(self)      # the panels', the dialogs' and the tree's edits (undoable)
+        self.gains = GainPanel(self.settings, setter=self.param_setter)
         self.params = ParamPanel(setter=self.param_setter)
         self.tree = ModelTree(self.param_setter)
         self.tree.bind(self.canvas)
@@ -129,6 +129,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.addTab(self.scope_panel, "Scopes")
         self.tabs.addTab(self.compare, "Compare")
         self.tuning = TuningPanel(lambda: self.session)
+        self.tuning.setter = self.param_setter
         self.tabs.addTab(self.tuning, "Tuning")
         bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         bottom.addWidget(self.figure)

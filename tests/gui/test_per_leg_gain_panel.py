@@ -66,3 +66,33 @@ def test_main_window_left_only_hip_gain(qtbot, window: MainWindow) -> None:
     s.step(1)
     assert s.param_value("pid_hip.kp") == (2 * kp, kp)
     assert g.rows["pid_hip.kp[1]"].box.value() == kp
+
+
+def test_gain_changes_are_undoable_and_a_link_is_one_step(qtbot, settings: QtCore.QSettings) -> None:
+    """With the window's setter, a gain slider's change is an undo step: undo puts the old gain back in
+    the run and on the slider; linking legs that differ (two gains reset at once) is one step."""
+    from PySide6 import QtGui
+
+    from app.gui.editing.param_edit import ParamSetter
+
+    s = SimSession(symmetric_pid(kp=300.0), apply=False)
+    setter = ParamSetter()
+    setter.undo_stack = QtGui.QUndoStack()
+    panel = GainPanel(settings, setter=setter)
+    qtbot.addWidget(panel)
+    panel.bind(s)
+    setter.changed.connect(lambda ref, v: panel.sync())
+    panel.rows["pid.kp"].box.setValue(500.0)
+    s.step(3)
+    assert _u(s)[0] == 50.0 and setter.undo_stack.count() == 1
+    setter.undo_stack.undo()
+    s.step(3)
+    assert _u(s)[0] == 30.0 and panel.rows["pid.kp"].box.value() == 300.0
+    panel.link.setChecked(False)
+    panel.rows["pid.kp[1]"].box.setValue(600.0)
+    panel.rows["pid.kd[1]"].box.setValue(9.0)
+    n = setter.undo_stack.count()
+    panel.link.setChecked(True)                               # both gains back to the left leg's: one step
+    assert setter.undo_stack.count() == n + 1 and s.diagram.value("pid.kp") == 300.0
+    setter.undo_stack.undo()
+    assert s.diagram.value("pid.kp") == (300.0, 600.0)

@@ -47,6 +47,9 @@ def test_four_point_sweep_from_the_panel_and_apply_best(qtbot, window: MainWindo
     assert s.param_value(KNEE) == best[KNEE] and s.param_value("pid_knee.kp[1]") == 800.0  # right leg kept
     assert ("pid_knee.kp[0]", best[KNEE]) in s.spec.settings
     assert window.gains.rows["pid_knee.kp[0]"].box.value() == best[KNEE]  # the gain panel follows
+    window.param_setter.undo_stack.undo()           # "apply best" is one undo step: both gains go back
+    s.step(1)
+    assert s.param_value(HIP) == 1000.0 and s.param_value("pid_knee.kp[0]") == 800.0
 
 
 def test_optimisation_convergence_and_save_best(qtbot, window: MainWindow, tmp_path: Path) -> None:

@@ -16,19 +16,24 @@ group of its own: the stiffness and damping of its PD around the solution's angl
 (:mod:`blocks.library.solved_gait`: ``kp_hip, kd_hip, kp_knee, kd_knee`` on the joints,
 ``kp_trunk, kd_trunk`` on the trunk through the stance hips), so the sliders set how tightly the
 diagram holds the solved gait. Those gains are one number for both legs (no link).
-Each change is a registry change (``block.param``), applied at the next solver step.
+Each change is a registry change (``block.param``), applied at the next solver step. Given the
+window's :class:`~app.gui.editing.param_edit.ParamSetter`, a change is an undoable edit like one from
+the Block parameters panel (``Ctrl+Z``; a drag is one step, a linked pair or a recalled preset one macro).
 Presets of all gains are stored in and recalled from ``QSettings`` (``gains/<name>``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.editing.fine_slider import FineSlider
+from app.gui.editing.param_edit import ParamSetter
 from app.gui.editing.param_panel import SliderMap
 from app.gui.session.session import GAIN_NAMES, SimSession
 from app.gui.session.session_catalog import SOLVED_GAINS, solved_gait_blocks
@@ -78,9 +83,11 @@ class GainPanel(QtWidgets.QWidget):
 
     changed = QtCore.Signal(str, float)
 
-    def __init__(self, settings: QtCore.QSettings, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, settings: QtCore.QSettings, parent: QtWidgets.QWidget | None = None,
+                 setter: ParamSetter | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
+        self.setter = setter   # None: set the session directly (not undoable)
         self.session: SimSession | None = None
         self.rows: dict[str, GainRow] = {}
         self._syncing = False
@@ -235,13 +242,34 @@ class GainPanel(QtWidgets.QWidget):
         if self.session is None:
             return
         if linked:  # one value for both legs: the left one
-            for b in self._blocks():
-                for g in GAIN_NAMES:
-                    v = self.session.diagram.value(f"{b}.{g}")
-                    if isinstance(v, tuple):
-                        self.session.set_param(f"{b}.{g}", float(v[0]))
-                        self.changed.emit(f"{b}.{g}", float(v[0]))
+            with self._macro("link left and right gains"):
+                for b in self._blocks():
+                    for g in GAIN_NAMES:
+                        v = self.session.diagram.value(f"{b}.{g}")
+                        if isinstance(v, tuple):
+                            self._set(f"{b}.{g}", float(v[0]))
+                            self.changed.emit(f"{b}.{g}", float(v[0]))
         self._rebuild()
+
+    def _set(self, ref: str, value: float) -> None:
+        """Set ``ref``: through the setter (undoable) when there is one, else on the session."""
+        assert self.session is not None
+        if self.setter is None:
+            self.session.set_param(ref, value)
+        else:
+            self.setter.set(self.session, ref, value)
+
+    @contextlib.contextmanager
+    def _macro(self, text: str) -> Iterator[None]:
+        """The sets inside are one undo step (when the setter has an undo stack)."""
+        stack = self.setter.undo_stack if self.setter is not None else None
+        if stack is not None:
+            stack.beginMacro(text)
+        try:
+            yield
+        finally:
+            if stack is not None:
+                stack.endMacro()
 
     # ------------------------------------------------------------ changes
     def _slider_moved(self, row: GainRow, pos: int) -> None:
@@ -266,12 +294,13 @@ class GainPanel(QtWidgets.QWidget):
         other = self.partner(block)
         if other is not None and self.link.isChecked():
             targets.append(other)
-        for b in targets:
-            ref = f"{b}.{gain}{suffix}"
-            self.session.set_param(ref, value)
-            if ref in self.rows:
-                self._show(ref, value)
-            self.changed.emit(ref, value)
+        with self._macro(f"set {block}.{gain}{suffix} = {value:g}") if len(targets) > 1 else contextlib.nullcontext():
+            for b in targets:
+                ref = f"{b}.{gain}{suffix}"
+                self._set(ref, value)
+                if ref in self.rows:
+                    self._show(ref, value)
+                self.changed.emit(ref, value)
 
     def _show(self, ref: str, value: float) -> None:
         row = self.rows[ref]
@@ -324,10 +353,11 @@ class GainPanel(QtWidgets.QWidget):
             return 0
         data = json.loads(str(raw))
         n = 0
-        for ref, value in data.items():
-            if ref in self.rows and math.isfinite(float(value)):
-                row = self.rows[ref]
-                self._syncing = False
-                self.set_gain(row.block, row.gain, float(value), row.leg)
-                n += 1
+        with self._macro(f"recall gains '{name}'"):
+            for ref, value in data.items():
+                if ref in self.rows and math.isfinite(float(value)):
+                    row = self.rows[ref]
+                    self._syncing = False
+                    self.set_gain(row.block, row.gain, float(value), row.leg)
+                    n += 1
         return n

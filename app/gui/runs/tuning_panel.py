@@ -30,6 +30,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.editing.param_edit import ParamSetter
 from app.gui.runs.tuning_parts import AxisEditor, Job, TuningWorker
 from app.gui.runs.tuning_plot import TuningPlot
 from app.gui.session.handover import Mailbox
@@ -52,6 +53,7 @@ class TuningPanel(QtWidgets.QWidget):
     def __init__(self, session_source: Callable[[], SimSession], parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.session_source = session_source
+        self.setter: ParamSetter | None = None   # the window's: "apply best" is then one undo step
         self.rows: list[dict[str, Any]] = []
         self.refs: list[str] = []
         self._ranges: dict[str, tuple[float, float]] | None = None
@@ -351,8 +353,16 @@ class TuningPanel(QtWidgets.QWidget):
         if self.best is None:
             return False
         s = self.session_source()
+        stack = self.setter.undo_stack if self.setter is not None else None
+        if stack is not None:
+            stack.beginMacro("apply the best gains")
         for ref, value in self.best.items():
-            s.set_param(ref, value)
+            if self.setter is not None:
+                self.setter.set(s, ref, value)
+            else:
+                s.set_param(ref, value)
+        if stack is not None:
+            stack.endMacro()
         self.applied.emit(dict(self.best))
         self.status.setText("applied: " + self._describe(self.best))
         return True
