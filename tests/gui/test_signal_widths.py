@@ -8,6 +8,8 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.editing.canvas import DiagramCanvas
+from app.gui.editing.model_tree import ModelTree
+from app.gui.editing.param_edit import ParamSetter
 from app.gui.editing.param_panel import ParamPanel
 from app.gui.main_window import MainWindow
 from app.gui.session.session import SimSession
@@ -78,6 +80,14 @@ def test_the_panel_shows_an_inherited_width_and_sets_it_back_to_inherit(qtbot, c
     assert s.diagram.value("g.n") == 2 and "g" not in s.model.inherited
     box.setValue(0)                                  # back to inherit
     assert s.diagram.value("g.n") == INHERIT and s.model.inherited["g"].width == 2
+
+
+def test_the_model_tree_reads_inherit(qtbot, canvas: DiagramCanvas) -> None:
+    tree = ModelTree(ParamSetter())
+    qtbot.addWidget(tree)
+    tree.bind(canvas)
+    tree.tree.expandItem(tree.blocks["g"])
+    assert tree.params["g.n"].text(1) == "inherit" and tree.params["g.k"].text(1) == "2"
 
 
 def test_the_view_menu_toggle_is_on_by_default_and_saved_with_the_view(qtbot, settings: QtCore.QSettings) -> None:

@@ -25,7 +25,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.editing.canvas_items import BlockItem
 from app.gui.editing.param_edit import ParamSetter
+from blocks import ParamSpec
 from blocks.sections import section_type
+from blocks.spec import INHERIT
 from blocks.subsystems import owners, subsystems
 
 if TYPE_CHECKING:
@@ -37,8 +39,11 @@ ROLE = QtCore.Qt.ItemDataRole.UserRole   # ("block" | "sub" | "param", name or "
 GREY = QtGui.QColor("#666666")
 
 
-def value_text(v: Any) -> str:
-    """A parameter value as the tree shows it (and ``ParamSpec.parse`` reads it back)."""
+def value_text(v: Any, spec: ParamSpec | None = None) -> str:
+    """A parameter value as the tree shows it (and ``ParamSpec.parse`` reads it back): a width that
+    inherits (``spec.inherit``, -1) as ``inherit``."""
+    if spec is not None and spec.inherit and v == INHERIT:
+        return "inherit"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
@@ -166,13 +171,14 @@ class ModelTree(QtWidgets.QWidget):
 
     def _fill_values(self, block: str) -> None:
         """The value column of ``block``'s parameter rows (only the texts that changed)."""
-        values = self._value_source(block).instantiate(block).values
+        instance = self._value_source(block).instantiate(block)
         item = self.blocks[block]
         for i in range(item.childCount()):
             row = item.child(i)
             if row is None:
                 continue
-            text = value_text(values[row.data(0, ROLE)[1].split(".", 1)[1]])
+            pname = row.data(0, ROLE)[1].split(".", 1)[1]
+            text = value_text(instance.values[pname], instance.params[pname])
             if row.text(1) != text:
                 row.setText(1, text)
 
@@ -203,7 +209,9 @@ class ModelTree(QtWidgets.QWidget):
         item = self.params.get(ref)
         if item is not None:
             self._quiet = True
-            item.setText(1, value_text(value))
+            d = self.canvas.editor.diagram if self.canvas is not None else None
+            spec = d.param_spec(ref) if d is not None and ref.split(".")[0] in d.blocks else None
+            item.setText(1, value_text(value, spec))
             self._quiet = False
 
     def _edited(self, item: QtWidgets.QTreeWidgetItem, column: int) -> None:
