@@ -32,6 +32,7 @@ from blocks.codegen import generate, missing_kernels
 from blocks.compile import CompiledModel
 from blocks.core import BlockError, Params
 from blocks.kernels import cache_dir
+from blocks.step_intrinsics import address
 
 if TYPE_CHECKING:
     from blocks.recorder import Recorder
@@ -151,6 +152,8 @@ class CompiledEngine:
         self.model, self.n = model, int(n_copies)
         n, nx, nz = self.n, int(model.x0.size), int(model.z0.size)
         self.module, self.path = load_step(model)
+        # the kernels' machine code, compiled or loaded from numba's cache now, called by address
+        self.FN = np.array([address(fn, nargs) for fn, nargs in self.module.CALLS], dtype=np.int64)
         self.SIG = np.zeros((n, model.n_signals))
         # C order always: a copy of a broadcast row would otherwise come out in Fortran order for N > 1, and
         # numba would compile the step a second time for that layout (a single run is C and F at once)
@@ -223,7 +226,7 @@ class CompiledEngine:
         with step_opt_level() if not fn.signatures else contextlib.nullcontext():  # compiled or loaded here
             fn(int(k0), int(n), int(final), bool(stop_modes), float(self.model.ctx.t0), float(self.model.ctx.dt),
                self.w, self.SIG, self.X, self.XW, self.K, self.Z, self.ZN, self.ZOLD, tuple(self.P), rec, rticks, ridx,
-               int(every), int(row0), self.FLAG, self.DONE, self.REASON, self.FAILT, self.EV, self.EVN)
+               int(every), int(row0), self.FLAG, self.DONE, self.REASON, self.FAILT, self.EV, self.EVN, self.FN)
         if first:
             self.first_compile_s = time.perf_counter() - start
             marker.write_text(f"{self.first_compile_s:.2f}\n", encoding="utf-8")

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from numba.core import types
+from numba.core import cgutils, types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
-__all__ = ["row", "view"]
+__all__ = ["address", "caller", "row", "signature", "view"]
 
 _VEC = types.Array(types.float64, 1, "C")
 
@@ -64,3 +64,66 @@ def row(typingctx, a, i):  # type: ignore[no-untyped-def]
         return _vector(context, builder, builder.gep(arr.data, [builder.mul(i, n)]), n)
 
     return _VEC(a, i), codegen
+
+
+# ----------------------------------------------------------------- kernels called by address
+def _callee(disp: Any, flat: tuple[Any, ...]) -> Any:
+    """The compile result of kernel ``disp`` for positional argument types ``flat`` (compiled, or
+    loaded from numba's cache, now)."""
+    _, _, folded, _ = disp.get_call_template(flat, {})
+    return disp.overloads[tuple(folded)]
+
+
+def signature(nargs: int) -> tuple[Any, ...]:
+    """The argument types of a kernel call of the step: the time, then ``nargs - 1`` port, state or
+    parameter vectors (:func:`view`, :func:`row`)."""
+    return (types.float64,) + (_VEC,) * (nargs - 1)
+
+
+def address(disp: Any, nargs: int) -> int:
+    """The address of kernel ``disp``'s machine code for a step call with ``nargs`` arguments
+    (:func:`signature`), which :func:`caller`'s intrinsic calls: valid in this process only."""
+    cres = _callee(disp, signature(nargs))
+    return int(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
+
+
+_CALLERS: dict[int, Any] = {}
+
+
+def caller(disp: Any) -> Any:
+    """An intrinsic ``call(addr, t, ...)`` that calls kernel ``disp`` through the address ``addr``
+    (:func:`address`, passed in at run time) with numba's calling convention, its errors propagated.
+
+    The step is typed against the kernel's compiled signature but does not link the kernel's code:
+    each kernel is compiled and optimised once, on its own (and cached), and a new diagram structure
+    compiles only its step's own body (issue 35 §3). The address is an argument, not a constant, so the
+    step's machine code holds no address of this process and numba caches it."""
+    known = _CALLERS.get(id(disp))
+    if known is not None:
+        return known
+
+    @intrinsic
+    def call(typingctx, addr, *args):  # type: ignore[no-untyped-def]
+        if not isinstance(addr, types.Integer):
+            raise TypingError(f"kernel call: the address must be an integer, got {addr}")
+        cres = _callee(disp, tuple(args))
+        argtys, resty = cres.fndesc.argtypes, cres.fndesc.restype
+        star = bool(argtys) and isinstance(argtys[-1], (types.StarArgTuple, types.StarArgUniTuple))  # def k(t, x, z, *a)
+        nfixed = len(argtys) - 1 if star else len(argtys)
+
+        def codegen(context, builder, sig, vals):  # type: ignore[no-untyped-def]
+            flat = cgutils.unpack_tuple(builder, vals[1], len(args))
+            fixed, rest = flat[:nfixed], flat[nfixed:]
+            callee_vals = fixed + ([cgutils.make_anonymous_struct(builder, rest)] if star else [])
+            fnty = context.call_conv.get_function_type(resty, argtys)
+            where = context.cast(builder, vals[0], sig.args[0], types.intp)
+            status, res = context.call_conv.call_function(builder, builder.inttoptr(where, fnty.as_pointer()), resty,
+                                                          argtys, callee_vals)
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return res
+
+        return resty(addr, types.StarArgTuple.from_types(args)), codegen
+
+    _CALLERS[id(disp)] = call
+    return call
