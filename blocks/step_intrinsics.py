@@ -108,7 +108,8 @@ def caller(disp: Any) -> Any:
             raise TypingError(f"kernel call: the address must be an integer, got {addr}")
         cres = _callee(disp, tuple(args))
         argtys, resty = cres.fndesc.argtypes, cres.fndesc.restype
-        star = bool(argtys) and isinstance(argtys[-1], (types.StarArgTuple, types.StarArgUniTuple))  # def k(t, x, z, *a)
+        # def k(t, x, z, *a): numba passes a as one tuple
+        star = bool(argtys) and isinstance(argtys[-1], (types.StarArgTuple, types.StarArgUniTuple))
         nfixed = len(argtys) - 1 if star else len(argtys)
 
         def codegen(context, builder, sig, vals):  # type: ignore[no-untyped-def]
