@@ -6,7 +6,8 @@ asserts nothing. Target: a new structure compiles in <= 5 s.
 
 Each measurement is a fresh process with a fresh, empty ``$GAITBLOCKS_CACHE`` (no generated step, so
 the step compiles) and numba's own caches as they are (the kernels warm: one warm-up process per root
-and diagram first). It builds a 0.05 s run (:func:`app.runs.build`, which compiles the step) and reads:
+and diagram first). It builds and simulates a short run (:mod:`app.runs`; the first ``advance`` compiles the step; the
+squeezer on RK4 at its 0.1 ms tick, as ``tests/blocks/test_mechanism_kernels.py`` runs it) and reads:
 
 * **engine**: CPU s of :class:`blocks.compiled.CompiledEngine` set up: the step's source generated and
   written, and (since the kernels are called by address) each kernel's machine code loaded from
@@ -50,8 +51,15 @@ bc.CompiledEngine.__init__ = timed("engine", bc.CompiledEngine.__init__)
 bc.CompiledEngine.advance = timed("step", bc.CompiledEngine.advance)
 from app import runs
 from app.run_spec import RunSpec
-diagram = sys.argv[1] or None
-runs.build(RunSpec(duration=0.05) if diagram is None else RunSpec(diagram=diagram, preset=None, duration=0.05))
+if sys.argv[1]:  # a mechanism diagram on RK4 (the squeezer's own solver, solve_ivp, runs on the python engine)
+    from dataclasses import replace
+    from blocks import Diagram
+    d = Diagram.load(sys.argv[1])
+    d.solver = replace(d.solver, method="rk4")
+    spec = RunSpec(diagram=d, preset=None, duration=0.005)
+else:
+    spec = RunSpec(duration=0.05)
+runs.simulate(runs.build(spec))
 passes = {}
 for name, mod in list(sys.modules.items()):
     if name.startswith("gaitblocks_step_"):
@@ -66,7 +74,9 @@ def _child(root: Path, diagram: str | None, cache: str) -> dict[str, object]:
     env = {**os.environ, "GAITBLOCKS_CACHE": cache, "PYTHONPATH": str(root), "OMP_NUM_THREADS": "1",
            "NUMBA_NUM_THREADS": "1"}
     out = subprocess.run([sys.executable, "-c", CHILD, diagram or ""], cwd=root, env=env, capture_output=True,
-                         text=True, check=True)
+                         text=True)
+    if out.returncode:
+        raise SystemExit(f"{root} {diagram}: {out.stderr[-2000:]}")
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 

@@ -39,11 +39,11 @@ def _vector(context: Any, builder: Any, data: Any, size: Any) -> Any:
 
 
 @intrinsic
-def view(typingctx, a, off, size):  # type: ignore[no-untyped-def]
+def view(typingctx, a, off, size):
     """``a[off : off + size]`` of a 1-D C float64 array ``a`` (offset and size in elements), unchecked."""
     _check(a, 1, "view")
 
-    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, sig, args):
         arr = context.make_array(sig.args[0])(context, builder, args[0])
         o = context.cast(builder, args[1], sig.args[1], types.intp)
         n = context.cast(builder, args[2], sig.args[2], types.intp)
@@ -53,11 +53,11 @@ def view(typingctx, a, off, size):  # type: ignore[no-untyped-def]
 
 
 @intrinsic
-def row(typingctx, a, i):  # type: ignore[no-untyped-def]
+def row(typingctx, a, i):
     """``a[i]`` of a 2-D C float64 array ``a``: row ``i`` (``0 <= i < a.shape[0]``), unchecked."""
     _check(a, 2, "row")
 
-    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, sig, args):
         arr = context.make_array(sig.args[0])(context, builder, args[0])
         i = context.cast(builder, args[1], sig.args[1], types.intp)
         n = builder.extract_value(arr.shape, 1)
@@ -103,7 +103,7 @@ def caller(disp: Any) -> Any:
         return known
 
     @intrinsic
-    def call(typingctx, addr, *args):  # type: ignore[no-untyped-def]
+    def call(typingctx, addr, *args):
         if not isinstance(addr, types.Integer):
             raise TypingError(f"kernel call: the address must be an integer, got {addr}")
         cres = _callee(disp, tuple(args))
@@ -112,7 +112,7 @@ def caller(disp: Any) -> Any:
         star = bool(argtys) and isinstance(argtys[-1], (types.StarArgTuple, types.StarArgUniTuple))
         nfixed = len(argtys) - 1 if star else len(argtys)
 
-        def codegen(context, builder, sig, vals):  # type: ignore[no-untyped-def]
+        def codegen(context, builder, sig, vals):
             flat = cgutils.unpack_tuple(builder, vals[1], len(args))
             fixed, rest = flat[:nfixed], flat[nfixed:]
             callee_vals = fixed + ([cgutils.make_anonymous_struct(builder, rest)] if star else [])
