@@ -64,7 +64,7 @@ passes = {}
 for name, mod in list(sys.modules.items()):
     if name.startswith("gaitblocks_step_"):
         for ov in mod.advance_serial.overloads.values():
-            for key, t in ov.metadata["pipeline_times"]["nopython"].items():
+            for key, t in ((ov.metadata or {}).get("pipeline_times") or {}).get("nopython", {}).items():
                 passes[key.split("_", 1)[1]] = passes.get(key.split("_", 1)[1], 0.0) + t.run
 print(json.dumps({"engine": rec["engine"], "step": rec["step"], "passes": passes}))
 """
