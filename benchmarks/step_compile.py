@@ -10,9 +10,9 @@ and diagram first). It builds and simulates a short run (:mod:`app.runs`; the fi
 squeezer on RK4 at its 0.1 ms tick, as ``tests/blocks/test_mechanism_kernels.py`` runs it) and reads:
 
 * **engine**: CPU s of :class:`blocks.compiled.CompiledEngine` set up: the step's source generated and
-  written, and (since the kernels are called by address) each kernel's machine code loaded from
-  numba's cache;
-* **step**: CPU s (wall s) of the first ``advance``, the compile of the step;
+  written;
+* **step**: CPU s (wall s) of the first ``advance``: the compile of the step (and, since the kernels
+  are called by address, each kernel's machine code loaded from numba's cache first);
 * **passes**: numba's own timing of its pipeline passes for that compile (``pipeline_times``, wall s):
   type inference, native lowering (the LLVM IR, its optimisation and machine code) and the rest;
 * **warm**: the same process run again on the same caches (everything loaded): engine + first advance.

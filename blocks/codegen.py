@@ -35,8 +35,8 @@ The step calls each one by address (:func:`blocks.step_intrinsics.caller`; ``FN[
 of ``CALLS[c] = (kernel, number of arguments)``, taken by :class:`blocks.compiled.CompiledEngine`), so
 numba neither links nor optimises the kernels' code again when it compiles a new step; the ports are
 views without owner (:func:`blocks.step_intrinsics.view`, ``row``), made once per call before the tick
-loop. Both keep the step's own code small: the walking diagram's step compiled in 7.6-7.9 s of CPU
-with linked kernels and numba's slices, 3.7-4.2 s without (docs/engine.md, issue 35 §3).
+loop. Both keep the step's own code small: the walking diagram's step compiled in 6.9-7.4 s of CPU
+with linked kernels and numba's slices, 4.1-4.3 s without (docs/engine.md, issue 35 §3).
 The source carries a hash of the text of every kernel module it imports, of the fingerprint of all the
 project's compiled code (:func:`models.jit_cache.fingerprint`: the helpers those kernels call and the
 layouts they read) and of the numba version, so a changed kernel or helper gives a new file (numba's

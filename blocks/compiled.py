@@ -152,8 +152,7 @@ class CompiledEngine:
         self.model, self.n = model, int(n_copies)
         n, nx, nz = self.n, int(model.x0.size), int(model.z0.size)
         self.module, self.path = load_step(model)
-        # the kernels' machine code, compiled or loaded from numba's cache now, called by address
-        self.FN = np.array([address(fn, nargs) for fn, nargs in self.module.CALLS], dtype=np.int64)
+        self.FN: np.ndarray | None = None  # the kernels' addresses, taken at the first advance
         self.SIG = np.zeros((n, model.n_signals))
         # C order always: a copy of a broadcast row would otherwise come out in Fortran order for N > 1, and
         # numba would compile the step a second time for that layout (a single run is C and F at once)
@@ -223,6 +222,8 @@ class CompiledEngine:
                 cb(f"compiling the diagram '{self.model.diagram.name}' ({len(self.model.blocks)} blocks; first run "
                    f"only, about {est:.0f} s; cached in {self.path.parent})…")
         start = time.perf_counter()
+        if self.FN is None:  # the kernels' machine code, compiled (after the notice) or loaded from numba's cache
+            self.FN = np.array([address(k, nargs) for k, nargs in self.module.CALLS], dtype=np.int64)
         with step_opt_level() if not fn.signatures else contextlib.nullcontext():  # compiled or loaded here
             fn(int(k0), int(n), int(final), bool(stop_modes), float(self.model.ctx.t0), float(self.model.ctx.dt),
                self.w, self.SIG, self.X, self.XW, self.K, self.Z, self.ZN, self.ZOLD, tuple(self.P), rec, rticks, ridx,
