@@ -87,7 +87,7 @@ def address(disp: Any, nargs: int) -> int:
     return int(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
 
 
-_CALLERS: dict[int, Any] = {}
+_CALLERS: dict[int, tuple[Any, Any]] = {}  # id(kernel): (kernel, its caller)
 
 
 def caller(disp: Any) -> Any:
@@ -99,8 +99,8 @@ def caller(disp: Any) -> Any:
     compiles only its step's own body (issue 35 §3). The address is an argument, not a constant, so the
     step's machine code holds no address of this process and numba caches it."""
     known = _CALLERS.get(id(disp))
-    if known is not None:
-        return known
+    if known is not None and known[0] is disp:  # (an id is reused once its object is gone)
+        return known[1]
 
     @intrinsic
     def call(typingctx, addr, *args):
@@ -126,5 +126,5 @@ def caller(disp: Any) -> Any:
 
         return resty(addr, types.StarArgTuple.from_types(args)), codegen
 
-    _CALLERS[id(disp)] = call
+    _CALLERS[id(disp)] = (disp, call)
     return call
