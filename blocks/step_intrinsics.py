@@ -1,9 +1,11 @@
-"""Views the generated step (:mod:`blocks.codegen`) makes of its buffers, as numba intrinsics.
+"""The generated step's (:mod:`blocks.codegen`) views of its buffers and its calls of the kernels, as
+numba intrinsics: :func:`view` and :func:`row` below, :func:`caller` and :func:`address` further down
+(the kernels called through their addresses, their code never linked into the step).
 
 ``sig[o:o + n]`` in numba lowers to the general slice (negative indices, clamping to the shape, a
 step) plus a reference count on the parent buffer that every exit of the step releases again. The
 walking diagram's step makes about 140 such views once per call, before its tick loop, and they were
-about a third of the LLVM IR numba hands to LLVM for it (issue 35 §3). The views here are the same
+about 30 % of the LLVM IR numba hands to LLVM for it (issue 35 §3). The views here are the same
 arrays in a handful of instructions: the data pointer moved by ``o`` elements, shape ``n``, the
 element stride, and no owner (``meminfo`` null: nothing to count; the step's arguments own the
 memory for the whole call).
