@@ -111,13 +111,29 @@ if AVAILABLE:
     @njit(cache=True)
     def _cholesky_solve(M, b, x):
         """Solve ``M x = b`` for SPD ``M`` (n x n, overwritten by its Cholesky factor)."""
-        _cholesky_factor(M)
-        _cholesky_back(M, b, x)
+        n = M.shape[0]
+        _factor(M, n)
+        _back(M, b, x, n)
 
     @njit(cache=True)
     def _cholesky_factor(M):
         """``M`` (n x n SPD, lower triangle read) overwritten by its Cholesky factor ``L`` (lower)."""
-        n = M.shape[0]
+        _factor(M, M.shape[0])
+
+    @njit(cache=True)
+    def _cholesky_back(M, b, x):
+        """Solve ``L L^T x = b`` with the factor ``L`` left in ``M`` by :func:`_cholesky_factor`."""
+        _back(M, b, x, M.shape[0])
+
+    @njit(cache=True, inline="always")
+    def _factor(M, n):
+        """``M[:n, :n]`` (SPD, lower triangle read) overwritten by its Cholesky factor ``L`` (lower):
+        ``L[j, j] = sqrt(M[j, j] - sum_k<j L[j, k]^2)``, ``L[i, j] = (M[i, j] - sum_k<j L[i, k] L[j, k]) / L[j, j]``.
+
+        Inlined into its caller (numba ``inline="always"``): called with a literal ``n`` (7, the mass
+        matrix) the loops have constant bounds and are unrolled, the same operations in the same order
+        (bit-identical): four :func:`forward_dynamics_into` calls 1.98 -> 1.82 us (benchmarks/engine_floor.py's
+        loop, paired)."""
         for j in range(n):
             acc = M[j, j]
             for k in range(j):
@@ -130,10 +146,10 @@ if AVAILABLE:
                     acc -= M[i, k] * M[j, k]
                 M[i, j] = acc / d
 
-    @njit(cache=True)
-    def _cholesky_back(M, b, x):
-        """Solve ``L L^T x = b`` with the factor ``L`` left in ``M`` by :func:`_cholesky_factor`."""
-        n = M.shape[0]
+    @njit(cache=True, inline="always")
+    def _back(M, b, x, n):
+        """Solve ``L L^T x = b`` (forward then backward substitution) with the factor ``L`` that
+        :func:`_factor` left in ``M[:n, :n]``; inlined like it."""
         for i in range(n):
             acc = b[i]
             for k in range(i):
@@ -258,7 +274,8 @@ if AVAILABLE:
         buf = scratch(66)
         M = buf[0:49].reshape((7, 7))
         _assemble(p, q, qd, tau, grf, mz, M, buf[49:56], buf[56:61], buf[61:66])
-        _cholesky_solve(M, buf[49:56], out)
+        _factor(M, 7)
+        _back(M, buf[49:56], out, 7)
         return out
 
     @njit(cache=True)
