@@ -89,11 +89,11 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
     if gain <= 0.0 or n_legs == 0:
         return
     m = 2 * n_legs  # unknowns: hip (2 i) and knee (2 i + 1) of stance leg first + i, joint 2 (c % 2) + first + c // 2
-    buf = scratch(138)  # M (49); b, qdd0, qdd (7 each); scratch (10); qp, qm (7 each); rhs (4); A, N (16 each); r, d
+    buf = scratch(135)  # M (49); b, qdd0, qdd, e, qp, qm (7 each); rhs (4); A, N (16 each); r, d (4 each)
     M = buf[0:49].reshape((7, 7))
-    qdd0, qdd, qp, qm, rhs = buf[56:63], buf[63:70], buf[80:87], buf[87:94], buf[94:98]
-    A, N, r, d = buf[98:114].reshape((4, 4)), buf[114:130].reshape((4, 4)), buf[130:134], buf[134:138]
-    _assemble(bp, q, qd, tau_in, F, mz, M, buf[49:56], buf[70:75], buf[75:80])
+    qdd0, qdd, e, qp, qm, rhs = buf[56:63], buf[63:70], buf[70:77], buf[77:84], buf[84:91], buf[91:95]
+    A, N, r, d = buf[95:111].reshape((4, 4)), buf[111:127].reshape((4, 4)), buf[127:131], buf[131:135]
+    _assemble(bp, q, qd, tau_in, F, mz, M, buf[49:56])
     _factor(M, 7)  # M is the same for every torque: factored once
     _back(M, buf[49:56], qdd0, 7)
     for k in range(7):
@@ -114,7 +114,6 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
             dy -= (y - held[2 * s + 1]) / (tau_p * tau_p)
         rhs[2 * i] = dx - ax
         rhs[2 * i + 1] = dy - ay
-    e = buf[70:77]
     for c in range(m):
         for k in range(7):
             e[k] = 0.0
