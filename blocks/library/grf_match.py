@@ -76,7 +76,6 @@ _FEET = ("x_l", "y_l", "x_r", "y_r")
 def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
     """``dtau`` (4) [N m]: the module docstring's ``gain d`` for the packed vector ``p`` of a :class:`GrfMatch`."""
     gain, reg, tau_v, tau_p, u_max = p[_GAIN], p[_REG], p[_TAU_V], p[_TAU_P], p[_U_MAX]
-    bp = seg(p, _BP)
     for k in range(4):
         dtau[k] = 0.0
     first = 0  # the stance legs are first, first + 1, ... (legs [0, 1] or the one leg in stance)
@@ -88,6 +87,7 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
             n_legs += 1
     if gain <= 0.0 or n_legs == 0:
         return
+    bp = seg(p, _BP)
     m = 2 * n_legs  # unknowns: hip (2 i) and knee (2 i + 1) of stance leg first + i, joint 2 (c % 2) + first + c // 2
     buf = scratch(135)  # M (49); b, qdd0, qdd, e, qp, qm (7 each); rhs (4); A, N (16 each); r, d (4 each)
     M = buf[0:49].reshape((7, 7))
