@@ -203,7 +203,7 @@ if AVAILABLE:
             _cholesky_solve(M, b, out[n])
         return out
 
-    @njit(cache=True)
+    @njit(cache=True, inline="always")
     def _leg_trig(q, qd, s):
         """Shank angle ``th2``, thigh and shank rates ``w1, w2`` and the sines and cosines of
         leg ``s`` (absolute angles clockwise from the downward vertical, rad, rad/s)."""
@@ -213,7 +213,7 @@ if AVAILABLE:
         w2 = w1 + qd[5 + s]
         return th2, w1, w2, math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
 
-    @njit(cache=True)
+    @njit(cache=True, inline="always")
     def foot_state_side(p, q, qd, s):
         """``(xi, eta, vx, vy)`` of leg ``s`` (0 left, 1 right): :func:`feet_state_one` for one foot,
         as scalars (no array: what block kernels call inside a step)."""
@@ -262,7 +262,7 @@ if AVAILABLE:
         out[0], out[1], out[2], out[3] = sx / mt, sy / mt, svx / mt, svy / mt
         return out
 
-    @njit(cache=True)
+    @njit(cache=True, inline="always")
     def com_contact_x(p, q, qd):
         """``(x_com, vx_com, xi_l, xi_r)`` [m, m/s, m, m]: the horizontal parts of :func:`com_state_one`
         and :func:`feet_state_one`, in the same operation order, with the trigonometry shared and
