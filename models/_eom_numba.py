@@ -1,7 +1,7 @@
 """Compiled (numba) forward dynamics of the five-link biped.
 
 Same equations as :mod:`models._eom_numpy` (see :mod:`models.biped` for the derivation),
-written as scalar loops so that one state costs about a microsecond:
+written as scalar loops so that one state costs about 0.35 us (:func:`forward_dynamics_into`):
 
 * ``_assemble`` fills ``M`` (7x7, kg / kg m / kg m^2) and ``b`` (7, N / N m), ``M qdd = b``
   (with a rolling foot, ``p[13] > 0``, the foot force also turns the shank, and the ground
@@ -9,7 +9,8 @@ written as scalar loops so that one state costs about a microsecond:
   (``M`` is symmetric: only its lower triangle, ``j <= i``, is filled, the only part the solve reads;
   each entry gets the same terms in the same order as a full fill, so the numbers are bit-identical;
   ``_mirror`` completes it where a caller needs whole rows);
-* ``_cholesky_solve`` solves the SPD system in place (no pivoting needed: M is SPD).
+* ``_factor`` and ``_back`` solve the SPD system in place (no pivoting needed: M is SPD), inlined
+  with ``n = 7`` in :func:`forward_dynamics_into` (``_cholesky_solve`` for any ``n``).
 
 Compiled on first use and cached on disk (``cache=True``), so only the very first start
 pays the compile time. Import fails softly: :data:`AVAILABLE` is False without numba.
@@ -156,8 +157,8 @@ if AVAILABLE:
 
         Inlined into its caller (numba ``inline="always"``): called with a literal ``n`` (7, the mass
         matrix) the loops have constant bounds and are unrolled, the same operations in the same order
-        (bit-identical): four :func:`forward_dynamics_into` calls 1.98 -> 1.82 us (benchmarks/engine_floor.py's
-        loop, paired)."""
+        (bit-identical): four :func:`forward_dynamics_into` calls 2.11 -> 1.74 us (benchmarks/engine_floor.py's
+        loop, the old and the new module in one process)."""
         for j in range(n):
             acc = M[j, j]
             for k in range(j):
