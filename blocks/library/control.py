@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel, seg
+from blocks.kernels import helper, kernel, seg
 from blocks.packing import state_offsets
 from models.biped import TAU_NAMES
 
@@ -41,7 +41,7 @@ __all__ = ["PID", "TorqueSwitch"]
 STATE = (("I", "n"), ("D", "n"), ("e_prev", "n"), ("enabled", "n"), ("started", 1), ("e0", "n"), ("age", "n"))
 
 
-@kernel
+@helper
 def _blended(e, on, was_on, e0, age, t_blend):
     """The error after the reference blend (module docstring): ``e`` [rad] the raw error, ``on`` the
     enable flag now, ``was_on`` at the last update, ``e0`` [rad] and ``age`` [s] the stored start."""
@@ -57,7 +57,7 @@ def _blended(e, on, was_on, e0, age, t_blend):
     return e - e0 * (1.0 - s * s * s * (10.0 - 15.0 * s + 6.0 * s * s))
 
 
-@kernel
+@helper
 def _pid_law(z, ref, meas, enable, p, i):
     # (e, D, v) of joint i (module docstring)
     tf, h = p[_TF], p[_H]

@@ -65,7 +65,7 @@ import math
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel, seg
+from blocks.kernels import helper, kernel, seg
 from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_of, biped_vector
 from blocks.packing import state_offsets
 from models._eom_numba import foot_state_side
@@ -80,7 +80,7 @@ _FP_STATE = state_offsets((("x", 2), ("on", 2), ("eta", 2), ("t", 2)), {})
 _ZX, _ZON, _ZETA, _ZT = (_FP_STATE[k] for k in ("x", "on", "eta", "t"))
 
 
-@kernel
+@helper
 def _anchor(t, z, q, stance, p, s):
     """``(x, y_landed, t_landed)`` of foot ``s``: held, or its contact coordinates now (which read no
     rates: ``q`` stands in for them)."""
@@ -90,7 +90,7 @@ def _anchor(t, z, q, stance, p, s):
     return fs[0], fs[1], t
 
 
-@kernel
+@helper
 def _held_height(t, y_land, t_land, p):
     if p[_TAU_LAND] <= 0.0:
         return p[_GROUND_Y]

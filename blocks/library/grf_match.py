@@ -58,14 +58,13 @@ then the biped's 14 parameters).
 
 from __future__ import annotations
 
-import numpy as np
-
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
 from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_vector
-from models._eom_numba import _assemble, _cholesky_back, _cholesky_factor, _cholesky_solve, foot_state_side
+from models._eom_numba import _assemble, _back, _factor, foot_state_side
 from models.biped import GRF_NAMES, TAU_NAMES
+from models.jit import scratch
 
 __all__ = ["GrfMatch", "match_torques"]
 
@@ -77,33 +76,31 @@ _FEET = ("x_l", "y_l", "x_r", "y_r")
 def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
     """``dtau`` (4) [N m]: the module docstring's ``gain d`` for the packed vector ``p`` of a :class:`GrfMatch`."""
     gain, reg, tau_v, tau_p, u_max = p[_GAIN], p[_REG], p[_TAU_V], p[_TAU_P], p[_U_MAX]
-    bp = seg(p, _BP)
     for k in range(4):
         dtau[k] = 0.0
-    legs = np.empty(2, np.int64)
+    first = 0  # the stance legs are first, first + 1, ... (legs [0, 1] or the one leg in stance)
     n_legs = 0
     for s in range(2):
         if stance[s] > 0.5:
-            legs[n_legs] = s
+            if n_legs == 0:
+                first = s
             n_legs += 1
     if gain <= 0.0 or n_legs == 0:
         return
-    m = 2 * n_legs
-    joints = np.empty(4, np.int64)
-    for i in range(n_legs):
-        joints[2 * i] = legs[i]          # hip
-        joints[2 * i + 1] = 2 + legs[i]  # knee
-    buf = np.empty(84)  # M (49), b, qdd0, qdd (7 each), scratch (14): one allocation
+    bp = seg(p, _BP)
+    m = 2 * n_legs  # unknowns: hip (2 i) and knee (2 i + 1) of stance leg first + i, joint 2 (c % 2) + first + c // 2
+    buf = scratch(135)  # M (49); b, qdd0, qdd, e, qp, qm (7 each); rhs (4); A, N (16 each); r, d (4 each)
     M = buf[0:49].reshape((7, 7))
-    qdd0, qdd = buf[56:63], buf[63:70]
-    _assemble(bp, q, qd, tau_in, F, mz, M, buf[49:56], buf[70:75], buf[75:80])
-    _cholesky_factor(M)  # M is the same for every torque: factored once
-    _cholesky_back(M, buf[49:56], qdd0)
-    qp = q + _H * qd
-    qm = q - _H * qd
-    rhs = np.zeros(4)
+    qdd0, qdd, e, qp, qm, rhs = buf[56:63], buf[63:70], buf[70:77], buf[77:84], buf[84:91], buf[91:95]
+    A, N, r, d = buf[95:111].reshape((4, 4)), buf[111:127].reshape((4, 4)), buf[127:131], buf[131:135]
+    _assemble(bp, q, qd, tau_in, F, mz, M, buf[49:56])
+    _factor(M, 7)  # M is the same for every torque: factored once
+    _back(M, buf[49:56], qdd0, 7)
+    for k in range(7):
+        qp[k] = q[k] + _H * qd[k]
+        qm[k] = q[k] - _H * qd[k]
     for i in range(n_legs):
-        s = legs[i]
+        s = first + i
         x, y, vx, vy = foot_state_side(bp, q, qd, s)
         _, _, jx, jy = foot_state_side(bp, q, qdd0, s)  # J qdd (the velocity map is linear in qd)
         _, _, px, py = foot_state_side(bp, qp, qd, s)
@@ -117,19 +114,15 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
             dy -= (y - held[2 * s + 1]) / (tau_p * tau_p)
         rhs[2 * i] = dx - ax
         rhs[2 * i + 1] = dy - ay
-    A = np.zeros((4, 4))
-    e = buf[70:77]
     for c in range(m):
         for k in range(7):
             e[k] = 0.0
-        e[3 + joints[c]] = 1.0  # a unit torque at joint j: 1 on its own coordinate (beta_l, beta_r, gamma_l, gamma_r)
-        _cholesky_back(M, e, qdd)  # qdd(tau_in + e_j) - qdd(tau_in) = M^-1 e_j
+        e[3 + 2 * (c % 2) + first + c // 2] = 1.0  # a unit torque at joint j: 1 on its own coordinate 3 + j
+        _back(M, e, qdd, 7)  # qdd(tau_in + e_j) - qdd(tau_in) = M^-1 e_j
         for i in range(n_legs):
-            _, _, jx, jy = foot_state_side(bp, q, qdd, legs[i])
+            _, _, jx, jy = foot_state_side(bp, q, qdd, first + i)
             A[2 * i, c] = jx
             A[2 * i + 1, c] = jy
-    N = np.zeros((m, m))
-    r = np.zeros(m)
     trace = 0.0
     for a in range(m):
         for b in range(m):
@@ -147,14 +140,14 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
         N[a, a] += lam
     if trace <= 0.0:
         return
-    d = np.empty(m)
-    _cholesky_solve(N, r, d)
+    _factor(N, m)  # the top-left m x m block
+    _back(N, r, d, m)
     peak = 0.0
     for c in range(m):
         peak = max(peak, abs(gain * d[c]))
     scale = u_max / peak if peak > u_max else 1.0
     for c in range(m):
-        dtau[joints[c]] = scale * gain * d[c]
+        dtau[2 * (c % 2) + first + c // 2] = scale * gain * d[c]
 
 
 @kernel

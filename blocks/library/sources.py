@@ -19,7 +19,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, DiagramError, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import cache_dir, kernel, seg
+from blocks.kernels import cache_dir, helper, kernel, seg
 from blocks.library import sources_kernels as sk
 from blocks.library.context import biped_of, data_of, dataset_of
 from blocks.library.sources_kernels import (
@@ -159,7 +159,7 @@ def _grf_vertical_rate(ctx: CompileContext, ds: GaitDataset, biped: FiveLinkBipe
 _NS = sk.GRID.index("n")  # the recording's sample count, in its grid header
 
 
-@kernel
+@helper
 def _perturbed(p, v, k):
     """Force component ``k`` (0..3) times ``gain`` and the mass ratio, the propulsive (``F_x > 0``) part
     times ``propulsion_gain``, ``F_y`` times ``vertical_gain`` (``p``: the block's packed vector)."""
@@ -185,7 +185,7 @@ def grf_output(t, x, z, p, y0, y1):
             y1[k - 4] = v
 
 
-@kernel
+@helper
 def _reference_knot(p, i):
     """Data time clipped to the knots, its interval and whether the rates are zeroed, for grid row ``i``."""
     n = int(p[_NS])

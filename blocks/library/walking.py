@@ -82,7 +82,7 @@ import numpy as np
 
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
-from blocks.kernels import kernel, seg
+from blocks.kernels import helper, kernel, seg
 from blocks.library import sources_kernels as sk
 from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_of, biped_vector, data_of, dataset_of
 from blocks.library.sources_kernels import table_row, table_value
@@ -94,7 +94,7 @@ from models.reference import reference_state
 __all__ = ["FeedbackEnable", "GroundContact", "ReferenceMotion", "TrunkBalance"]
 
 
-@kernel
+@helper
 def _clip(v, lim):
     return lim if v > lim else -lim if v < -lim else v
 
