@@ -32,7 +32,8 @@ from blocks.codegen import generate, missing_kernels
 from blocks.compile import CompiledModel
 from blocks.core import BlockError, Params
 from blocks.kernels import cache_dir
-from blocks.step_intrinsics import address
+from blocks.step_intrinsics import address, signature
+from models.jit_cache import has_machine_code
 
 if TYPE_CHECKING:
     from blocks.recorder import Recorder
@@ -47,9 +48,12 @@ _MODULES: dict[str, ModuleType] = {}
 _LOAD_LOCK = threading.Lock()  # batches built on several threads (VectorizedExecutor) import a step once
 
 
-def compile_estimate_s(n_blocks: int, parallel: bool) -> float:
-    """Rough first-compile time [s] on one core (measured: benchmarks/engine.py prints the real one)."""
-    return (6.0 + 0.6 * n_blocks) * (2.0 if parallel else 1.0)
+def compile_estimate_s(n_blocks: int, parallel: bool, kernels: int = 0) -> float:
+    """Rough first-compile time [s] on one core of a step of ``n_blocks`` blocks, ``kernels`` of whose
+    kernels have no machine code yet (compiled first, each on its own). Measured on the 2-core development
+    machine (``benchmarks/step_compile.py``): the walking step (25 blocks) 4.2-4.7 s with its kernels
+    cached, about 35 s of CPU with nothing cached (31 kernels)."""
+    return (1.0 + 0.15 * n_blocks) * (2.0 if parallel else 1.0) + 1.0 * kernels
 
 
 #: LLVM optimisation level of the generated step's own compile. Its kernels are compiled (and cached) at
@@ -217,7 +221,8 @@ class CompiledEngine:
         marker = self.path.with_suffix(f".{'parallel' if parallel else 'serial'}.ok")
         first = not marker.exists() and not fn.signatures
         if first:
-            est = compile_estimate_s(len(self.model.blocks), parallel)
+            cold = {k for k, nargs in self.module.CALLS if not has_machine_code(k, signature(nargs))}
+            est = compile_estimate_s(len(self.model.blocks), parallel, len(cold))
             for cb in NOTIFY:
                 cb(f"compiling the diagram '{self.model.diagram.name}' ({len(self.model.blocks)} blocks; first run "
                    f"only, about {est:.0f} s; cached in {self.path.parent})…")

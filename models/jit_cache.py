@@ -46,7 +46,7 @@ import numba
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 
 __all__ = ["PACKAGES", "FingerprintCache", "edited_since_fingerprint", "fingerprint", "fingerprint_files",
-           "njit", "scanned_folders"]
+           "has_machine_code", "njit", "scanned_folders"]
 
 #: the project's top-level packages (DESIGN.md §2) that may hold compiled code, relative to the folder
 #: holding ``models/``; scanned recursively
@@ -245,3 +245,20 @@ def njit(fn: Callable[..., Any] | None = None, /, *, cache: bool = False, **opti
     if cache and hasattr(disp, "enable_caching"):  # not under NUMBA_DISABLE_JIT (a plain function)
         disp._cache = FingerprintCache(disp.py_func)  # what enable_caching() does, with this cache
     return disp
+
+
+def has_machine_code(disp: Any, flat: tuple[Any, ...]) -> bool:
+    """Whether dispatcher ``disp`` has machine code for positional argument types ``flat`` without
+    compiling: in this process, or in its disk cache under the current stamp. A guess for progress
+    messages only (the cache can still turn out stale, an unreadable index counts as not cached)."""
+    try:
+        _, folded = disp._compiler.fold_argument_types(flat, {})
+        sig = tuple(folded)
+        if sig in disp.overloads:
+            return True
+        cache: Any = disp._cache
+        key = cache._index_key(sig, disp.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:  # numba internals moved, no cache, an unreadable index: say "no"
+        return False
+

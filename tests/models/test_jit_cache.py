@@ -45,11 +45,23 @@ print(json.dumps({"value": value, "hits": sum(st.cache_hits.values()), "misses":
 '''
 
 
-def _run(tmp: Path) -> dict[str, float]:
+PROBE = '''import json
+from numba import types
+from kpkg.caller import caller
+from models.jit_cache import has_machine_code
+before = has_machine_code(caller, (types.float64,))
+if {compile}:
+    caller(3.0)
+print(json.dumps({{"before": before, "after": has_machine_code(caller, (types.float64,)),
+                  "other": has_machine_code(caller, (types.int32,))}}))
+'''
+
+
+def _run(tmp: Path, code: str = RUN) -> dict[str, float]:
     """``caller(3.0)`` and the caller's cache hits and misses, in a fresh process."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp), str(REPO)]), "NUMBA_CACHE_DIR": str(tmp / "numba"),
            "GAITBLOCKS_KERNEL_PATH": str(tmp / "kpkg")}
-    out = subprocess.run([sys.executable, "-c", RUN], env=env, capture_output=True, text=True, check=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=120)
     result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
 
@@ -146,3 +158,18 @@ def test_a_compiled_result_of_another_fingerprint_is_not_loaded() -> None:
     assert payload == (jit_cache.fingerprint(), ("machine code",))
     assert impl.rebuild(None, ("0" * 20, ("machine code",))) is None
     assert impl.rebuild(None, ("machine code", "of an older format")) is None
+
+
+def test_has_machine_code_tells_a_cached_signature_from_one_to_compile(tmp_path: Path) -> None:
+    """The first-compile notice's guess: no machine code before the first call, then in the process and
+    in a new process from the disk cache; never for a signature not compiled; stale after an edit."""
+    pkg = tmp_path / "kpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helper.py").write_text(HELPER.format(factor="2.0"))
+    (pkg / "caller.py").write_text(CALLER)
+    assert _run(tmp_path, PROBE.format(compile=True)) == {"before": False, "after": True, "other": False}
+    assert _run(tmp_path, PROBE.format(compile=False)) == {"before": True, "after": True, "other": False}
+    (pkg / "helper.py").write_text(HELPER.format(factor="3.0"))  # the fingerprint changes: the cache is stale
+    assert _run(tmp_path, PROBE.format(compile=False)) == {"before": False, "after": False, "other": False}
+
