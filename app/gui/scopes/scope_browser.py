@@ -180,6 +180,9 @@ class SignalBrowser(QtWidgets.QDialog):
 def extend_menu(stack: ScopeStack, plot: pg.PlotItem, index: int) -> None:
     """Add "Add signal…", "Remove signal" and "Remove this scope" to plot ``index``'s menu."""
     menu = plot.getViewBox().menu
+    # pyqtgraph makes the menu without a parent; its actions' slots below hold the stack, so an orphan
+    # menu would keep the stack (and its session) alive after the window closed: it goes with the stack
+    menu.setParent(stack, menu.windowFlags())
     menu.addSeparator()
     menu.addAction("Add signal…").triggered.connect(lambda: open_browser(stack, index))
     rm = menu.addMenu("Remove signal")
