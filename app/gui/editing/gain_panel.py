@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from PySide6 import QtCore, QtWidgets
@@ -259,17 +258,9 @@ class GainPanel(QtWidgets.QWidget):
         else:
             self.setter.set(self.session, ref, value)
 
-    @contextlib.contextmanager
-    def _macro(self, text: str) -> Iterator[None]:
-        """The sets inside are one undo step (when the setter has an undo stack)."""
-        stack = self.setter.undo_stack if self.setter is not None else None
-        if stack is not None:
-            stack.beginMacro(text)
-        try:
-            yield
-        finally:
-            if stack is not None:
-                stack.endMacro()
+    def _macro(self, text: str) -> contextlib.AbstractContextManager[None]:
+        """The sets inside are one undo step (through the setter, when there is one)."""
+        return self.setter.macro(text) if self.setter is not None else contextlib.nullcontext()
 
     # ------------------------------------------------------------ changes
     def _slider_moved(self, row: GainRow, pos: int) -> None:

@@ -16,8 +16,9 @@ gains) the value in force after a set, an undo or a redo.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from PySide6 import QtCore, QtGui
@@ -87,6 +88,18 @@ class ParamSetter(QtCore.QObject):
             return self.apply(ref, value)
         self.undo_stack.push(SetParam(self, ref, old, value))
         return None
+
+    @contextlib.contextmanager
+    def macro(self, text: str) -> Iterator[None]:
+        """The sets inside are one undo step ``text`` (a leg link, a recalled preset, an applied best point)."""
+        stack = self.undo_stack
+        if stack is not None:
+            stack.beginMacro(text)
+        try:
+            yield
+        finally:
+            if stack is not None:
+                stack.endMacro()
 
     def apply(self, ref: str, value: Any) -> str | None:
         """Apply ``ref = value`` to the session now (the body of a set, an undo and a redo)."""

@@ -21,6 +21,7 @@ best (:func:`app.tuning.service.best_row`). "Apply best" sets its values in the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -353,16 +354,13 @@ class TuningPanel(QtWidgets.QWidget):
         if self.best is None:
             return False
         s = self.session_source()
-        stack = self.setter.undo_stack if self.setter is not None else None
-        if stack is not None:
-            stack.beginMacro("apply the best gains")
-        for ref, value in self.best.items():
-            if self.setter is not None:
-                self.setter.set(s, ref, value)
-            else:
-                s.set_param(ref, value)
-        if stack is not None:
-            stack.endMacro()
+        setter = self.setter
+        with setter.macro("apply the best gains") if setter is not None else contextlib.nullcontext():
+            for ref, value in self.best.items():
+                if setter is not None:
+                    setter.set(s, ref, value)
+                else:
+                    s.set_param(ref, value)
         self.applied.emit(dict(self.best))
         self.status.setText("applied: " + self._describe(self.best))
         return True
