@@ -22,7 +22,7 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     assert lines == [picked]
     # two pytest-xdist workers, each taking a whole test file at a time (docs/testing.md)
     assert picked.endswith(".venv/bin/gaitblocks validate --out validation && "
-                           ".venv/bin/pytest -q -n 2 --dist loadfile --durations=15")
+                           ".venv/bin/pytest -q -n 2 --dist loadfile --max-worker-restart=0 --durations=15")
     assert "GAITBLOCKS_DATA" not in picked and "../" not in picked and "export" not in picked
     assert "QT_QPA_PLATFORM" not in ci.split("# --- step 1")[1] and "exit 1\nfi" not in ci
     assert len(readme.splitlines()) <= 150

@@ -412,7 +412,11 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self.run_control.timer.stop()
-        self.compare.cancel()
+        self.compare.shutdown()          # every worker stops before the window can be deleted
+        self.tuning.shutdown()
+        for job in (self.scope_panel.export_job, self.files.export_job):
+            if job is not None:
+                job.cancel()
         self.scope_panel.figure_helper.stop()
         self.solve.close()
         self.compiler.wait()

@@ -34,6 +34,33 @@ def test_a_post_to_a_deleted_mailbox_is_dropped() -> None:
     assert box.post("done", 1) is False
 
 
+def test_deleting_the_owner_while_a_worker_posts_closes_the_mailbox_first(qtbot) -> None:
+    """A window deleted while its export still posts: ``destroyed`` closes the mailbox under the
+    lock ``post`` emits under, so every later post is refused and none touches the deleted object
+    (before, the race was a use-after-free that segfaulted a test worker)."""
+    from PySide6 import QtCore
+
+    def worker(box: Mailbox, started: threading.Event, stop: threading.Event, refused: list[int]) -> None:
+        while not stop.is_set():
+            started.set()
+            if not box.post("progress", 1):
+                refused.append(1)
+                return
+
+    for _ in range(20):
+        owner = QtCore.QObject()
+        box = Mailbox(lambda kind, value: None, owner)
+        started, stop, refused = threading.Event(), threading.Event(), []
+        t = threading.Thread(target=worker, args=(box, started, stop, refused))
+        t.start()
+        started.wait(5)
+        shiboken6.delete(owner)          # deletes the mailbox, its child, on this thread
+        t.join(5)
+        stop.set()
+        assert not t.is_alive() and refused == [1]
+        assert box.post("done", 1) is False
+
+
 def test_an_exception_crosses_without_its_frames_but_with_its_text() -> None:
     def compile_step() -> None:
         try:

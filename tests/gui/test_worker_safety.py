@@ -93,3 +93,37 @@ def test_a_base_exception_in_a_background_job_is_reported_and_the_window_is_not_
     assert indicator.isHidden()
     compiler.wait()
     compiler.detach()
+
+
+def test_closing_a_window_stops_its_comparison_thread_so_it_can_be_deleted(qtbot, settings) -> None:
+    """A comparison still running when the window closes: ``closeEvent`` cancels it and waits for
+    its ``QThread`` (deleting a running ``QThread`` aborts the process, and its worker would post
+    into a deleted mailbox); the window is then deleted with no worker left."""
+    import shiboken6
+
+    from app.gui.main_window import MainWindow
+    from app.gui.session.session import SimSession
+
+    window = MainWindow(SimSession(t_end=2.5), settings=settings)   # not qtbot's: this test deletes it
+    window.show()
+    ticks: list[int] = []
+
+    def slow_compare(specs, preset, duration, progress, cancel, **_):  # type: ignore[no-untyped-def]
+        while not cancel():          # runs until cancelled, posting progress all the while
+            ticks.append(1)
+            progress(len(ticks), 0, "running")
+            time.sleep(0.005)
+        raise RuntimeError("cancelled")
+
+    cmp = window.compare
+    cmp.compare_fn = slow_compare
+    cmp.start(["bf"])
+    thread = cmp._thread
+    assert thread is not None
+    qtbot.waitUntil(lambda: len(ticks) > 5, timeout=10000)
+    window.close()
+    assert cmp._thread is None and thread.isFinished()
+    n = len(ticks)
+    shiboken6.delete(window)
+    time.sleep(0.05)
+    assert len(ticks) == n            # nothing ran after the close

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.defaults import COMPARE_PRESET
 from app.gui.runs.compare_plots import CyclePlots, key_columns, wrapped_header
@@ -184,6 +184,16 @@ class CompareView(QtWidgets.QWidget):
         if self._worker is not None:
             self._worker.cancelled = True
             self.status.setText("cancelling …")
+
+    def shutdown(self) -> None:
+        """Cancel and wait for the worker thread (the dataset in flight finish first): a closing window
+        calls it, since deleting a ``QThread`` that still runs aborts the process."""
+        self.cancel()
+        self._stop_thread()
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
 
     def _stop_thread(self) -> None:
         if self._thread is not None:

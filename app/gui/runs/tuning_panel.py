@@ -29,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.editing.param_edit import ParamSetter
 from app.gui.runs.tuning_parts import AxisEditor, Job, TuningWorker
@@ -267,6 +267,16 @@ class TuningPanel(QtWidgets.QWidget):
     @property
     def running(self) -> bool:
         return self._thread is not None
+
+    def shutdown(self) -> None:
+        """Cancel and wait for the worker thread (the runs in flight finish first): a closing window
+        calls it, since deleting a ``QThread`` that still runs aborts the process."""
+        self.cancel()
+        self._stop_thread()
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
 
     def _stop_thread(self) -> None:
         if self._thread is not None:

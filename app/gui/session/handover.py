@@ -47,7 +47,16 @@ def next_turn(context: QtCore.QObject, fn: Callable[[], None]) -> None:
 
 
 class Mailbox(QtCore.QObject):
-    """``post(kind, value)`` from any thread; ``deliver(kind, value)`` runs on this object's thread."""
+    """``post(kind, value)`` from any thread; ``deliver(kind, value)`` runs on this object's thread.
+
+    **Deletion.** A worker may outlive the mailbox's owner (a window closed, then deleted, while an
+    export or a compile still runs). ``post`` checks that the mailbox is open and emits while it
+    holds the lock, and ``destroyed`` (emitted first thing in the C++ destructor, on the deleting
+    thread) takes the same lock to close it: so a deletion waits for an emit in flight, and no emit
+    starts on a half-deleted object (that use-after-free segfaulted a test worker). The closing
+    function holds the lock and a flag only, never the Qt wrapper. Waiting on the lock releases the
+    GIL, and the emit releases it too (module doc), so neither side can block the other for good.
+    """
 
     ready = QtCore.Signal()   # no arguments: Qt copies nothing (module doc)
 
@@ -55,17 +64,29 @@ class Mailbox(QtCore.QObject):
         super().__init__(parent)
         self._deliver = deliver
         self._lock = threading.Lock()
+        self._open = [True]                   # a list: the ``destroyed`` handler shares it without ``self``
         self._items: deque[tuple[str, Any]] = deque()
         self.ready.connect(self._drain, QtCore.Qt.ConnectionType.QueuedConnection)
+        lock, is_open = self._lock, self._open
+
+        def close(*_: Any) -> None:
+            with lock:
+                is_open[0] = False
+        self.destroyed.connect(close)
+        self.close = close
 
     def post(self, kind: str, value: Any = None) -> bool:
-        """Queue ``(kind, value)`` for ``deliver``; False when the mailbox is gone (its window closed)."""
+        """Queue ``(kind, value)`` for ``deliver``; False when the mailbox is closed or gone (its
+        window closed, its C++ object deleted)."""
         with self._lock:
+            if not self._open[0]:
+                return False
             self._items.append((kind, value))
-        try:
-            self.ready.emit()
-        except RuntimeError:   # the C++ object was deleted: nobody to tell
-            return False
+            try:
+                self.ready.emit()
+            except RuntimeError:   # the C++ object was deleted: nobody to tell
+                self._open[0] = False
+                return False
         return True
 
     def _drain(self) -> None:
