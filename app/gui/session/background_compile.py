@@ -194,9 +194,10 @@ class BackgroundCompile(QtCore.QObject):
             self._failed(*value)
 
     def detach(self) -> None:
-        """Remove the ``NOTIFY`` hook (the window closes; the idle worker thread ends with the executor)."""
+        """Remove the ``NOTIFY`` hook and let the worker thread end once idle (the window closes)."""
         if self._hook in compiled_engine.NOTIFY:
             compiled_engine.NOTIFY.remove(self._hook)
+        self.pool.shutdown(wait=False)
 
     def _notice(self, notice: str) -> None:
         text = first_compile_message(notice)
