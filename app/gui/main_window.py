@@ -13,13 +13,14 @@ compile in a worker thread (:mod:`app.gui.session.background_compile`); the prev
 screen until it is done, and a first-ever compile of the diagram's step says so in the busy
 indicator. ``gaitblocks gui`` shows the window before such a compile (:mod:`app.gui.session.startup`).
 
-The window assembles the widgets, menus and signal wiring, and binds them to the session
-after every compile (:meth:`MainWindow.bind_session`). It holds two objects that it composes
-from those widgets: ``run_control`` (:class:`~app.gui.session.run_control.RunController`: running, the
-frame timer, the timeline) and ``files`` (:class:`~app.gui.session.file_actions.FileActions`: opening,
-saving, exporting). Each is given the widgets it drives; the window alone replaces the session
-(:meth:`MainWindow.set_session`) and owns the layout state saved in session files
-(:meth:`MainWindow.view_state`, :meth:`MainWindow.apply_view`).
+The window assembles the widgets and signal wiring (its menu bar: :mod:`app.gui.window_menus`), and
+binds them to the session after every compile (:meth:`MainWindow.bind_session`). It holds two objects
+that it composes from those widgets: ``run_control``
+(:class:`~app.gui.session.run_control.RunController`: running, the frame timer, the timeline) and
+``files`` (:class:`~app.gui.session.file_actions.FileActions`: opening, saving, exporting). Each is
+given the widgets it drives; the window alone replaces the session (:meth:`MainWindow.set_session`) and
+owns the layout state saved in session files (:meth:`MainWindow.view_state`,
+:meth:`MainWindow.apply_view`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ from app.gui.fit_screen import ElidedLabel, fit_geometry
 from app.gui.runs.compare_view import CompareView
 from app.gui.runs.run_inspector import RunInspector
 from app.gui.runs.tuning_panel import TuningPanel
-from app.gui.scopes.scope_figure import JOURNAL_WIDTHS_MM
 from app.gui.scopes.scope_panel import ScopePanel
 from app.gui.scopes.scopes import ScopeStack
 from app.gui.session.background_compile import BackgroundCompile, BusyIndicator
@@ -52,6 +52,7 @@ from app.gui.session.run_control import RunController, RunViews
 from app.gui.session.session import Plan, SimSession, available_datasets, available_presets
 from app.gui.solve.solve_flow import SolveFlow, solution_plan
 from app.gui.solve.validity_panel import ValidityPanel
+from app.gui.window_menus import build_menus
 
 __all__ = ["MainWindow", "STYLE_FILE"]
 
@@ -61,6 +62,9 @@ ICON_FILE = Path(__file__).resolve().parents[2] / "assets" / "icons" / "gaitbloc
 
 class MainWindow(QtWidgets.QMainWindow):
     """gaitblocks desktop window over one :class:`SimSession`."""
+
+    stop_at_fall: QtGui.QAction     # Simulation > Stop at fall, and View > Signal widths (:mod:`app.gui.window_menus`)
+    signal_widths: QtGui.QAction
 
     def __init__(self, session: SimSession | None = None, settings: QtCore.QSettings | None = None,
                  hook_exceptions: bool = True) -> None:
@@ -98,7 +102,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().addPermanentWidget(self.solve.control.progress)
         self.tabs.addTab(self.solve.view, "Solved gait")
         self._connect()
-        self._build_menus()
+        build_menus(self)
         self.bind_session()
 
     # ----------------------------------------------------------------- layout
@@ -200,67 +204,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.compiler.noticed.connect(lambda text: None if self.compiler.busy else
                                       self.statusBar().showMessage(text, 30000))
 
-    def _build_menus(self) -> None:
-        mb, files = self.menuBar(), self.files
-        f = mb.addMenu("&File")
-        self._act(f, "&Open dataset, diagram or session…", files.ask_open, QtGui.QKeySequence.StandardKey.Open)
-        self._act(f, "Open &diagram…", files.ask_open_diagram)
-        self._act(f, "&Import recording…", self._import_recording)
-        f.addMenu(files.recent_menu)
-        f.addSeparator()
-        self._act(f, "&Save session", files.save, QtGui.QKeySequence.StandardKey.Save)
-        self._act(f, "Save session &as…", files.ask_save_session)
-        self._act(f, "Save diagram as…", files.ask_save_diagram)
-        f.addSeparator()
-        ex = f.addMenu("&Export")
-        self._act(ex, "Results as CSV…", lambda: files.ask_export("csv"))
-        for mm in JOURNAL_WIDTHS_MM:
-            self._act(ex, f"Scopes as a figure {mm:.0f} mm wide (PDF, SVG, PNG)…",
-                      lambda _=False, w=mm: self.scope_panel.ask_figure(w))
-        for kind in ("png", "csv"):
-            self._act(ex, f"Scopes, whole run, as {'screen PNG' if kind == 'png' else 'CSV'}…",
-                      lambda _=False, k=kind: self.scope_panel.ask_export(k))
-        self._act(ex, "Animation as MP4…", lambda: files.ask_export("mp4"))
-        self._act(ex, "Animation as GIF…", lambda: files.ask_export("gif"))
-        f.addSeparator()
-        self._act(f, "&Quit", self.close, QtGui.QKeySequence.StandardKey.Quit)
-        edit, stack = mb.addMenu("&Edit"), self.canvas.editor.undo_stack
-        for act, key in ((stack.createUndoAction(self, "&Undo"), "Ctrl+Z"),
-                         (stack.createRedoAction(self, "&Redo"), "Ctrl+Shift+Z")):
-            act.setShortcut(QtGui.QKeySequence(key))
-            edit.addAction(act)
-        edit.addActions(self.canvas.clipboard.actions)   # copy, paste, duplicate, select all
-        self._act(edit, "&Delete selected blocks and wires", self.canvas.delete_selected)
-        edit.addActions(self.canvas.edit_actions)   # group, ungroup, auto-layout
-        sim = mb.addMenu("&Simulation")
-        for a in (self.controls.run_action, self.controls.step_action, self.controls.reset_action):
-            sim.addAction(a)
-        sim.addSeparator()
-        sim.addAction(self.solve.control.action)
-        sim.addSeparator()
-        self.stop_at_fall = sim.addAction("Stop at &fall")
-        self.stop_at_fall.setCheckable(True)
-        self.stop_at_fall.setChecked(self.session.stop_at_fall)
-        self.stop_at_fall.setToolTip("end the run 0.1 s after the walker falls (off: simulate on to the end)")
-        self.stop_at_fall.toggled.connect(self._set_stop_at_fall)
-        view = mb.addMenu("&View")
-        view.addAction(self.canvas.fit_action)
-        self.signal_widths = view.addAction("Signal &widths")
-        self.signal_widths.setCheckable(True)
-        self.signal_widths.setChecked(self.canvas.show_widths)
-        self.signal_widths.setToolTip("label each vector wire with its width and draw it thicker (after each compile)")
-        self.signal_widths.toggled.connect(self.canvas.set_show_widths)
-        self._act(view, "Show whole run in scopes", lambda: self._scopes_full(True))
-        self._act(view, "Follow the run in scopes", lambda: self._scopes_full(False))
-
-    def _act(self, menu: QtWidgets.QMenu, text: str, slot: Any, key: Any = None) -> QtGui.QAction:
-        act = menu.addAction(text)
-        act.triggered.connect(slot)
-        if key is not None:
-            act.setShortcut(QtGui.QKeySequence(key))
-        return act
-
-    def _import_recording(self) -> None:
+    def import_recording(self) -> None:
         from app.gui.session.import_dialog import open_import_dialog
 
         self._import_dialog = open_import_dialog(self)
@@ -361,7 +305,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.stop_at_fall.setChecked(s.stop_at_fall)
         self.run_control.update_views(scopes=False)     # the rebind pushed the scopes' data itself
 
-    def _set_stop_at_fall(self, on: bool) -> None:
+    def set_stop_at_fall(self, on: bool) -> None:
         """Stop at a fall, or simulate on past it (the current run too: Run goes on from where it stopped)."""
         self.session.stop_at_fall = on
         self.run_control.update_views()
@@ -374,7 +318,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.inspector.track(self.session)
 
     # ----------------------------------------------------------------- panels
-    def _scopes_full(self, full: bool) -> None:
+    def scopes_full(self, full: bool) -> None:
         self.scopes.follow = not full
         self.scopes.refresh(full=full, stats=True)
         if full:
