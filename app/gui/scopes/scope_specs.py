@@ -13,7 +13,7 @@ from app.gui.figure.stick_figure import LEFT, RIGHT
 from app.gui.scopes.scope_units import DEG
 from app.gui.session.session import SimSession
 
-__all__ = ["DEG", "PALETTE", "ScopeSpec", "Trace", "default_scopes"]
+__all__ = ["DEG", "PALETTE", "ScopeSpec", "Trace", "block_scopes", "default_scopes"]
 
 PALETTE = ("#1f77b4", "#e8710a", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 
@@ -99,4 +99,28 @@ def default_scopes(s: SimSession) -> list[ScopeSpec]:
     if cop:
         out.append(ScopeSpec("CoP shift ahead of the contact (ankle)", "cm",
                              [Trace("L", cop, 0, 100.0, LEFT), Trace("R", cop, 1, 100.0, RIGHT)], shade_stance=True))
+    out = [sp for sp in out if sp.traces]     # a diagram without the walking blocks shows none of their scopes
+    return out + block_scopes(s, fallback=not out)
+
+
+def block_scopes(s: SimSession, fallback: bool = False, most: int = 4) -> list[ScopeSpec]:
+    """One scope per ``Scope`` block of the diagram, titled with its name: its input as logged (the
+    tap ``NAME.u``, else the output wired to it), one trace per element, in the block's ``unit`` if
+    set; with ``fallback`` and no ``Scope`` block, the first ``most`` logged signals, one scope each,
+    so that a diagram with neither still shows something."""
+    logged = set(s.signal_names())
+    wired = {dst: src for src, dst in s.diagram.connections}
+    shown: list[tuple[str, str, str]] = []          # (title, signal, unit)
+    for b in s.blocks_of_type("Scope"):
+        sig = next((x for x in (f"{b}.u", wired.get(f"{b}.u")) if x in logged), None)
+        if sig is not None:
+            shown.append((b, sig, str(s.diagram.value(f"{b}.unit")) or s.unit(sig)))
+    if not shown and fallback:
+        shown = [(sig, sig, s.unit(sig)) for sig in s.signal_names()[:most]]
+    out = []
+    for title, sig, unit in shown:
+        labels = s.labels(sig) or (sig,)
+        traces = [Trace(lab, sig, i if len(labels) > 1 else None, 1.0, PALETTE[i % len(PALETTE)])
+                  for i, lab in enumerate(labels)]
+        out.append(ScopeSpec(title, unit, traces))
     return out

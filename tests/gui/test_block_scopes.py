@@ -1,0 +1,41 @@
+"""The scopes of a diagram that is not the walking one: its ``Scope`` blocks, not empty walking plots."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.gui.scopes.scope_specs import block_scopes, default_scopes
+from app.gui.session.session import SimSession
+from blocks import Diagram, SolverSettings
+
+
+def _diagram(scope: bool) -> Diagram:
+    d = Diagram("ramp_scope", solver=SolverSettings(dt=1e-2, t_end=0.5))
+    d.add("src", "Constant", value=(1.0, -2.0))
+    d.add("x", "Integrator", x0=(0.0, 0.0), n=2)
+    d.connect("src.y", "x.u")
+    if scope:
+        d.add("position", "Scope", unit="m")
+        d.connect("x.y", "position.u")
+    return d
+
+
+def test_a_scope_block_gets_its_scope_and_no_walking_scope_is_shown() -> None:
+    s = SimSession(diagram=_diagram(scope=True), preset="", dataset="")
+    s.step(30)
+    specs = default_scopes(s)
+    assert [sp.title for sp in specs] == ["position"]          # no empty hip, knee, torque or trunk plots
+    (spec,) = specs
+    assert spec.unit == "m" and len(spec.traces) == 2
+    assert [tr.col for tr in spec.traces] == [0, 1] and {tr.signal for tr in spec.traces} == {"x.y"}
+    y = s.recorded("x.y")
+    t = s.recorded_time()
+    np.testing.assert_allclose(y[:, 1], -2.0 * t, atol=1e-12)  # the integrated ramp the traces draw
+
+
+def test_without_scope_blocks_the_first_logged_signals_are_shown() -> None:
+    s = SimSession(diagram=_diagram(scope=False), preset="", dataset="")
+    assert block_scopes(s) == []
+    shown = [sp.title for sp in block_scopes(s, fallback=True)]
+    assert shown == s.signal_names()[:4] and shown
+    assert [sp.title for sp in default_scopes(s)] == shown
