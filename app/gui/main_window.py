@@ -49,7 +49,7 @@ from app.gui.session.errors import ErrorReporter, install
 from app.gui.session.file_actions import FileActions
 from app.gui.session.gui_gc import gui_thread_gc
 from app.gui.session.run_control import RunController, RunViews
-from app.gui.session.session import Plan, SimSession, available_datasets, available_presets
+from app.gui.session.session import Plan, SimSession
 from app.gui.solve.solve_flow import SolveFlow, solution_plan
 from app.gui.solve.validity_panel import ValidityPanel
 from app.gui.window_menus import build_menus
@@ -288,8 +288,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """(Re)draw everything for the current session (after a compile, never per frame)."""
         s = self.session
         self.solve.player.stop()
-        self.controls.set_datasets(available_datasets(), s.dataset)
-        self.controls.set_presets(available_presets(), s.preset)
+        self.controls.show_session(s)
         self.canvas.bind(s)
         self.figure.set_model(s.biped_params())
         self.inspector.track(s)      # keeps the run a compile replaced, with the scopes it showed

@@ -45,7 +45,7 @@ class _Live:
         self.runner, self.built = s.runner, s.built
         self.stance = s.find("PhaseDetector", "stance")
         self.dataset, self.preset = s.dataset, s.preset or ""
-        self.label = f"dataset {s.dataset} · preset {s.preset or '(diagram)'}"
+        self.label = s.label()
         self.kept_at = -1           # recorder length when last kept (-1: never)
 
 

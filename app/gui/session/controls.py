@@ -10,12 +10,17 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-__all__ = ["ControlBar", "Timeline", "SPEEDS", "OPEN_ITEM"]
+from app.gui.session.session import SimSession, available_datasets, available_presets
+from app.runs import uses_dataset
+
+__all__ = ["ControlBar", "Timeline", "SPEEDS", "NO_DATA", "NO_PRESET", "OPEN_ITEM"]
 
 SPEEDS: tuple[tuple[str, float | None], ...] = (
     ("0.1×", 0.1), ("0.25×", 0.25), ("0.5×", 0.5), ("1× real time", 1.0), ("2×", 2.0), ("5×", 5.0),
     ("10×", 10.0), ("as fast as possible", None))
 OPEN_ITEM = "Open file…"
+NO_DATA = "—"                   # the dataset box of a diagram that reads no recording
+NO_PRESET = "(none)"            # the diagram as it is, no preset applied
 KEYS_WHERE = "in the diagram or the stick figure"
 
 
@@ -63,7 +68,7 @@ class ControlBar(QtWidgets.QToolBar):
         self.addWidget(self.speed)
         self.run_action.toggled.connect(self._run_toggled)
         self.dataset.activated.connect(self._dataset_activated)
-        self.preset.activated.connect(lambda i: self.preset_chosen.emit(self.preset.itemText(i)))
+        self.preset.activated.connect(lambda i: self.preset_chosen.emit(str(self.preset.itemData(i))))
 
     def bind_keys(self, *widgets: QtWidgets.QWidget) -> None:
         """Space, → and R run/pause, step and reset while one of ``widgets`` (or a child) has the
@@ -89,25 +94,41 @@ class ControlBar(QtWidgets.QToolBar):
         else:
             self.dataset_chosen.emit(str(self.dataset.itemData(index) or text))
 
-    def set_datasets(self, names: list[str], current: str) -> None:
+    def show_session(self, s: SimSession) -> None:
+        """The dataset and preset lists for session ``s`` (both disabled when its diagram reads no
+        recording: the datasets and presets configure the walking diagram)."""
+        walking = uses_dataset(s.diagram)
+        self.set_datasets(available_datasets(), s.dataset, walking)
+        self.set_presets(available_presets(), s.preset, walking)
+
+    def set_datasets(self, names: list[str], current: str, used: bool = True) -> None:
+        """The bundled datasets, ``current`` chosen; disabled, with a dash, for a diagram that reads none."""
         self.dataset.blockSignals(True)
         self.dataset.clear()
-        for n in names:
-            self.dataset.addItem(n, n)
-        if current not in names:
-            label = " | ".join(QtCore.QFileInfo(part.strip()).fileName() or part for part in current.split("|"))
-            self.dataset.addItem(label or current, current)
-        self.dataset.insertSeparator(self.dataset.count())
-        self.dataset.addItem(OPEN_ITEM)
-        idx = self.dataset.findData(current)
-        self.dataset.setCurrentIndex(max(idx, 0))
+        if not used:
+            self.dataset.addItem(NO_DATA, current)
+        else:
+            for n in names:
+                self.dataset.addItem(n, n)
+            if current not in names:
+                label = " | ".join(QtCore.QFileInfo(part.strip()).fileName() or part for part in current.split("|"))
+                self.dataset.addItem(label or current, current)
+            self.dataset.insertSeparator(self.dataset.count())
+            self.dataset.addItem(OPEN_ITEM)
+        self.dataset.setCurrentIndex(max(self.dataset.findData(current), 0))
+        self.dataset.setEnabled(used)
+        self.dataset.setToolTip("" if used else "this diagram reads no recording (no block has a dataset)")
         self.dataset.blockSignals(False)
 
-    def set_presets(self, names: tuple[str, ...], current: str) -> None:
+    def set_presets(self, names: tuple[str, ...], current: str, used: bool = True) -> None:
+        """The presets, ``current`` chosen (``""``: :data:`NO_PRESET`, the diagram as it is); disabled
+        for a diagram the presets do not configure (one that reads no recording)."""
         self.preset.blockSignals(True)
         self.preset.clear()
-        self.preset.addItems(list(names))
-        self.preset.setCurrentText(current)
+        for n in (*names, *([] if current in names else [""])):
+            self.preset.addItem(n or NO_PRESET, n)
+        self.preset.setCurrentIndex(max(self.preset.findData(current), 0))
+        self.preset.setEnabled(used)
         self.preset.blockSignals(False)
 
     def speed_value(self) -> float | None:

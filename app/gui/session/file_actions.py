@@ -30,7 +30,7 @@ from app.gui.session.background_compile import BackgroundCompile
 from app.gui.session.controls import ControlBar
 from app.gui.session.errors import ErrorReporter
 from app.gui.session.export_job import ExportJob, announce, start_animation_export
-from app.gui.session.session import Plan, SimSession, available_datasets, available_presets
+from app.gui.session.session import Plan, SimSession
 from app.gui.session.session_files import read_json
 from models.errors import UserError
 
@@ -98,7 +98,7 @@ class FileActions(QtCore.QObject):
 
     def open_dataset(self, spec: str, background: bool = False) -> bool:
         def reset_list() -> None:
-            self.controls.set_datasets(available_datasets(), self.session.dataset)
+            self.controls.show_session(self.session)
 
         ok = self._replace(lambda: self.session.plan_dataset(spec), "Cannot open dataset", background, reset_list)
         if ok and Path(spec).is_file():
@@ -107,7 +107,7 @@ class FileActions(QtCore.QObject):
 
     def set_preset(self, name: str, background: bool = False) -> bool:
         def reset_list() -> None:
-            self.controls.set_presets(available_presets(), self.session.preset)
+            self.controls.show_session(self.session)
 
         return self._replace(lambda: self.session.plan_preset(name), "Cannot apply preset", background, reset_list)
 
@@ -160,7 +160,7 @@ class FileActions(QtCore.QObject):
         if path:
             self.open_path(path, background=True)
         else:
-            self.controls.set_datasets(available_datasets(), self.session.dataset)
+            self.controls.show_session(self.session)
 
     def ask_open_diagram(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self._parent, "Open diagram", "", "Diagrams (*.json)")

@@ -225,9 +225,8 @@ class ImportDialog(QtWidgets.QDialog):
 
 def open_import_dialog(window: Any) -> ImportDialog:
     """Show the dialog over ``window``; a registered trial refreshes its dataset list."""
-    from app.gui.session.session import available_datasets
 
     dlg = ImportDialog(window)
-    dlg.registered.connect(lambda _name: window.controls.set_datasets(available_datasets(), window.session.dataset))
+    dlg.registered.connect(lambda _name: window.controls.show_session(window.session))
     dlg.open()
     return dlg

@@ -233,10 +233,8 @@ class RunController(QtCore.QObject):
         summary = self.summary = self.session.summary()
         self.views.validity.show_summary(summary)
         self.views.scopes.mark_fall(summary.get("fell_at_s"))
-        kin = self.session.spec.kinematics
-        data = f"GRF {self.session.dataset}, kinematics {kin}" if kin else f"dataset {self.session.dataset}"
         self.views.status_state.setText(f"{status_text(summary)} · t = {self.session.time:.3f} s · "
-                                        f"{data} · preset {self.session.preset}")
+                                        f"{self.session.label()}")
         return summary
 
     def step_frame(self) -> None:
@@ -299,7 +297,7 @@ class RunController(QtCore.QObject):
             self.views.timeline.set_end(s.time - s.runner.t0, True)
         self.views.status_time.setText(f"sim t = {s.time:.3f} s")
         state = "FAILED" if s.failed else ("running" if self.running else ("finished" if s.finished else "paused"))
-        self.views.status_state.setText(f"{state} · dataset {s.dataset} · preset {s.preset}")
+        self.views.status_state.setText(f"{state} · {s.label()}")
 
     def _draw_figure(self, k: int) -> None:
         s = self.session

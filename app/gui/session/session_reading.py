@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from app.runs import Built, summarise
+from app.runs import Built, summarise, uses_dataset
 from app.signals import find_signal
 from blocks import Diagram
 from blocks.core import resolve_setting
@@ -32,6 +32,7 @@ class SessionReading:
     diagram: Diagram
     built: Built
     dataset: str
+    preset: str
 
     def needs_compile(self, ref: str, value: Any) -> bool:
         """Whether setting ``ref = value`` recompiles: a structural parameter, or a tunable one whose value
@@ -99,6 +100,16 @@ class SessionReading:
         shift = self.model.ctx.t0 - ds.t[0] - data_of(self.model.ctx).t_offset_s
         return [(f["start_s"] + shift, f["end_s"] + shift, f["foot"])
                 for f in ds.meta.extra.get("filled_contacts", [])]
+
+    def label(self) -> str:
+        """What the run reads and how it is set up, for the status bar and the run list: ``dataset
+        sneakers · preset tracking`` (``GRF A, kinematics B`` with a kinematics file, ``preset (diagram)``
+        with none), or ``diagram NAME`` for a diagram that reads no recording."""
+        if not uses_dataset(self.diagram):
+            return f"diagram {self.diagram.name}"
+        kin = self.built.spec.kinematics
+        data = f"GRF {self.dataset}, kinematics {kin}" if kin else f"dataset {self.dataset}"
+        return f"{data} · preset {self.preset or '(diagram)'}"
 
     def body_weight_n(self) -> float:
         return float(biped_of(self.model.ctx).total_mass) * G_EARTH

@@ -39,3 +39,25 @@ def test_without_scope_blocks_the_first_logged_signals_are_shown() -> None:
     shown = [sp.title for sp in block_scopes(s, fallback=True)]
     assert shown == s.signal_names()[:4] and shown
     assert [sp.title for sp in default_scopes(s)] == shown
+
+
+def test_the_window_on_such_a_diagram_greys_out_dataset_and_preset(qtbot, settings) -> None:
+    """Datasets and presets configure the walking diagram: for one that reads no recording both boxes
+    show a dash and are disabled (they read "sneakers" and "tracking" before); its Scope block's scope
+    shows the run."""
+    from app.gui.main_window import MainWindow
+    from app.gui.session.controls import NO_DATA, NO_PRESET
+    from tests.gui.conftest import run_until
+
+    win = MainWindow(SimSession(diagram=_diagram(scope=True), preset="", dataset=""), settings=settings)
+    qtbot.addWidget(win)
+    win.show()
+    c = win.controls
+    assert (c.dataset.currentText(), c.dataset.isEnabled()) == (NO_DATA, False)
+    assert (c.preset.currentText(), c.preset.isEnabled()) == (NO_PRESET, False)
+    assert [sp.title for sp in win.scopes.specs()] == ["position"]
+    run_until(qtbot, win, 0.3)
+    (scope,) = win.scopes.scopes
+    t, y = scope.curves[1].xData, scope.curves[1].yData
+    assert t[-1] >= 0.29 and np.allclose(y, -2.0 * t, atol=1e-12)
+    assert win.status_state.full_text().endswith("diagram ramp_scope")     # not "dataset sneakers · preset "
