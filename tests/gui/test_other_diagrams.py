@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from PySide6 import QtWidgets
 
 from app.gui.scopes.scope_specs import block_scopes, default_scopes
 from app.gui.session.session import SimSession
@@ -45,6 +46,7 @@ def test_the_window_on_such_a_diagram_greys_out_dataset_and_preset(qtbot, settin
     """Datasets and presets configure the walking diagram: for one that reads no recording both boxes
     show a dash and are disabled (they read "sneakers" and "tracking" before); its Scope block's scope
     shows the run."""
+    from app.gui.figure.stick_figure import NO_BODY
     from app.gui.main_window import MainWindow
     from app.gui.session.controls import NO_DATA, NO_PRESET
     from tests.gui.conftest import run_until
@@ -61,3 +63,26 @@ def test_the_window_on_such_a_diagram_greys_out_dataset_and_preset(qtbot, settin
     t, y = scope.curves[1].xData, scope.curves[1].yData
     assert t[-1] >= 0.29 and np.allclose(y, -2.0 * t, atol=1e-12)
     assert win.status_state.full_text().endswith("diagram ramp_scope")     # not "dataset sneakers · preset "
+    assert win.figure.footer.text() == NO_BODY                                # not a biped at the origin
+    assert not any(item.isVisible() for item in win.figure._biped_items)
+
+
+def test_the_gains_of_a_one_channel_pid_name_no_legs_and_carry_the_blocks_units(qtbot, settings) -> None:
+    """A PID of another diagram (one channel, no leg in its name): the Gains tab titles it "PID (block
+    pid)", not "Pid PID (left + right, …)", and each box shows its ParamSpec's unit."""
+    from app.gui.main_window import MainWindow
+
+    d = Diagram("pid_only", solver=SolverSettings(dt=1e-2, t_end=0.5))
+    d.add("ref", "Constant", value=(1.0,))
+    d.add("on", "Constant", value=(1.0,))
+    d.add("pid", "PID", kp=3.0, ki=0.0, kd=0.0, n=1)
+    d.add("plant", "Integrator", x0=(0.0,), n=1)
+    for a, b in (("ref.y", "pid.ref"), ("plant.y", "pid.meas"), ("on.y", "pid.enable"), ("ref.y", "pid.track"),
+                 ("pid.u", "plant.u")):
+        d.connect(a, b)
+    win = MainWindow(SimSession(diagram=d, preset="", dataset=""), settings=settings)
+    qtbot.addWidget(win)
+    heads = [w.text() for w in win.gains.findChildren(QtWidgets.QLabel) if "PID" in w.text()]
+    assert heads == ["<b>PID</b> &nbsp;(block <i>pid</i>)"]
+    spec = win.session.diagram.param_spec("pid.ki")
+    assert win.gains.rows["pid.ki"].box.suffix() == " " + spec.unit.replace("*", "·")

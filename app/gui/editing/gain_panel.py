@@ -34,12 +34,13 @@ from PySide6 import QtCore, QtWidgets
 from app.gui.editing.fine_slider import FineSlider
 from app.gui.editing.param_edit import ParamSetter
 from app.gui.editing.param_panel import SliderMap
+from app.gui.scopes.scope_units import pretty
 from app.gui.session.session import GAIN_NAMES, SimSession
 from app.gui.session.session_catalog import SOLVED_GAINS, solved_gait_blocks
 
 __all__ = ["GainPanel", "GainRow"]
 
-GAIN_LABELS = {"kp": ("Kp", "N·m/rad"), "ki": ("Ki", "N·m/(rad·s)"), "kd": ("Kd", "N·m·s/rad")}
+GAIN_LABELS = {"kp": "Kp", "ki": "Ki", "kd": "Kd"}   # units: the block's ParamSpec
 GAIN_RANGE = {"kp": (0.1, 1e4), "ki": (0.1, 1e4), "kd": (0.01, 1e3)}
 #: the slider ranges of the SolvedGait PD's gains (the trunk's ``emergent`` value is 8000 N·m/rad)
 SOLVED_RANGE = {"kp": (1.0, 1e5), "kd": (0.1, 1e4)}
@@ -172,14 +173,17 @@ class GainPanel(QtWidgets.QWidget):
         r = 0
         for b in blocks:
             items = self._legs(b) == 2 and not linked and not _leg(b)
-            leg = {"l": "left", "r": "right"}.get(_leg(b), "left + right" if not items else "left | right")
-            head = QtWidgets.QLabel(f"<b>{_joint(b).capitalize()} PID</b> &nbsp;({leg}, block <i>{b}</i>)")
+            leg = {"l": "left", "r": "right"}.get(_leg(b), "" if self._legs(b) != 2 else
+                                                  "left + right" if not items else "left | right")
+            joint = _joint(b)
+            title = f"{joint.capitalize()} PID" if joint in ("hip", "knee") else "PID"   # a PID of another diagram
+            head = QtWidgets.QLabel(f"<b>{title}</b> &nbsp;({leg + ', ' if leg else ''}block <i>{b}</i>)")
             self.grid.addWidget(head, r, 0, 1, 3)
             r += 1
             for g in GAIN_NAMES:
                 for leg_i in ((0, 1) if items else (None,)):
                     row = self._row(b, g, leg_i)
-                    label = GAIN_LABELS[g][0] + ("" if leg_i is None else " " + LEG_NAMES[leg_i])
+                    label = GAIN_LABELS[g] + ("" if leg_i is None else " " + LEG_NAMES[leg_i])
                     self.grid.addWidget(QtWidgets.QLabel(label), r, 0)
                     self.grid.addWidget(row.slider, r, 1)
                     self.grid.addWidget(row.box, r, 2)
@@ -195,7 +199,7 @@ class GainPanel(QtWidgets.QWidget):
             for g in SOLVED_GAINS:
                 row = self._row(b, g, None)
                 kind, joint = g.split("_")
-                self.grid.addWidget(QtWidgets.QLabel(f"{GAIN_LABELS[kind][0]} {joint}"), r, 0)
+                self.grid.addWidget(QtWidgets.QLabel(f"{GAIN_LABELS[kind]} {joint}"), r, 0)
                 self.grid.addWidget(row.slider, r, 1)
                 self.grid.addWidget(row.box, r, 2)
                 self.rows[row.ref] = row
@@ -218,10 +222,11 @@ class GainPanel(QtWidgets.QWidget):
         box.setRange(spec.min or 0.0, spec.max or 1e6)
         box.setDecimals(3)
         box.setKeyboardTracking(False)
-        box.setSuffix(" " + GAIN_LABELS[kind][1])
+        unit = pretty(spec.unit)
+        box.setSuffix(f" {unit}" if unit else "")
         box.setMinimumWidth(130)
         row = GainRow(block, gain, slider, box, smap, leg)
-        slider.setToolTip(f"{row.ref}: logarithmic {lo:g} … {smap.hi:g} {GAIN_LABELS[kind][1]}; "
+        slider.setToolTip(f"{row.ref}: logarithmic {lo:g} … {smap.hi:g} {unit}; "
                           "hold Shift to drag finely")
         value = self._value(row.ref)
         slider.setValue(smap.pos(value))

@@ -38,7 +38,9 @@ from blocks.library.mechanism import PlanarMechanism, mechanism_of
 from models.biped import FiveLinkBiped
 from models.params import BipedParams
 
-__all__ = ["StickFigure", "PHASE_NAMES", "LEFT", "RIGHT", "draw_mechanism"]
+__all__ = ["StickFigure", "NO_BODY", "PHASE_NAMES", "LEFT", "RIGHT", "draw_mechanism"]
+
+NO_BODY = "nothing to draw: the diagram has no FiveLinkDynamics or PlanarMechanism block"
 
 PHASE_NAMES = {0: "double support", 1: "left single support", 2: "right single support", 3: "flight"}
 LEFT = "#1f77b4"
@@ -185,8 +187,8 @@ class StickFigure(QtWidgets.QWidget):
 
     def set_mechanism(self, names: Sequence[str] | None, links: Sequence[Sequence[str]] = (),
                       ground: Sequence[str] = (), title: str = "") -> None:
-        """Draw a planar mechanism with points ``names`` (``None``: back to the biped);
-        ``links``: polylines of point names; ``ground``: the fixed pivots."""
+        """Draw a planar mechanism with points ``names`` (``None``: back to the biped; none: nothing,
+        :data:`NO_BODY` said); ``links``: polylines of point names; ``ground``: the fixed pivots."""
         biped = names is None
         for item in self._biped_items:
             item.setVisible(biped)
@@ -213,7 +215,7 @@ class StickFigure(QtWidgets.QWidget):
             label = pg.TextItem(n, color="#555555", anchor=(-0.2, 1.1))
             self.plot.addItem(label)
             self.mech_labels.append(label)
-        self.footer.setText(f"{title} · links black, joints o, ground pivots ▲ · points by name")
+        self.footer.setText(f"{title} · links black, joints o, ground pivots ▲ · points by name" if names else NO_BODY)
 
     def show_mechanism(self, t: float, points: np.ndarray) -> None:
         """Draw the mechanism at time ``t`` [s]; ``points`` (2 n,) ``[x, y]`` per point [m]."""

@@ -306,6 +306,8 @@ class RunController(QtCore.QObject):
             pts = s.find("PlanarMechanism", "points")
             if pts is not None:
                 draw_mechanism(self.views.figure, s.diagram, pts, float(s.runner.t0 + k * s.dt), s.recorded(pts)[k])
+            elif self.views.figure.mechanism != ():
+                self.views.figure.set_mechanism(())          # no body to draw: says so
             return
         if self.views.figure.mechanism is not None:
             self.views.figure.set_mechanism(None)
