@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, PortSpec
+from blocks.core import CompileContext, Kernels, ParameterValueError, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import BIPED_LAYOUT, biped_of, biped_vector, data_of, dataset_of
+from blocks.library.context import BIPED_LAYOUT, FEET, ReadsBiped, biped_of, data_of, dataset_of
 from blocks.library.sources import initial_from_reference
 from blocks.packing import state_offsets
 from models._eom_numba import forward_dynamics_into
@@ -89,7 +89,7 @@ def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
                bp[_M0], bp[_M1], bp[_M2], m_total, bp[_RF], feet, com, hip, knees, head, contact)
 
 
-class FiveLinkDynamics(Block):
+class FiveLinkDynamics(ReadsBiped):
     """Floating-base five-link biped driven by joint torques, foot forces (world frame) and ground moments.
 
     The ground moment ``mz`` on a shank (counter-clockwise positive) of a centre of pressure ``d`` metres
@@ -142,9 +142,8 @@ class FiveLinkDynamics(Block):
     packed = ("_bp[]",)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        biped = FiveLinkBiped(biped_of(ctx))
-        p.set("_biped", biped)
-        p.set("_bp", tuple(biped.params.as_array()))
+        super().derive(p, ctx)
+        p.set("_biped", FiveLinkBiped(biped_of(ctx)))
 
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
         if p.init == "params":
@@ -158,7 +157,7 @@ class FiveLinkDynamics(Block):
         return np.concatenate([q, qd])
 
 
-class BipedKinematics(Block):
+class BipedKinematics(ReadsBiped):
     """Point positions of the biped, world frame (the formulas of :meth:`models.biped.FiveLinkBiped.points`).
 
     ``contact`` holds the rolling-foot contact coordinates ``xi = x_foot + R (sin th2 - th2)``,
@@ -167,16 +166,13 @@ class BipedKinematics(Block):
     """
 
     inputs = (PortSpec("q", 7, "m, rad", "", Q_NAMES),)
-    outputs = (PortSpec("feet", 4, "m", "foot points", ("x_l", "y_l", "x_r", "y_r")),
+    outputs = (PortSpec("feet", 4, "m", "foot points", FEET),
                PortSpec("com", 2, "m", "whole-body CoM", ("x", "y")), PortSpec("hip", 2, "m", "", ("x", "y")),
-               PortSpec("knees", 4, "m", "", ("x_l", "y_l", "x_r", "y_r")), PortSpec("head", 2, "m", "", ("x", "y")),
+               PortSpec("knees", 4, "m", "", FEET), PortSpec("head", 2, "m", "", ("x", "y")),
                PortSpec("contact", 4, "m", "rolling contact coordinates", ("xi_l", "eta_l", "xi_r", "eta_r")))
 
     packed = ("_bp[]",)
     law = Kernels(output=_kinematics_output)
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", biped_vector(ctx))
 
 
 #: where the kernels above read each packed entry (numba takes them as constants when it compiles)

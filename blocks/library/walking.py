@@ -84,7 +84,7 @@ from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import helper, kernel, seg
 from blocks.library import sources_kernels as sk
-from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_of, biped_vector, data_of, dataset_of
+from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, ReadsBiped, biped_of, data_of, dataset_of
 from blocks.library.sources_kernels import table_row, table_value
 from models._eom_numba import foot_state_side
 from models.biped import GRF_NAMES, TAU_NAMES, FiveLinkBiped
@@ -177,7 +177,7 @@ def _reference_motion_output(t, x, z, p, tau, feet, com):
             com[k - 8] = v
 
 
-class GroundContact(Block):
+class GroundContact(ReadsBiped):
     """Recorded GRF plus a stance-foot spring-damper to the reference footprint (module docstring)."""
 
     params = {"k_x": P(1.0e5, min=0.0, max=1e7, unit="N/m", description="horizontal stiffness"),
@@ -196,7 +196,7 @@ class GroundContact(Block):
                           description="hold the stance foot at y = ground_y, or at the reference foot height")}
     inputs = (Q_IN, QD_IN, STANCE_IN,
               PortSpec("F_rec", 4, "N", "recorded foot forces", GRF_NAMES),
-              PortSpec("feet_ref", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")))
+              PortSpec("feet_ref", 4, "m", "reference foot positions", FEET))
     outputs = (PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES),
                PortSpec("corr", 4, "N", "contact correction", GRF_NAMES))
 
@@ -205,7 +205,7 @@ class GroundContact(Block):
     law = Kernels(output=_contact_output)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", biped_vector(ctx))
+        super().derive(p, ctx)
         p.set("_m_shank", biped_of(ctx).shank.mass)
 
     def max_step(self, p: Params) -> float | None:
@@ -274,7 +274,7 @@ class ReferenceMotion(Block):
     params = {"dataset": P("", tunable=False, description="dataset; empty = the run's"),
               "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the feedforward torques (0 = off)")}
     outputs = (PortSpec("tau", 4, "N*m", "reference inverse-dynamics torques", TAU_NAMES),
-               PortSpec("feet", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")),
+               PortSpec("feet", 4, "m", "reference foot positions", FEET),
                PortSpec("com", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
     time_varying = True
     discrete = True
