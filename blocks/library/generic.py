@@ -236,8 +236,7 @@ class Selector(Block):
     """
 
     params = {"indices": P((0.0,), min=0, max=99999, tunable=False, description="0-based element indices"),
-              "n": P(INHERIT, min=1, max=100000, tunable=False, inherit=True,
-                     description="input width; -1 = inherit the input's width at compile")}
+              "n": replace(_WIDTH, description="input width; -1 = inherit the input's width at compile")}
     dynamic_ports = True
     law = Kernels(output=selector_output)
 
