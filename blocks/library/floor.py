@@ -129,8 +129,7 @@ def leg_spring_torque(gam: float, gam_dot: float, rest: float, k: float, c: floa
 
 @kernel
 def _stance_damping_output(t, x, z, q, qd, stance, p, tau):
-    for k in range(4):
-        tau[k] = 0.0
+    tau[:] = 0.0
     for s in range(2):
         if stance[s] <= 0.5:
             continue

@@ -75,8 +75,7 @@ _H = 1e-6  # central-difference step of Jdot qd [s]
 def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
     """``dtau`` (4) [N m]: the module docstring's ``gain d`` for the packed vector ``p`` of a :class:`GrfMatch`."""
     gain, reg, tau_v, tau_p, u_max = p[_GAIN], p[_REG], p[_TAU_V], p[_TAU_P], p[_U_MAX]
-    for k in range(4):
-        dtau[k] = 0.0
+    dtau[:] = 0.0
     first = 0  # the stance legs are first, first + 1, ... (legs [0, 1] or the one leg in stance)
     n_legs = 0
     for s in range(2):
@@ -114,8 +113,7 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
         rhs[2 * i] = dx - ax
         rhs[2 * i + 1] = dy - ay
     for c in range(m):
-        for k in range(7):
-            e[k] = 0.0
+        e[:] = 0.0
         e[3 + 2 * (c % 2) + first + c // 2] = 1.0  # a unit torque at joint j: 1 on its own coordinate 3 + j
         _back(M, e, qdd, 7)  # qdd(tau_in + e_j) - qdd(tau_in) = M^-1 e_j
         for i in range(n_legs):

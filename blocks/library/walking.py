@@ -105,8 +105,7 @@ def _contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):
     k_x, c_x, k_y, c_y, ground_y, f_max = p[_K_X], p[_C_X], p[_K_Y], p[_C_Y], p[_GROUND_Y], p[_F_MAX]
     unilateral, mu, gain = p[_UNILATERAL] != 0.0, p[_MU], p[_GAIN]
     reference_height, no_pull = p[_HEIGHT] != 0.0, p[_NO_PULL] != 0.0
-    for k in range(4):
-        corr[k] = 0.0
+    corr[:] = 0.0
     if gain > 0.0 and (stance[0] > 0.5 or stance[1] > 0.5):
         bp = seg(p, _BP)
         for s in range(2):
@@ -133,16 +132,14 @@ def _contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):
 @kernel
 def _trunk_output(t, x, z, q, qd, ref, ref_rate, stance, p, tau, mz):
     """TrunkBalance: the trunk PD shared by the stance hips (route ground: and passed to the ground)."""
-    mz[0] = 0.0
-    mz[1] = 0.0
+    mz[:] = 0.0
     if p[_TARGET] != 0.0:
         e, ed = q[2] - p[_ALPHA_SET], qd[2]
     else:
         e, ed = q[2] - ref[0], qd[2] - ref_rate[0]
     sl, sr = stance[0] > 0.5, stance[1] > 0.5
     n = int(sl) + int(sr)
-    for k in range(4):
-        tau[k] = 0.0
+    tau[:] = 0.0
     if n:
         share = (-p[_KP] * e - p[_KD] * ed) / n
         tau[0] = share if sl else 0.0
