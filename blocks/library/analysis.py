@@ -36,10 +36,6 @@ from models.reactions import REACTION_NAMES
 
 __all__ = ["JointReactions", "TorqueDecomposition"]
 
-_INPUTS = (Q_IN, QD_IN,
-           PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
-           PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES))
-
 
 @kernel
 def _reactions_output(t, x, z, q, qd, tau, F, p, reaction):
@@ -58,7 +54,9 @@ def _decomposition_output(t, x, z, q, qd, tau, F, p, inertial, coriolis, gravity
 
 
 class _Sampled(ReadsBiped, register=False):
-    inputs = _INPUTS
+    inputs = (Q_IN, QD_IN,
+              PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
+              PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES))
     discrete = True
 
     packed = ("_bp[]",)
