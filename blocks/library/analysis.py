@@ -27,18 +27,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
+from blocks.core import Kernels, PortSpec
 from blocks.kernels import kernel, seg
-from blocks.library.context import Q_IN, QD_IN, biped_vector
+from blocks.library.context import Q_IN, QD_IN, ReadsBiped
 from models._eom_numba import decomposition_one, forward_dynamics_into, joint_reactions_one
 from models.biped import GRF_NAMES, TAU_NAMES
 from models.reactions import REACTION_NAMES
 
 __all__ = ["JointReactions", "TorqueDecomposition"]
-
-_INPUTS = (Q_IN, QD_IN,
-           PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
-           PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES))
 
 
 @kernel
@@ -57,14 +53,13 @@ def _decomposition_output(t, x, z, q, qd, tau, F, p, inertial, coriolis, gravity
     decomposition_one(bp, q, qd, buf[0:7], F, inertial, coriolis, gravity, external)
 
 
-class _Sampled(Block, register=False):
-    inputs = _INPUTS
+class _Sampled(ReadsBiped, register=False):
+    inputs = (Q_IN, QD_IN,
+              PortSpec("tau", 4, "N*m", "applied joint torques", TAU_NAMES),
+              PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES))
     discrete = True
 
     packed = ("_bp[]",)
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", biped_vector(ctx))
 
 
 class JointReactions(_Sampled):

@@ -52,10 +52,10 @@ parameter vector ``_bp``, :meth:`models.params.BipedParams.as_array`), with
 
 from __future__ import annotations
 
-from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
+from blocks.core import CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_vector
+from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, ReadsBiped
 from blocks.packing import state_offsets
 from models._eom_numba import com_contact_x
 from models.biped import GRF_NAMES
@@ -104,7 +104,7 @@ def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):
         mz[s] = d * (0.0 if 0.0 > fy else fy)
 
 
-class AnkleBalance(Block):
+class AnkleBalance(ReadsBiped):
     """CoP shift under each stance foot from a PD on the CoM over that foot (module docstring)."""
 
     params = {"kp": P(2.0, min=0.0, max=100.0, unit="m/m", description="CoP shift per metre of CoM error"),
@@ -116,7 +116,7 @@ class AnkleBalance(Block):
               "tau_v": P(2.0, min=0.05, max=100.0, unit="s", description="own_speed: time constant of the mean speed")}
     inputs = (Q_IN, QD_IN, STANCE_IN,
               PortSpec("F", 4, "N", "foot forces applied by the ground", GRF_NAMES),
-              PortSpec("feet_ref", 4, "m", "reference contact coordinates", ("x_l", "y_l", "x_r", "y_r")),
+              PortSpec("feet_ref", 4, "m", "reference contact coordinates", FEET),
               PortSpec("com_ref", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
     outputs = (PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r")),
                PortSpec("cop", 2, "m", "CoP shift ahead of the contact point", ("l", "r")))
@@ -127,7 +127,7 @@ class AnkleBalance(Block):
     law = Kernels(output=_ankle_output, update=_ankle_update)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", biped_vector(ctx))
+        super().derive(p, ctx)
         p.set("_dt", ctx.dt * max(1, round(p.ts / ctx.dt)) if p.ts > 0 else ctx.dt)
 
 

@@ -12,7 +12,7 @@ The biped's segment parameters are the diagram's ``model`` settings.
 
 The laws (:class:`~blocks.core.Kernels`) read the biped's parameter vector
 (:meth:`models.params.BipedParams.as_array`, :data:`blocks.library.context.BIPED_LAYOUT`): the dynamics'
-kernel calls :func:`models._eom_numba.forward_dynamics_into`; the kinematics' runs :func:`kinematics`.
+kernel calls :func:`models._eom_numba.forward_dynamics_into`; the kinematics' kernel writes the points out.
 """
 
 from __future__ import annotations
@@ -23,17 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, PortSpec
+from blocks.core import CompileContext, Kernels, ParameterValueError, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import BIPED_LAYOUT, biped_of, biped_vector, data_of, dataset_of
+from blocks.library.context import BIPED_LAYOUT, FEET, ReadsBiped, biped_of, data_of, dataset_of
 from blocks.library.sources import initial_from_reference
 from blocks.packing import state_offsets
 from models._eom_numba import forward_dynamics_into
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
-from models.jit import register_jitable
 
-__all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT", "kinematics"]
+__all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT"]
 
 #: the dynamics' continuous state: the coordinates q and their rates qd (7 each, :data:`models.biped.Q_NAMES`)
 _STATE = state_offsets((("q", 7), ("qd", 7)), {})
@@ -59,11 +58,14 @@ def _dynamics_derivative(t, x, z, tau, grf, mz, p, dx):
     forward_dynamics_into(seg(p, _BP), x[_XQ:_XQ + 7], x[_XQD:_XQD + 7], tau, grf, mz, dx[_XQD:_XQD + 7])
 
 
-@register_jitable
-def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt, rf,
-               feet, com, hip, knees, head, contact):
-    """The points of :class:`BipedKinematics` from ``q`` and the geometry, into the output arrays
-    (plain Python from the callback, compiled inside the kernel: one source for both)."""
+@kernel
+def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
+    """The points of :class:`BipedKinematics` from ``q`` and the geometry (the biped vector), into the outputs."""
+    bp = seg(p, _KBP)
+    x0, y0, a, bl, br, gl, gr = q[0], q[1], q[2], q[3], q[4], q[5], q[6]
+    l0, r0, l1, r1, l2, r2, rf = bp[_L0], bp[_R0], bp[_L1], bp[_R1], bp[_L2], bp[_R2], bp[_RF]
+    m0, m1, m2 = bp[_M0], bp[_M1], bp[_M2]
+    mt = m0 + 2.0 * (m1 + m2)  # as BipedParams.total_mass
     sa, ca = math.sin(a), math.cos(a)
     hx, hy = x0 - r0 * sa, y0 - r0 * ca
     s1l, c1l, s2l, c2l = math.sin(a - bl), math.cos(a - bl), math.sin(a - bl + gl), math.cos(a - bl + gl)
@@ -81,15 +83,7 @@ def kinematics(x0, y0, a, bl, br, gl, gr, l0, r0, l1, r1, l2, r2, m0, m1, m2, mt
     head[0], head[1] = x0 + (l0 - r0) * sa, y0 + (l0 - r0) * ca
 
 
-@kernel
-def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
-    bp = seg(p, _KBP)
-    m_total = bp[_M0] + 2.0 * (bp[_M1] + bp[_M2])  # as BipedParams.total_mass
-    kinematics(q[0], q[1], q[2], q[3], q[4], q[5], q[6], bp[_L0], bp[_R0], bp[_L1], bp[_R1], bp[_L2], bp[_R2],
-               bp[_M0], bp[_M1], bp[_M2], m_total, bp[_RF], feet, com, hip, knees, head, contact)
-
-
-class FiveLinkDynamics(Block):
+class FiveLinkDynamics(ReadsBiped):
     """Floating-base five-link biped driven by joint torques, foot forces (world frame) and ground moments.
 
     The ground moment ``mz`` on a shank (counter-clockwise positive) of a centre of pressure ``d`` metres
@@ -142,9 +136,8 @@ class FiveLinkDynamics(Block):
     packed = ("_bp[]",)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        biped = FiveLinkBiped(biped_of(ctx))
-        p.set("_biped", biped)
-        p.set("_bp", tuple(biped.params.as_array()))
+        super().derive(p, ctx)
+        p.set("_biped", FiveLinkBiped(biped_of(ctx)))
 
     def initial_state(self, p: Params, ctx: CompileContext) -> np.ndarray:
         if p.init == "params":
@@ -158,7 +151,7 @@ class FiveLinkDynamics(Block):
         return np.concatenate([q, qd])
 
 
-class BipedKinematics(Block):
+class BipedKinematics(ReadsBiped):
     """Point positions of the biped, world frame (the formulas of :meth:`models.biped.FiveLinkBiped.points`).
 
     ``contact`` holds the rolling-foot contact coordinates ``xi = x_foot + R (sin th2 - th2)``,
@@ -167,16 +160,13 @@ class BipedKinematics(Block):
     """
 
     inputs = (PortSpec("q", 7, "m, rad", "", Q_NAMES),)
-    outputs = (PortSpec("feet", 4, "m", "foot points", ("x_l", "y_l", "x_r", "y_r")),
+    outputs = (PortSpec("feet", 4, "m", "foot points", FEET),
                PortSpec("com", 2, "m", "whole-body CoM", ("x", "y")), PortSpec("hip", 2, "m", "", ("x", "y")),
-               PortSpec("knees", 4, "m", "", ("x_l", "y_l", "x_r", "y_r")), PortSpec("head", 2, "m", "", ("x", "y")),
+               PortSpec("knees", 4, "m", "", FEET), PortSpec("head", 2, "m", "", ("x", "y")),
                PortSpec("contact", 4, "m", "rolling contact coordinates", ("xi_l", "eta_l", "xi_r", "eta_r")))
 
     packed = ("_bp[]",)
     law = Kernels(output=_kinematics_output)
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", biped_vector(ctx))
 
 
 #: where the kernels above read each packed entry (numba takes them as constants when it compiles)

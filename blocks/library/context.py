@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from blocks.core import CompileContext, PortSpec
+from blocks.core import Block, CompileContext, Params, PortSpec
 from blocks.library.settings import BIPED, DATA, DataSettings
 from models.biped import Q_NAMES
 from models.params import BipedParams
@@ -23,8 +23,8 @@ from models.params import BipedParams
 if TYPE_CHECKING:
     from models.dataset import GaitDataset
 
-__all__ = ["BIPED", "BIPED_LAYOUT", "DATA", "DATASETS", "QD_IN", "Q_IN", "STANCE_IN", "biped_of", "biped_vector",
-           "data_of", "dataset_of"]
+__all__ = ["BIPED", "BIPED_LAYOUT", "DATA", "DATASETS", "FEET", "QD_IN", "Q_IN", "STANCE_IN", "biped_of",
+           "ReadsBiped", "data_of", "dataset_of"]
 
 DATASETS = "datasets"   # the key of the dataset resolver in CompileContext.resources
 #: the body's state and stance flags as every block that reads them declares its inputs (the dynamics' ``q``,
@@ -32,7 +32,9 @@ DATASETS = "datasets"   # the key of the dataset resolver in CompileContext.reso
 Q_IN = PortSpec("q", 7, "m, rad", "biped state", Q_NAMES)
 QD_IN = PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES)
 STANCE_IN = PortSpec("stance", 2, "", "stance flags", ("l", "r"))
-#: the biped's parameter vector (:func:`biped_vector`), in :meth:`BipedParams.as_array` order: per link (trunk 0,
+#: the labels of a pair of foot points (positions or contact coordinates) [m], left then right
+FEET = ("x_l", "y_l", "x_r", "y_r")
+#: the biped's parameter vector (:class:`ReadsBiped`), in :meth:`BipedParams.as_array` order: per link (trunk 0,
 #: thigh 1, shank 2) length [m], CoM distance [m], mass [kg], inertia [kg m^2]; then g [m/s^2], foot radius [m]
 BIPED_LAYOUT = ("l0", "r0", "m0", "J0", "l1", "r1", "m1", "J1", "l2", "r2", "m2", "J2", "g", "R")
 
@@ -49,10 +51,12 @@ def biped_of(ctx: CompileContext) -> BipedParams:
     return bp
 
 
-def biped_vector(ctx: CompileContext) -> tuple[float, ...]:
-    """The biped of this run (:func:`biped_of`) as its parameter vector (:data:`BIPED_LAYOUT`), the packed
-    entry ``_bp[]`` of every block whose kernels read the body."""
-    return tuple(biped_of(ctx).as_array())
+class ReadsBiped(Block, register=False):
+    """Base of the blocks whose kernels read the body: their packed entry ``_bp[]`` is the biped of this run
+    (:func:`biped_of`) as its parameter vector (:data:`BIPED_LAYOUT`); a ``derive`` of their own calls this one."""
+
+    def derive(self, p: Params, ctx: CompileContext) -> None:
+        p.set("_bp", tuple(biped_of(ctx).as_array()))
 
 
 def data_of(ctx: CompileContext) -> DataSettings:

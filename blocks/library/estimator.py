@@ -51,10 +51,10 @@ from __future__ import annotations
 
 import math
 
-from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
+from blocks.core import Kernels, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import BIPED_LAYOUT, Q_IN, biped_vector
+from blocks.library.context import BIPED_LAYOUT, Q_IN, ReadsBiped
 from models.biped import TAU_NAMES
 from models.jit import register_jitable
 
@@ -119,7 +119,7 @@ def _estimator_output(t, x, z, q, F, p, tau, tn):
     tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr
 
 
-class NetTorqueEstimator(Block):
+class NetTorqueEstimator(ReadsBiped):
     """Stance hip and knee torques from the GRF geometry (equations in the module docstring)."""
 
     params = {"mode": P("jacobian", tunable=False, choices=("jacobian", "paper"),
@@ -133,9 +133,6 @@ class NetTorqueEstimator(Block):
 
     packed = ("mode", "gain", "mu_s", "_bp[]")
     law = Kernels(output=_estimator_output)
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", biped_vector(ctx))
 
 
 #: where the kernels above read each packed entry (numba takes them as constants when it compiles)

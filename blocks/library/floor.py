@@ -66,7 +66,7 @@ import math
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import helper, kernel, seg
-from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_of, biped_vector
+from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, ReadsBiped, biped_of
 from blocks.packing import state_offsets
 from models._eom_numba import foot_state_side
 from models.biped import TAU_NAMES
@@ -74,7 +74,6 @@ from models.jit import register_jitable
 
 __all__ = ["Footprints", "StanceDamping"]
 
-_FEET = ("x_l", "y_l", "x_r", "y_r")
 #: Footprints' discrete state per foot ``[l, r]``: anchor x [m], stance flag, landed eta [m], landing time [s]
 _FP_STATE = state_offsets((("x", 2), ("on", 2), ("eta", 2), ("t", 2)), {})
 _ZX, _ZON, _ZETA, _ZT = (_FP_STATE[k] for k in ("x", "on", "eta", "t"))
@@ -130,8 +129,7 @@ def leg_spring_torque(gam: float, gam_dot: float, rest: float, k: float, c: floa
 
 @kernel
 def _stance_damping_output(t, x, z, q, qd, stance, p, tau):
-    for k in range(4):
-        tau[k] = 0.0
+    tau[:] = 0.0
     for s in range(2):
         if stance[s] <= 0.5:
             continue
@@ -142,7 +140,7 @@ def _stance_damping_output(t, x, z, q, qd, stance, p, tau):
                       + leg_spring_torque(gam, qd[5 + s], p[_REST], p[_K_LEG], p[_C_LEG], p[_L1], p[_L2]))
 
 
-class Footprints(Block):
+class Footprints(ReadsBiped):
     """Stance-foot anchors: the reference footprints, or where the foot landed (module docstring)."""
 
     params = {"source": P("reference", choices=("reference", "landing"),
@@ -152,16 +150,13 @@ class Footprints(Block):
                             description="the held height relaxes from where the foot landed to the floor with "
                                         "this time constant (0: held on the floor from the landing tick)")}
     inputs = (Q_IN, STANCE_IN,
-              PortSpec("feet_ref", 4, "m", "reference footprints", _FEET))
-    outputs = (PortSpec("feet", 4, "m", "where each stance foot is held", _FEET),)
+              PortSpec("feet_ref", 4, "m", "reference footprints", FEET))
+    outputs = (PortSpec("feet", 4, "m", "where each stance foot is held", FEET),)
     n_discrete = _FP_STATE["size"]
     discrete = True
 
     packed = ("source", "ground_y", "tau_land", "_bp[]")
     law = Kernels(output=_footprints_output, update=_footprints_update)
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", biped_vector(ctx))
 
 
 class StanceDamping(Block):

@@ -7,17 +7,9 @@ signal wired in (:mod:`blocks.widths`); a number fixes it and is checked. A scal
 ``initial`` applies to every element; the per-element lists of ``x0`` and ``initial`` must have
 ``n`` values. Step's ``n`` (a source) defaults to 1.
 
-The laws are the kernels below (both engines run them), on the packed vectors these classes declare
-(``packed``, :mod:`blocks.packing`), with the engine's contract (``docs/engine.md``, "The kernel
-contract"): ports as separate 1-D float64 arrays in declaration order, ``p`` the packed vector, the
-result written into the last argument:
-
-* ``constant_output``: Constant ``y = value``; ``step_output``: Step ``y = before`` until ``t_step``, then
-  ``after``; ``gain_output``: ``y = k u``; ``sum_output``: ``y = sum_i s_i u_i`` (``s_i = -1.0`` or ``+1.0``:
-  ``-1 * u`` is ``-u`` exactly); ``mux_output``: ``y = [u_1, ..]``;
-* ``selector_output``: ``y_i = u[idx_i]``; ``copy_z``/``copy_u_next``: UnitDelay ``y = z``, ``z' = u``;
-* ``copy_x``: Integrator ``y = x`` (and ``copy_u_next`` as its ``dx = u``); ``ss_output``/``ss_derivative``: StateSpace
-  ``y = C x + D u``, ``dx = A x + B u`` (matrices row-major).
+The laws are the kernels below, each before its class (which states it), on the packed vectors these
+classes declare (``packed``, :mod:`blocks.packing`), with the engine's contract (``docs/engine.md``, "The
+kernel contract"); Sum's signs are ``-1.0`` or ``+1.0`` (``-1 * u`` is ``-u`` exactly).
 """
 
 from __future__ import annotations
@@ -244,8 +236,7 @@ class Selector(Block):
     """
 
     params = {"indices": P((0.0,), min=0, max=99999, tunable=False, description="0-based element indices"),
-              "n": P(INHERIT, min=1, max=100000, tunable=False, inherit=True,
-                     description="input width; -1 = inherit the input's width at compile")}
+              "n": replace(_WIDTH, description="input width; -1 = inherit the input's width at compile")}
     dynamic_ports = True
     law = Kernels(output=selector_output)
 
@@ -262,10 +253,7 @@ class Selector(Block):
 
 
 class UnitDelay(Block):
-    """``y_k = u_{k-1}`` (``y_0 = initial``): breaks algebraic loops.
-
-    Inputs: ``u`` (n). Outputs: ``y`` (n). Discrete state: the held value.
-    """
+    """``y_k = u_{k-1}`` (``y_0 = initial``): breaks algebraic loops. Discrete state: the held value."""
 
     params = {"initial": P(0.0, description="output before the first sample (one value, or one per element)",
                            size="n"), "n": _WIDTH}
@@ -281,10 +269,7 @@ class UnitDelay(Block):
 
 
 class Integrator(Block):
-    """``dx/dt = u``, ``y = x``, ``x(t0) = x0``.
-
-    Inputs: ``u`` (n). Outputs: ``y`` (n). Continuous state: ``x`` (n).
-    """
+    """``dx/dt = u``, ``y = x``, ``x(t0) = x0``: continuous state ``x`` (n)."""
 
     params = {"x0": P(0.0, description="initial value (one value, or one per element)", size="n"), "n": _WIDTH}
     inputs = (PortSpec("u", "n"),)
@@ -302,7 +287,7 @@ class StateSpace(Block):
     """Linear system ``dx/dt = A x + B u``, ``y = C x + D u``, ``x(t0) = x0``.
 
     Matrices are given row-major flattened: ``a`` (n*n), ``b`` (n*m), ``c`` (l*n), ``d`` (l*m),
-    tunable. Inputs: ``u`` (m). Outputs: ``y`` (l). Feedthrough exactly when ``d`` is nonzero.
+    tunable. Feedthrough exactly when ``d`` is nonzero.
     """
 
     params = {"a": P((-1.0,), description="A, n x n row-major"), "b": P((1.0,), description="B, n x m"),
@@ -335,7 +320,7 @@ class Function(Block):
 
     ``func`` is a function (Python API) or the name of one registered with
     :func:`register_function` (saved diagrams: never evaluated text). ``params`` is a
-    tunable vector handed to ``f``. Inputs: ``u`` (n_in). Outputs: ``y`` (n_out).
+    tunable vector handed to ``f``.
     """
 
     params = {"func": P("", kind="callable", tunable=False, description="function f(u, p) or registered name"),

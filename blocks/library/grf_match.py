@@ -58,10 +58,10 @@ then the biped's 14 parameters).
 
 from __future__ import annotations
 
-from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
+from blocks.core import Kernels, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_vector
+from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, ReadsBiped
 from models._eom_numba import _assemble, _back, _factor, foot_state_side
 from models.biped import GRF_NAMES, TAU_NAMES
 from models.jit import scratch
@@ -69,15 +69,13 @@ from models.jit import scratch
 __all__ = ["GrfMatch", "match_torques"]
 
 _H = 1e-6  # central-difference step of Jdot qd [s]
-_FEET = ("x_l", "y_l", "x_r", "y_r")
 
 
 @kernel
 def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
     """``dtau`` (4) [N m]: the module docstring's ``gain d`` for the packed vector ``p`` of a :class:`GrfMatch`."""
     gain, reg, tau_v, tau_p, u_max = p[_GAIN], p[_REG], p[_TAU_V], p[_TAU_P], p[_U_MAX]
-    for k in range(4):
-        dtau[k] = 0.0
+    dtau[:] = 0.0
     first = 0  # the stance legs are first, first + 1, ... (legs [0, 1] or the one leg in stance)
     n_legs = 0
     for s in range(2):
@@ -115,8 +113,7 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
         rhs[2 * i] = dx - ax
         rhs[2 * i + 1] = dy - ay
     for c in range(m):
-        for k in range(7):
-            e[k] = 0.0
+        e[:] = 0.0
         e[3 + 2 * (c % 2) + first + c // 2] = 1.0  # a unit torque at joint j: 1 on its own coordinate 3 + j
         _back(M, e, qdd, 7)  # qdd(tau_in + e_j) - qdd(tau_in) = M^-1 e_j
         for i in range(n_legs):
@@ -158,7 +155,7 @@ def grf_match_output(t, x, z, tau_in, q, qd, F, mz, stance, held, p, tau, dtau):
         tau[k] = tau_in[k] + dtau[k]
 
 
-class GrfMatch(Block):
+class GrfMatch(ReadsBiped):
     """Adds the stance torques under which the recorded GRF is what the stance feet need (module docstring)."""
 
     params = {"gain": P(0.0, min=0.0, max=1.0, description="1 = on, 0 = off (tau_in passes through)"),
@@ -173,16 +170,13 @@ class GrfMatch(Block):
               PortSpec("F", 4, "N", "recorded foot forces", GRF_NAMES),
               PortSpec("mz", 2, "N*m", "ground moments on the shanks", ("l", "r")),
               STANCE_IN,
-              PortSpec("feet_ref", 4, "m", "where each stance foot is held", _FEET))
+              PortSpec("feet_ref", 4, "m", "where each stance foot is held", FEET))
     outputs = (PortSpec("tau", 4, "N*m", "joint torques to apply", TAU_NAMES),
                PortSpec("dtau", 4, "N*m", "torque added to the stance joints", TAU_NAMES))
     discrete = True
 
     packed = ("gain", "reg", "tau_v", "tau_p", "u_max", "_bp[]")
     law = Kernels(output=grf_match_output)
-
-    def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", biped_vector(ctx))
 
 
 #: where the kernels above read each packed entry (numba takes them as constants when it compiles)

@@ -48,10 +48,7 @@ def kinematics(p, f):
     m, nt, ne = int(p[_M]), int(p[_NT]), int(p[_NE])
     oa, oc, op, oe, orr = int(p[_OA]), int(p[_OC]), int(p[_OP]), int(p[_OE]), int(p[_OR0])
     ux, uy = np.empty(nt), np.empty(nt)
-    pos = np.empty((ne, 2))
-    for e in range(ne):
-        pos[e, 0] = 0.0
-        pos[e, 1] = 0.0
+    pos = np.zeros((ne, 2))
     jx, jy = np.zeros((ne, m)), np.zeros((ne, m))
     for k in range(nt):
         th = 0.0
@@ -162,7 +159,8 @@ def g_f(p, jx, jy):
 
 @kernel
 def residual(p, f, q, pos):
-    """(m,) ``G(f, q)``."""
+    """(m,) ``G(f, q)``: the loop rows from ``pos`` (exprs, 2), a coordinate's row ``f_j - q_c`` or
+    ``pos[e, axis] - q_c`` (with ``f = 0``, ``q = 0`` and ``d2r/df2 [v, w]`` as ``pos``: ``G_ff[v, w]``)."""
     m, nq, nl = int(p[_M]), int(p[_NQ]), int(p[_NLOOP])
     r = np.empty(m)
     for lp in range(nl):
@@ -209,7 +207,7 @@ def newton(p, q, guess):
 @kernel
 def _projection(p, f):
     """``F`` (m, nq), ``H`` (m, nq, nq) at a solved ``f``."""
-    m, nq, nl = int(p[_M]), int(p[_NQ]), int(p[_NLOOP])
+    m, nq = int(p[_M]), int(p[_NQ])
     ux, uy, _, jx, jy = kinematics(p, f)
     g = g_f(p, jx, jy)
     piv, _ = lu_factor(g)
@@ -220,17 +218,11 @@ def _projection(p, f):
         e[m - nq + j] = 1.0
         F[:, j] = lu_solve(g, piv, e)
     Hs = np.empty((m, nq, nq))
-    rhs = np.empty(m)
+    f0, q0 = np.zeros(m), np.zeros(nq)
     for j in range(nq):
         for k in range(j, nq):
             b = bilinear(p, ux, uy, F[:, j].copy(), F[:, k].copy())
-            for lp in range(nl):
-                rhs[2 * lp] = b[lp, 0]
-                rhs[2 * lp + 1] = b[lp, 1]
-            for c in range(nq):
-                kind, idx, axis = _coord(p, c)
-                rhs[2 * nl + c] = 0.0 if kind == 0 else b[idx, axis]
-            col = lu_solve(g, piv, rhs)
+            col = lu_solve(g, piv, residual(p, f0, q0, b))  # G_f H[:, j, k] = -G_ff[F e_j, F e_k]
             for i in range(m):
                 Hs[i, j, k] = -col[i]
                 Hs[i, k, j] = -col[i]

@@ -89,10 +89,6 @@ def mechanism_tables(model: Embedded) -> dict[str, Any]:
         "_m": m, "_nq": nq, "_nt": term_expr.size, "_ne": len(exprs), "_nloop": len(mech.loops),
         "_nbody": len(mech.bodies), "_nspring": len(mech.springs), "_npoint": len(mech.points),
         "_ntau": len(mech.torque_joints)}
-    for key in ("_s_t", "_s_c", "_s_wind", "_b_tx", "_b_ty", "_b_c"):
-        out[key] = np.zeros(0)
-    for key in ("_s_nt", "_s_k", "_s_lo", "_s_per", "_b_ntx", "_b_nty", "_b_k"):
-        out[key] = 0.0
     manifold = model.manifold
     kind = KIND_PROJECTION
     spl1: PreModel | None = None
@@ -111,4 +107,6 @@ def mechanism_tables(model: Embedded) -> dict[str, Any]:
         out.update(_b_tx=tx, _b_ntx=tx.size, _b_ty=ty, _b_nty=ty.size, _b_k=manifold._spl2[0].degrees[0],
                    _b_c=np.concatenate([s.tck[2] for s in manifold._spl2]))
     out.update(_kind=kind, _guide=1.0 if (kind == KIND_PROJECTION and spl1 is not None) else 0.0)
+    for key in LAYOUT.index.keys() - out.keys():  # the splines this model has not: 0, or empty
+        out[key] = np.zeros(0) if key in LAYOUT.arrays else 0.0
     return out

@@ -13,7 +13,7 @@ import hashlib
 import os
 import warnings
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -53,25 +53,18 @@ def lowpass(x: np.ndarray, cutoff_hz: float, rate_hz: float) -> np.ndarray:
     return lowpass2(x, cutoff_hz, rate_hz)
 
 
-class _Spline(NamedTuple):
-    """A cubic ``PPoly``: knots ``x`` (n,) and coefficients ``c`` (4, n-1, k), as scipy's ``CubicSpline``
-    holds them; the kernels evaluate it (``spline_at``, in scipy's order of operations)."""
-
-    x: np.ndarray
-    c: np.ndarray
-
-
-def _fit(t: np.ndarray, y: np.ndarray) -> _Spline:
-    """``scipy.interpolate.CubicSpline(t, y, axis=0)`` (not-a-knot ends) as ``(x, c)``, kept on disk
-    by a hash of the samples and the scipy version: a warm start does not import ``scipy.interpolate``
-    (about 0.45 s)."""
+def _fit(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``scipy.interpolate.CubicSpline(t, y, axis=0)`` (not-a-knot ends) as the cubic ``PPoly`` scipy holds,
+    knots ``x`` (n,) and coefficients ``c`` (4, n-1, k), which the kernels evaluate (``spline_at``, in scipy's
+    order of operations); kept on disk by a hash of the samples and the scipy version: a warm start does not
+    import ``scipy.interpolate`` (about 0.45 s)."""
     from importlib.metadata import version
 
     key = hashlib.sha256(t.tobytes() + y.tobytes() + str(y.shape).encode() + version("scipy").encode()).hexdigest()
     path = os.path.join(cache_dir().parent, "splines", f"cubic_{key[:24]}.npz")
     try:
         with np.load(path) as f:
-            return _Spline(f["x"], f["c"])
+            return f["x"], f["c"]
     except (OSError, KeyError, ValueError):
         pass
     from scipy.interpolate import CubicSpline
@@ -85,10 +78,10 @@ def _fit(t: np.ndarray, y: np.ndarray) -> _Spline:
         os.replace(tmp, path)
     except OSError:
         pass  # a read-only cache: fit again next time
-    return _Spline(x, c)
+    return x, c
 
 
-def _reference_spline(ds: GaitDataset, filter_hz: float) -> _Spline:
+def _reference_spline(ds: GaitDataset, filter_hz: float) -> tuple[np.ndarray, np.ndarray]:
     ref = ds.reference_angles()
     if ref is None:
         from models.gaitdata.hints import missing_kinematics_hint
@@ -277,8 +270,8 @@ class ReferenceSource(Block):
         if p.has("_data"):
             return
         ds = dataset_of(ctx, p.dataset)
-        spline = _reference_spline(ds, data_of(ctx).ref_filter_hz)
-        p.set("_data", sk.recording(ctx, ds, spline.x, spline.c))
+        knots, coefficients = _reference_spline(ds, data_of(ctx).ref_filter_hz)
+        p.set("_data", sk.recording(ctx, ds, knots, coefficients))
 
 
 #: where the kernels above read each packed entry (numba takes them as constants when it compiles)

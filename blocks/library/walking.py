@@ -84,7 +84,7 @@ from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import helper, kernel, seg
 from blocks.library import sources_kernels as sk
-from blocks.library.context import Q_IN, QD_IN, STANCE_IN, biped_of, biped_vector, data_of, dataset_of
+from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, ReadsBiped, biped_of, data_of, dataset_of
 from blocks.library.sources_kernels import table_row, table_value
 from models._eom_numba import foot_state_side
 from models.biped import GRF_NAMES, TAU_NAMES, FiveLinkBiped
@@ -105,8 +105,7 @@ def _contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):
     k_x, c_x, k_y, c_y, ground_y, f_max = p[_K_X], p[_C_X], p[_K_Y], p[_C_Y], p[_GROUND_Y], p[_F_MAX]
     unilateral, mu, gain = p[_UNILATERAL] != 0.0, p[_MU], p[_GAIN]
     reference_height, no_pull = p[_HEIGHT] != 0.0, p[_NO_PULL] != 0.0
-    for k in range(4):
-        corr[k] = 0.0
+    corr[:] = 0.0
     if gain > 0.0 and (stance[0] > 0.5 or stance[1] > 0.5):
         bp = seg(p, _BP)
         for s in range(2):
@@ -133,16 +132,14 @@ def _contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):
 @kernel
 def _trunk_output(t, x, z, q, qd, ref, ref_rate, stance, p, tau, mz):
     """TrunkBalance: the trunk PD shared by the stance hips (route ground: and passed to the ground)."""
-    mz[0] = 0.0
-    mz[1] = 0.0
+    mz[:] = 0.0
     if p[_TARGET] != 0.0:
         e, ed = q[2] - p[_ALPHA_SET], qd[2]
     else:
         e, ed = q[2] - ref[0], qd[2] - ref_rate[0]
     sl, sr = stance[0] > 0.5, stance[1] > 0.5
     n = int(sl) + int(sr)
-    for k in range(4):
-        tau[k] = 0.0
+    tau[:] = 0.0
     if n:
         share = (-p[_KP] * e - p[_KD] * ed) / n
         tau[0] = share if sl else 0.0
@@ -177,7 +174,7 @@ def _reference_motion_output(t, x, z, p, tau, feet, com):
             com[k - 8] = v
 
 
-class GroundContact(Block):
+class GroundContact(ReadsBiped):
     """Recorded GRF plus a stance-foot spring-damper to the reference footprint (module docstring)."""
 
     params = {"k_x": P(1.0e5, min=0.0, max=1e7, unit="N/m", description="horizontal stiffness"),
@@ -196,7 +193,7 @@ class GroundContact(Block):
                           description="hold the stance foot at y = ground_y, or at the reference foot height")}
     inputs = (Q_IN, QD_IN, STANCE_IN,
               PortSpec("F_rec", 4, "N", "recorded foot forces", GRF_NAMES),
-              PortSpec("feet_ref", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")))
+              PortSpec("feet_ref", 4, "m", "reference foot positions", FEET))
     outputs = (PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES),
                PortSpec("corr", 4, "N", "contact correction", GRF_NAMES))
 
@@ -205,7 +202,7 @@ class GroundContact(Block):
     law = Kernels(output=_contact_output)
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
-        p.set("_bp", biped_vector(ctx))
+        super().derive(p, ctx)
         p.set("_m_shank", biped_of(ctx).shank.mass)
 
     def max_step(self, p: Params) -> float | None:
@@ -274,7 +271,7 @@ class ReferenceMotion(Block):
     params = {"dataset": P("", tunable=False, description="dataset; empty = the run's"),
               "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the feedforward torques (0 = off)")}
     outputs = (PortSpec("tau", 4, "N*m", "reference inverse-dynamics torques", TAU_NAMES),
-               PortSpec("feet", 4, "m", "reference foot positions", ("x_l", "y_l", "x_r", "y_r")),
+               PortSpec("feet", 4, "m", "reference foot positions", FEET),
                PortSpec("com", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
     time_varying = True
     discrete = True
