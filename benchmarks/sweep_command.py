@@ -8,7 +8,10 @@ core. A "gait cycle" is one simulated gait cycle of one copy: N x duration / cyc
 figures, the CPU time (user + system: less sensitive to the other processes than the wall time) and the
 cores it kept busy on average (CPU / wall), the stepping (the rows' ``wall_s`` summed: with batches on
 several threads, over 100 % of the wall time), the peak RSS and the load average before and after each
-command (the machine is shared: compare figures taken at the same load); asserts nothing.
+command (the machine is shared: compare figures taken at the same load), then the best and the median of
+each size; asserts nothing. The commands run without ``PYTHONDONTWRITEBYTECODE`` (as a user's Python does:
+it writes the bytecode cache at the first import; this workplace's shells set it, and each fresh process
+then compiled every imported module of the project from source again, about 0.3 s of each command).
 
 The issue-35 goals: the time per run at N = 1000 within 1.5x of N = 100 (the cost linear in N);
 >= 15,000 gait cycles per minute at N = 1000 on 2 cores, whole command.
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,11 +36,17 @@ REPO = Path(__file__).resolve().parents[1]
 GOAL_PER_MIN = 15000.0
 
 
+def command_env(tree: Path) -> dict[str, str]:
+    """The environment of a measured command: ``tree`` first on the path, the bytecode cache written."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": str(tree)}
+
+
 def cycle_seconds(tree: Path) -> float:
     """One gait cycle of the sneakers set [s]: 120 / cadence of a 3 s reference run."""
     code = ("from app.runs import RunSpec; from app.tuning.worker import run_one; "
             "print(120.0 / float(run_one(RunSpec('sneakers', duration=3.0))['cadence_steps_per_min']))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+    out = subprocess.run([sys.executable, "-c", code], cwd=tree, env=command_env(tree),
                          capture_output=True, text=True, check=True).stdout
     return float(out.split()[-1])
 
@@ -51,7 +61,7 @@ def sweep_once(tree: Path, n: int, duration: float) -> tuple[float, float, float
         err_path = Path(tmp) / "stderr.txt"
         with err_path.open("w") as err:
             start = time.perf_counter()
-            proc = subprocess.Popen(cmd, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+            proc = subprocess.Popen(cmd, cwd=tree, env=command_env(tree),
                                     stdout=subprocess.DEVNULL, stderr=err)
             _, status, usage = os.wait4(proc.pid, 0)
             wall = time.perf_counter() - start
@@ -94,6 +104,9 @@ def main() -> None:
         best = {n: min(per_run[(tree, n)]) for n in a.n}
         line = ", ".join(f"N={n}: {1e3 * best[n]:.2f} ms/run = {60.0 / best[n]:,.0f} cycles/min" for n in a.n)
         print(f"{tree.name}: best of {a.repeat}: {line}")
+        med = {n: statistics.median(per_run[(tree, n)]) for n in a.n}
+        line = ", ".join(f"N={n}: {1e3 * med[n]:.2f} ms/run = {60.0 / med[n]:,.0f} cycles/min" for n in a.n)
+        print(f"{tree.name}: median of {a.repeat}: {line}")
         if len(a.n) >= 2:
             lo, hi = min(a.n), max(a.n)
             ratio = best[hi] / best[lo]
