@@ -33,6 +33,7 @@ PHASES: list[tuple[str, str, str]] = [
     ("plan (grid, specs)", "app.commands.sweep", "sweep_specs"),
     ("base run build (once)", "app.tuning.vectorized", "_build_base"),
     ("batch set-up (BatchRunner.__init__)", "blocks.batch", "BatchRunner.__init__"),
+    ("batch set-up, a thread's runner reused (BatchRunner.reset)", "blocks.batch", "BatchRunner.reset"),
     ("compiled step load (CompiledEngine.warm)", "blocks.compiled", "CompiledEngine.warm"),
     ("kernel addresses (blocks.compiled.address)", "blocks.compiled", "address"),
     ("stepping (CompiledEngine.advance)", "blocks.compiled", "CompiledEngine.advance"),
@@ -122,11 +123,11 @@ def main() -> None:
         raise SystemExit(f"sweep exited {code}")
     print(f"N = {a.n}, {a.duration} s a run; load average before {load0[0]:.2f}, after {os.getloadavg()[0]:.2f} "
           f"({os.cpu_count()} cores)")
-    print(f"{'phase':<52s} {'calls':>6s} {'wall s':>8s} {'thread CPU s':>13s}")
-    print(f"{'imports (before the timers)':<52s} {1:6d} {imports[0]:8.3f} {imports[1]:13.3f}")
+    print(f"{'phase':<60s} {'calls':>6s} {'wall s':>8s} {'thread CPU s':>13s}")
+    print(f"{'imports (before the timers)':<60s} {1:6d} {imports[0]:8.3f} {imports[1]:13.3f}")
     for name, _, _ in PHASES:
-        print(f"{name:<52s} {timers.calls[name]:6d} {timers.wall[name]:8.3f} {timers.cpu[name]:13.3f}")
-    print(f"{'other (main thread: parsing, sweep.json, ...)':<52s} {'':6s} {'':8s} {main_cpu - timers.main_cpu:13.3f}")
+        print(f"{name:<60s} {timers.calls[name]:6d} {timers.wall[name]:8.3f} {timers.cpu[name]:13.3f}")
+    print(f"{'other (main thread: parsing, sweep.json, ...)':<60s} {'':6s} {'':8s} {main_cpu - timers.main_cpu:13.3f}")
     first_row = timers.first.get(PHASES[-1][0])
     if first_row is not None:
         print(f"first row written {first_row - m0 + imports[0]:.3f} s after the imports began")

@@ -114,8 +114,26 @@ class BatchRunner:
             raise BlockError(f"cannot vectorise block(s) {', '.join(bad)} (no kernels, or a solver other than "
                              "RK4); use run_batch (per-run processes)")
         self.model, self.n = model, len(overrides)
+        params, x0, z0 = self._start(overrides)
+        if parallel is None:
+            import numba
+
+            parallel = numba.get_num_threads() > 1 and self.n > 1
+        self.parallel = bool(parallel)
+        self.engine = CompiledEngine(model, params, self.n, x0, z0)
+        self.engine.warm(parallel=self.parallel)
+        self._touched = _touched(model, params)
+        self.logged = list(logged)
+        if record_every < 1:
+            raise ValueError(f"record every {record_every} ticks: must be >= 1")
+        self.every = int(record_every)
+        self.recorder = Recorder(model, self.logged, 1, self.every) if self.logged else None
+        self.tick = 0
+
+    def _start(self, overrides: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Params]], np.ndarray, np.ndarray]:
+        """Per copy its parameters, and the initial states ``(N, nx)``, ``(N, nz)`` they give."""
+        model, ctx = self.model, self.model.ctx
         params = _copy_params(model, overrides)
-        ctx = model.ctx
         x0 = np.array(np.broadcast_to(model.x0, (self.n, model.x0.size)), dtype=np.float64, order="C")
         z0 = np.array(np.broadcast_to(model.z0, (self.n, model.z0.size)), dtype=np.float64, order="C")
         for i, p in enumerate(params):  # initial states may depend on parameters: again for the blocks changed
@@ -128,18 +146,25 @@ class BatchRunner:
                 if b.discrete_size():
                     zo, zn = model.z_slot[b.name]
                     z0[i, zo: zo + zn] = np.asarray(b.initial_discrete(p[b.name], ctx), dtype=np.float64).reshape(-1)
-        if parallel is None:
-            import numba
+        return params, x0, z0
 
-            parallel = numba.get_num_threads() > 1 and self.n > 1
-        self.parallel = bool(parallel)
-        self.engine = CompiledEngine(model, params, self.n, x0, z0)
-        self.engine.warm(parallel=self.parallel)
-        self.logged = list(logged)
-        if record_every < 1:
-            raise ValueError(f"record every {record_every} ticks: must be >= 1")
-        self.every = int(record_every)
-        self.recorder = Recorder(model, self.logged, 1, self.every) if self.logged else None
+    def reset(self, overrides: Sequence[Mapping[str, Any]]) -> None:
+        """Start again at tick 0 with new ``overrides`` (as many copies as before): the engine, its loaded step
+        and the packed vectors of the blocks no override names are kept (a sweep's next batch on the same
+        thread: about 5 ms of set-up a batch saved), the blocks named now or before are re-packed, and every
+        state buffer is set as a new engine sets it, so the run is the same as a new runner's to the bit."""
+        if len(overrides) != self.n:
+            raise ValueError(f"reset with {len(overrides)} copies; this runner has {self.n}")
+        params, x0, z0 = self._start(overrides)
+        touched = _touched(self.model, params)
+        eng = self.engine
+        for name in sorted(touched | self._touched):
+            eng.repack(name, [p[name] for p in params])
+        self._touched = touched
+        eng.X[...], eng.Z[...], eng.ZN[...], eng.ZOLD[...] = x0, z0, z0, z0
+        for buf in (eng.SIG, eng.XW, eng.K, eng.FLAG, eng.DONE, eng.REASON, eng.EVN):
+            buf[...] = 0
+        eng.FAILT[...] = math.nan
         self.tick = 0
 
     @property
@@ -147,7 +172,7 @@ class BatchRunner:
         return self.model.ctx.t0 + self.tick * self.model.ctx.dt
 
     def run(self, t_end: float | None = None, parallel: bool | None = None, max_events: int = 4096,
-            workspace: dict[Any, np.ndarray] | None = None) -> BatchResult:
+            workspace: dict[Any, Any] | None = None) -> BatchResult:
         """Run every copy from tick 0 to ``t_end`` (default: the model's; serially or on threads as chosen
         at construction unless ``parallel`` says), logging up to ``max_events`` mode switches per copy.
 
@@ -217,7 +242,12 @@ def chunk_rows(copies: int, width: int) -> int:
     return max(16, CHUNK_BYTES // (8 * max(1, copies * width)))
 
 
-def _buffer(workspace: dict[Any, np.ndarray] | None, key: str, shape: tuple[int, ...]) -> np.ndarray:
+def _touched(model: CompiledModel, params: Sequence[Mapping[str, Params]]) -> set[str]:
+    """The blocks whose parameters some copy holds in its own object (an override names them)."""
+    return {name for p in params for name, v in p.items() if v is not model.params[name]}
+
+
+def _buffer(workspace: dict[Any, Any] | None, key: str, shape: tuple[int, ...]) -> np.ndarray:
     """An uninitialised float array of ``shape``: ``workspace``'s own when it has one of that shape (kept
     for the next call, which overwrites it), else new (and kept there)."""
     if workspace is None:

@@ -16,13 +16,16 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.runs import Built, ResultsBatch, RunSpec, build, build_diagram, metric_inputs, summarise_batch
 from app.tuning.objective import Objective
 from app.tuning.worker import run_one, summary_row
+
+if TYPE_CHECKING:
+    from blocks.batch import BatchRunner
 from models.errors import UserError
 
 __all__ = ["run_many", "default_executor"]
@@ -94,12 +97,31 @@ def _build_base(key: RunSpec) -> Built:
     return build(replace(key, logged=tuple(needed)) if needed else key)
 
 
-def _workspace(cache: dict[str, Any] | None) -> dict[Any, np.ndarray] | None:
-    """The record buffers this thread's batches reuse (:meth:`blocks.batch.BatchRunner.run`'s ``workspace``:
-    no page faults on a new 20 MB array per batch); a batch's record is read only until its rows are made."""
+def _workspace(cache: dict[str, Any] | None) -> dict[Any, Any] | None:
+    """What this thread's batches reuse: the record buffers (:meth:`blocks.batch.BatchRunner.run`'s
+    ``workspace``: no page faults on a new 20 MB array per batch; a batch's record is read only until its rows
+    are made) and the runner of each batch size (:func:`_runner`)."""
     if cache is None:
         return None
     return cache.setdefault(f"workspace-{threading.get_ident()}", {})
+
+
+def _runner(space: dict[Any, Any] | None, built: Built, overrides: list[dict[str, Any]], logged: list[str],
+            parallel: bool | None) -> BatchRunner:
+    """A :class:`blocks.batch.BatchRunner` of ``overrides`` on ``built``'s model: the thread's runner of as many
+    copies, reset (:meth:`~blocks.batch.BatchRunner.reset`), when ``space`` has one, else a new one (which
+    compiles the step the first time ever, or loads it) kept there."""
+    from blocks.batch import BatchRunner
+
+    key = ("runner", id(built.model), len(overrides), tuple(logged), built.runner.recorder.every, parallel)
+    if space is not None and key in space:
+        runner: BatchRunner = space[key][1]
+        runner.reset(overrides)
+        return runner
+    runner = BatchRunner(built.model, overrides, logged, built.runner.recorder.every, parallel)
+    if space is not None:
+        space[key] = (built.model, runner)  # the model held too: its id stays its own
+    return runner
 
 
 def run_many(specs: list[RunSpec], objective: Objective | None = None,
@@ -107,7 +129,7 @@ def run_many(specs: list[RunSpec], objective: Objective | None = None,
     """One row per spec, in order (module docstring); ``cache``: what the batches of one sweep share;
     ``parallel``: step the copies on numba's threads (:class:`blocks.batch.BatchRunner`; ``False`` when the
     batches themselves run on several threads; the rows are the same either way)."""
-    from blocks.batch import BatchRunner, blockers
+    from blocks.batch import blockers
     from blocks.recorder import Results
 
     objective = objective if objective is not None else Objective()
@@ -128,9 +150,10 @@ def run_many(specs: list[RunSpec], objective: Objective | None = None,
         overrides = [dict(specs[i].settings) for i in group]
         needed = metric_inputs(built.diagram)  # log only what the metrics read, when they all say
         logged = rec.names if needed is None else [n for n in rec.names if n in needed]
-        batch = BatchRunner(built.model, overrides, logged, rec.every, parallel)  # compiles (first time) or loads
+        space = _workspace(cache)
+        batch = _runner(space, built, overrides, logged, parallel)
         t_run = time.perf_counter()
-        res = batch.run(built.t_end, workspace=_workspace(cache))
+        res = batch.run(built.t_end, workspace=space)
         run_wall = (time.perf_counter() - t_run) / len(group)  # the stepping alone, per copy
         wall = (time.perf_counter() - start) / len(group)  # build, compile or load, run: per copy
         sim = float(res.t[-1] - res.t[0]) if res.t.size else 0.0
