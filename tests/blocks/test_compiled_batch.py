@@ -163,8 +163,8 @@ def test_chunked_recording_and_a_workspace_give_the_same_record(monkeypatch: pyt
     space: dict[object, object] = {}
     for _ in range(2):  # the second run overwrites the first's buffers
         runner = BatchRunner(model, OVERRIDES, LOGGED, record_every=3)
-        advance = runner.engine.advance
-        monkeypatch.setattr(runner.engine, "advance", lambda *a, **k: calls.append(a[1]) or advance(*a, **k))
+        monkeypatch.setattr(runner.engine, "advance",
+                            lambda *a, _step=runner.engine.advance, **k: calls.append(a[1]) or _step(*a, **k))
         chunked = runner.run(workspace=space)
         _same(chunked.signals, whole.signals)
         assert chunked.events == whole.events
