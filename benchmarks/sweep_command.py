@@ -16,7 +16,7 @@ then compiled every imported module of the project from source again, about 0.3 
 The issue-35 goals: the time per run at N = 1000 within 1.5x of N = 100 (the cost linear in N);
 >= 15,000 gait cycles per minute at N = 1000 on 2 cores, whole command.
 
-Run: ``python benchmarks/sweep_command.py [--n 100 1000] [--repeat 2] [--other-tree DIR]``;
+Run: ``python benchmarks/sweep_command.py [--n 100 1000] [--repeat 2] [--other-tree DIR] [--markdown]``;
 ``--other-tree DIR`` measures a second checkout the same way, interleaved (A, B, A, B, ...).
 """
 
@@ -81,6 +81,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, nargs="+", default=[100, 1000], help="sweep sizes (default 100 1000)")
     ap.add_argument("--repeat", type=int, default=2, help="commands per size and tree (default 2)")
     ap.add_argument("--other-tree", type=Path, default=None, help="a second checkout, measured interleaved")
+    ap.add_argument("--markdown", action="store_true", help="also print the figures as a docs/benchmarks.md table")
     a = ap.parse_args()
     trees = [REPO] + ([a.other_tree.resolve()] if a.other_tree else [])
     cycle = cycle_seconds(REPO)
@@ -89,12 +90,14 @@ def main() -> None:
     for tree in trees:
         sweep_once(tree, 2, cycle)  # load the compiled step into the cache's memory map once
     per_run: dict[tuple[Path, int], list[float]] = {}
+    runs: dict[tuple[Path, int], list[tuple[float, float, float, float, float]]] = {}
     for n in a.n:
         for _ in range(a.repeat):
             for tree in trees:
                 load = os.getloadavg()[0]
                 wall, rss, share, cpu = sweep_once(tree, n, cycle)
                 per_run.setdefault((tree, n), []).append(wall / n)
+                runs.setdefault((tree, n), []).append((wall, cpu, rss, load, os.getloadavg()[0]))
                 print(f"  {tree.name:<16s} N={n:<5d} {wall:7.2f} s whole command ({cpu:6.2f} s CPU, "
                       f"{cpu / wall:4.2f} cores), "
                       f"{1e3 * wall / n:6.2f} ms per run, {60.0 * n / wall:8.0f} gait cycles/min, stepping "
@@ -113,6 +116,41 @@ def main() -> None:
             print(f"  time per run N={hi} / N={lo}: {ratio:.2f} (goal <= 1.5: {'met' if ratio <= 1.5 else 'MISSED'}); "
                   f"N={hi}: {60.0 / best[hi]:,.0f} gait cycles/min (goal >= {GOAL_PER_MIN:,.0f}: "
                   f"{'met' if 60.0 / best[hi] >= GOAL_PER_MIN else 'MISSED'})")
+
+    if a.markdown:
+        print()
+        print(markdown(trees, a.n, runs))
+
+
+def label(tree: Path) -> str:
+    """``tree``'s short commit, ``+`` when its work tree has changes."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=tree, capture_output=True, text=True).stdout.strip()
+
+    return (git("rev-parse", "--short", "HEAD") or tree.name) + ("+" if git("status", "--porcelain") else "")
+
+
+def markdown(trees: list[Path], sizes: list[int],
+             runs: dict[tuple[Path, int], list[tuple[float, float, float, float, float]]]) -> str:
+    """The figures as a docs/benchmarks.md table: per checkout, each command in run order (wall, CPU, cores)
+    at the largest N, the time per run at the smallest, gait cycles/min (median; best), peak RSS, load."""
+    lo, hi = min(sizes), max(sizes)
+    lines = [f"| checkout | N = {lo}: ms/run | N = {hi}: whole command (CPU s, cores) | gait cycles/min at "
+             f"N = {hi}: median (best) | N = {hi} / N = {lo} per run | peak RSS | load |",
+             "|---|---|---|---|---|---|---|"]
+    for tree in trees:
+        small, big = runs[(tree, lo)], runs[(tree, hi)]
+        walls = [r[0] for r in big]
+        per_min = [60.0 * hi / w for w in walls]
+        ratio = min(walls) / hi / (min(r[0] for r in small) / lo)
+        loads = [x for r in small + big for x in r[3:]]
+        rss = [r[2] for r in small + big]
+        lines.append(
+            f"| {label(tree)} | {', '.join(f'{1e3 * r[0] / lo:.1f}' for r in small)} | "
+            + ", ".join(f"{w:.2f} s ({c:.2f}, {c / w:.2f})" for w, c, *_ in big)
+            + f" | {statistics.median(per_min):,.0f} ({max(per_min):,.0f}) | {ratio:.2f} | "
+            f"{min(rss):.0f}-{max(rss):.0f} MB | {min(loads):.1f}-{max(loads):.1f} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
