@@ -98,9 +98,9 @@ def _build_base(key: RunSpec) -> Built:
 
 
 def _workspace(cache: dict[str, Any] | None) -> dict[Any, Any] | None:
-    """What this thread's batches reuse: the record buffers (:meth:`blocks.batch.BatchRunner.run`'s
-    ``workspace``: no page faults on a new 20 MB array per batch; a batch's record is read only until its rows
-    are made) and the runner of each batch size (:func:`_runner`)."""
+    """What this thread's batches reuse: the record's scratch buffer (:meth:`blocks.batch.BatchRunner.run`'s
+    ``workspace``: no page faults on a new 20 MB array a batch) and the runner of each batch size
+    (:func:`_runner`)."""
     if cache is None:
         return None
     return cache.setdefault(f"workspace-{threading.get_ident()}", {})
