@@ -43,20 +43,31 @@ def _lists(tree: Any) -> Any:
     return tree
 
 
-def _pick(tree: Any, j: int) -> Any:
-    if isinstance(tree, dict):
-        out = {}
-        for k, v in tree.items():
-            got = _pick(v, j)
+_SHARED, _EACH, _TREE = 0, 1, 2
+
+
+def _plan(tree: dict[str, Any]) -> list[tuple[str, int, Any]]:
+    """``tree`` (arrays already lists) as ``(key, kind, value)``: a value shared by every copy, a list of one
+    value per copy, or the plan of a sub-dict; read once, so each copy's dict is built without a call per leaf."""
+    return [(k, _TREE, _plan(v)) if isinstance(v, dict) else (k, _EACH if isinstance(v, list) else _SHARED, v)
+            for k, v in tree.items()]
+
+
+def _pick(plan: list[tuple[str, int, Any]], j: int) -> dict[str, Any]:
+    out = {}
+    for k, kind, v in plan:
+        if kind == _EACH:
+            got = v[j]
             if got is not DROP:
                 out[k] = got
-        return out
-    if isinstance(tree, list):
-        return tree[j]
-    return tree
+        elif kind == _TREE:
+            out[k] = _pick(v, j)
+        else:
+            out[k] = v
+    return out
 
 
 def per_copy(tree: dict[str, Any], n: int) -> list[dict[str, Any]]:
     """The ``n`` per-copy dicts of a batch summary ``tree`` (module docstring)."""
-    plain = _lists(tree)
-    return [_pick(plain, j) for j in range(n)]
+    plan = _plan(_lists(tree))
+    return [_pick(plan, j) for j in range(n)]

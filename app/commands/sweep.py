@@ -19,6 +19,7 @@ same ``run``), so the resumed sweep ends with every row exactly once.
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import threading
@@ -177,6 +178,9 @@ def run(args: argparse.Namespace) -> int:
     specs = sweep_specs(base, points(args, axes, base))
     refs = [a.ref for a in axes]
     out: Path = args.out
+    # what the imports and the check built lives to the end: the collector's full passes no longer walk its
+    # 110,000 objects (two passes took 0.13-0.17 s of a 1000-run sweep, under the GIL; after: 0.04 s)
+    gc.freeze()
     stop = threading.Event()
     with SweepCsv(out / "sweep.csv", [r for r, _ in fixed] + refs, resume=args.resume) as sheet:
         kept = resumed_rows(sheet.kept, specs, sheet.path)

@@ -199,6 +199,7 @@ class SweepCsv:
     def __init__(self, path: Path, params: Sequence[str], resume: bool = False) -> None:
         self.path, self.params = Path(path), list(params)
         self.header: list[str] | None = None
+        self._known: set[str] = set()  # the header's columns
         self.kept: list[dict[str, str]] = []
         self._fh: IO[str] | None = None
         self._writer: Any = None
@@ -207,6 +208,7 @@ class SweepCsv:
             with self.path.open(newline="", encoding="utf-8") as fh:
                 reader = csv.DictReader(fh)
                 self.header = list(reader.fieldnames or []) or None
+                self._known = set(self.header or ())
                 self.kept = list(reader)
             if self.header is not None:
                 self._open("a")
@@ -227,14 +229,14 @@ class SweepCsv:
             self.header = columns(rows, self.params)
             self._open("w")
             self._writer.writerow(self.header)
-        else:
-            extra = [c for c in columns(rows, self.params) if c not in self.header]
-            if extra:
-                self._widen(self.header + extra)
+            self._known = set(self.header)
+        elif not all(self._known.issuperset(row) for row in rows):
+            self._widen(self.header + [c for c in columns(rows, self.params) if c not in self._known])
         assert self._fh is not None and self.header is not None
         try:
-            for row in rows:
-                self._writer.writerow([cell_text(row.get(c)) for c in self.header])
+            # the csv writer writes None as an empty cell, a float (subclasses too) as its repr and anything
+            # else as its str: cell_text's text, without a Python call per cell
+            self._writer.writerows([[row.get(c) for c in self.header] for row in rows])
             self._fh.flush()
         except OSError as exc:
             raise UserError(f"cannot write {self.path}: {exc.strerror}") from None
@@ -246,6 +248,7 @@ class SweepCsv:
             old = list(csv.DictReader(fh))
         _replace(self.path, header, old)
         self.header = header
+        self._known = set(header)
         self._open("a")
 
     def close(self) -> None:

@@ -16,26 +16,47 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.runs import Built, ResultsBatch, RunSpec, build, build_diagram, metric_inputs, summarise_batch
 from app.tuning.objective import Objective
 from app.tuning.worker import run_one, summary_row
+
+if TYPE_CHECKING:
+    from blocks.batch import BatchRunner
 from models.errors import UserError
 
 __all__ = ["run_many", "default_executor"]
 
 
+#: the base run :func:`default_executor` built to check a diagram, for the sweep's first batch to take
+#: (:func:`_base`): ``[(key, built)]``, at most one, taken once
+_CHECKED: list[tuple[RunSpec, Built]] = []
+
+
 def default_executor(base: RunSpec) -> str:
-    """``"vectorized"`` when every block of ``base``'s diagram has kernels (and RK4), else ``"process"``."""
+    """``"vectorized"`` when every block of ``base``'s diagram has kernels (and RK4), else ``"process"``.
+    Without fixed settings the diagram checked is the base run the batches start from (:func:`_base`): it is
+    kept for the first batch to take, which then does not build it again (0.1-0.2 s of the command's start)."""
     from blocks.batch import blockers
 
     try:
-        return "process" if blockers(build(replace(base, engine="python")).model) else "vectorized"
+        if base.settings:  # a fixed setting may change the structure: check the diagram with it
+            return "process" if blockers(build(replace(base, engine="python")).model) else "vectorized"
+        key = _base_key(base)
+        built = _build_base(key)
     except UserError:
         return "process"
+    if blockers(built.model):
+        return "process"
+    _CHECKED[:] = [(key, built)]
+    return "vectorized"
+
+
+def _base_key(spec: RunSpec) -> RunSpec:
+    return replace(spec, settings=(), engine="python")
 
 
 def _groups(specs: list[RunSpec]) -> list[list[int]]:
@@ -59,13 +80,14 @@ def _base(spec: RunSpec, cache: dict[str, Any] | None) -> Built:
     recording only the metric signals. Kept in ``cache`` (one sweep's, :class:`blocks.executors.VectorizedExecutor`)
     for its next batch: building costs about 0.3 s (data, reference fits, diagram compile). Batches of one
     sweep may run on several threads (:class:`blocks.executors.VectorizedExecutor`): the cache's lock makes
-    them build it once."""
-    key = replace(spec, settings=(), engine="python")
+    them build it once; a base that :func:`default_executor` has just built for the same key is taken instead."""
+    key = _base_key(spec)
     if cache is None:
         return _build_base(key)
     with cache.setdefault("lock", threading.Lock()):  # batches on several threads build it once
         if cache.get("key") != key:
-            cache.update(key=key, built=_build_base(key))
+            checked = _CHECKED.pop() if _CHECKED else None
+            cache.update(key=key, built=checked[1] if checked is not None and checked[0] == key else _build_base(key))
         built: Built = cache["built"]
         return built
 
@@ -75,12 +97,39 @@ def _build_base(key: RunSpec) -> Built:
     return build(replace(key, logged=tuple(needed)) if needed else key)
 
 
+def _workspace(cache: dict[str, Any] | None) -> dict[Any, Any] | None:
+    """What this thread's batches reuse: the record's scratch buffer (:meth:`blocks.batch.BatchRunner.run`'s
+    ``workspace``: no page faults on a new 20 MB array a batch) and the runner of each batch size
+    (:func:`_runner`)."""
+    if cache is None:
+        return None
+    return cache.setdefault(f"workspace-{threading.get_ident()}", {})
+
+
+def _runner(space: dict[Any, Any] | None, built: Built, overrides: list[dict[str, Any]], logged: list[str],
+            parallel: bool | None) -> BatchRunner:
+    """A :class:`blocks.batch.BatchRunner` of ``overrides`` on ``built``'s model: the thread's runner of as many
+    copies, reset (:meth:`~blocks.batch.BatchRunner.reset`), when ``space`` has one, else a new one (which
+    compiles the step the first time ever, or loads it) kept there."""
+    from blocks.batch import BatchRunner
+
+    key = ("runner", id(built.model), len(overrides), tuple(logged), built.runner.recorder.every, parallel)
+    if space is not None and key in space:
+        runner: BatchRunner = space[key][1]
+        runner.reset(overrides)
+        return runner
+    runner = BatchRunner(built.model, overrides, logged, built.runner.recorder.every, parallel)
+    if space is not None:
+        space[key] = (built.model, runner)  # the model held too: its id stays its own
+    return runner
+
+
 def run_many(specs: list[RunSpec], objective: Objective | None = None,
              cache: dict[str, Any] | None = None, parallel: bool | None = None) -> list[dict[str, Any]]:
     """One row per spec, in order (module docstring); ``cache``: what the batches of one sweep share;
     ``parallel``: step the copies on numba's threads (:class:`blocks.batch.BatchRunner`; ``False`` when the
     batches themselves run on several threads; the rows are the same either way)."""
-    from blocks.batch import BatchRunner, blockers
+    from blocks.batch import blockers
     from blocks.recorder import Results
 
     objective = objective if objective is not None else Objective()
@@ -101,9 +150,10 @@ def run_many(specs: list[RunSpec], objective: Objective | None = None,
         overrides = [dict(specs[i].settings) for i in group]
         needed = metric_inputs(built.diagram)  # log only what the metrics read, when they all say
         logged = rec.names if needed is None else [n for n in rec.names if n in needed]
-        batch = BatchRunner(built.model, overrides, logged, rec.every, parallel)  # compiles (first time) or loads
+        space = _workspace(cache)
+        batch = _runner(space, built, overrides, logged, parallel)
         t_run = time.perf_counter()
-        res = batch.run(built.t_end)
+        res = batch.run(built.t_end, workspace=space)
         run_wall = (time.perf_counter() - t_run) / len(group)  # the stepping alone, per copy
         wall = (time.perf_counter() - start) / len(group)  # build, compile or load, run: per copy
         sim = float(res.t[-1] - res.t[0]) if res.t.size else 0.0

@@ -33,6 +33,7 @@ __all__ = ["RunSpec", "run_one", "summary_row", "flatten", "SKIP_KEYS", "BASE_CO
 SKIP_KEYS = frozenset({"events", "param_changes", "params", "solver", "dataset", "model", "diagram", "message",
                        "preset", "status"})
 BASE_COLUMNS = ("status", "message", "objective", "job_wall_s")
+_SCALARS = (bool, int, float, str)
 
 
 def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -42,10 +43,10 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
         if not prefix and key in SKIP_KEYS:
             continue
         name = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            out.update(flatten(value, name + "."))
-        elif isinstance(value, (bool, int, float, str)) or value is None:
+        if value is None or isinstance(value, _SCALARS):  # first: most values are, and a Mapping check costs more
             out[name] = value
+        elif isinstance(value, Mapping):
+            out.update(flatten(value, name + "."))
     return out
 
 

@@ -117,3 +117,59 @@ def test_item_overrides_reach_their_copy() -> None:
     ref = Runner(compile_diagram(single), logged=["pid.u"], engine="python").run()
     np.testing.assert_allclose(res.signals["pid.u"][0, :, 0], ref["pid.u"], rtol=0, atol=1e-9)
     assert np.abs(res.signals["pid.u"][0] - res.signals["pid.u"][1]).max() > 1e-3
+
+
+def _same(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> None:
+    assert a.keys() == b.keys()
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name])  # to the bit (NaN where both are NaN)
+
+
+def test_reset_runs_new_overrides_as_a_new_runner() -> None:
+    """A sweep's thread keeps one runner and resets it for its next batch: the same rows, statuses, failure
+    times and mode switches as a new runner's, whatever the batch before ran (a failing copy, other blocks)."""
+    model = compile_diagram(oscillator(t_end=1.0))
+    reused = BatchRunner(model, [{"k.k": 9.0}, {"mode.hi": 0.5}, {"ref.after": 0.1}, {"trq.value": (2.0,)}], LOGGED)
+    reused.run()
+    reused.reset(OVERRIDES)
+    got, fresh = reused.run(), BatchRunner(model, OVERRIDES, LOGGED).run()
+    _same(got.signals, fresh.signals)
+    assert got.status == fresh.status and got.events == fresh.events and any(got.events)
+    runaway_model = compile_diagram(runaway(t_end=0.5))
+    again = BatchRunner(runaway_model, [{"g.k": 2000.0}, {"g.k": -3.0}], ["x.y"])
+    again.run()  # copy 0 fails: its non-finite state must not reach the next batch
+    again.reset([{"g.k": -3.0}, {"g.k": 2000.0}])
+    got, fresh = again.run(), BatchRunner(runaway_model, [{"g.k": -3.0}, {"g.k": 2000.0}], ["x.y"]).run()
+    _same(got.signals, fresh.signals)
+    assert got.status == fresh.status == ["ok", "failed"]
+    np.testing.assert_array_equal(got.failed_at, fresh.failed_at)
+    with pytest.raises(ValueError, match="copies"):
+        again.reset([{}])
+
+
+def test_chunked_recording_and_a_workspace_give_the_same_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recorded in chunks of 16 rows (the step called once per chunk), into a reused workspace: the same record,
+    to the bit, as in one piece; a copy failing in a middle chunk keeps its first failure's time, its rows up to
+    it and its events up to it."""
+    import blocks.batch as batch
+
+    model = compile_diagram(oscillator(t_end=1.0))
+    whole = BatchRunner(model, OVERRIDES, LOGGED, record_every=3).run()
+    fail_model = compile_diagram(runaway(t_end=0.5))
+    fail_whole = BatchRunner(fail_model, [{"g.k": -3.0}, {"g.k": 2000.0}], ["x.y"]).run()
+    assert batch.chunk_rows(len(OVERRIDES), 6) > whole.t.size  # one chunk by default
+    calls = []
+    monkeypatch.setattr(batch, "chunk_rows", lambda copies, width: 16)
+    space: dict[object, object] = {}
+    for _ in range(2):  # the second run overwrites the first's buffers
+        runner = BatchRunner(model, OVERRIDES, LOGGED, record_every=3)
+        monkeypatch.setattr(runner.engine, "advance",
+                            lambda *a, _step=runner.engine.advance, **k: calls.append(a[1]) or _step(*a, **k))
+        chunked = runner.run(workspace=space)
+        _same(chunked.signals, whole.signals)
+        assert chunked.events == whole.events
+    assert any(whole.events) and calls[: len(calls) // 2] == [48] * (1000 // 48) + [1000 % 48]  # 16 rows of 3 ticks
+    fail = BatchRunner(fail_model, [{"g.k": -3.0}, {"g.k": 2000.0}], ["x.y"]).run(workspace=space)
+    assert fail.status == ["ok", "failed"] and fail.failed_at[1] > 16e-3  # it failed after the first chunk
+    _same(fail.signals, fail_whole.signals)
+    np.testing.assert_array_equal(fail.failed_at, fail_whole.failed_at)

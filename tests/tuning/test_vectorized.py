@@ -154,3 +154,20 @@ def test_batches_on_two_threads_give_the_same_rows(monkeypatch: pytest.MonkeyPat
         assert all(got[k] == v or (v != v and got[k] != got[k]) for k, v in ref.items() if k not in TIMING)
     assert len({r["rms_deg.hip_l"] for r in two}) == 5 and [r["pid_hip.kp"] for r in two] == [s.settings[0][1]
                                                                                             for s in specs]
+
+
+def test_the_executor_checks_base_run_is_the_first_batchs() -> None:
+    """Without fixed settings, the base run ``default_executor`` builds to check the diagram is the one the
+    sweep's first batch starts from (taken once, not built again); with a fixed setting nothing is kept."""
+    import app.tuning.vectorized as vectorized
+
+    base = RunSpec(diagram=oscillator(t_end=0.1), preset=None, dataset="sneakers")
+    assert default_executor(base) == "vectorized"
+    (_, checked), = vectorized._CHECKED
+    cache: dict[str, Any] = {}
+    rows = run_many([base.with_settings(("pid.kp", 12.0)), base.with_settings(("pid.kp", 40.0))], cache=cache)
+    assert cache["built"] is checked and not vectorized._CHECKED and [r["status"] for r in rows] == ["ok", "ok"]
+    assert default_executor(base.with_settings(("k.k", 0.3))) == "vectorized" and not vectorized._CHECKED
+    other: dict[str, Any] = {}
+    run_many([base.with_settings(("pid.kp", 12.0))], cache=other)
+    assert other["built"] is not checked  # built anew once the checked one was taken
