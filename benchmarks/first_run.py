@@ -5,10 +5,11 @@ Run: ``.venv/bin/python benchmarks/first_run.py [--repeats 3] [--root DIR ...] [
 figures; asserts nothing. Target: the whole command in <= 30 s.
 
 Each measurement is a fresh ``python -m app run --out DIR`` (the README's command: walking diagram,
-``tracking``, ``sneakers``, 10 s) with empty ``NUMBA_CACHE_DIR``, ``GAITBLOCKS_CACHE``,
-``GAITBLOCKS_CACHE_DIR`` and ``PYTHONPYCACHEPREFIX`` (no byte code of the checkout either) in a new
-temporary folder. The child wraps a few functions and listens to numba's ``numba:compile`` events
-(each function's compile, its callees' compiles subtracted: exclusive wall s) and prints the split:
+``tracking``, ``sneakers``, 10 s) in a copy of the checkout's files (no byte code, as in a fresh clone;
+the installed packages keep theirs, as after ``pip``) with empty ``NUMBA_CACHE_DIR``, ``GAITBLOCKS_CACHE``
+and ``GAITBLOCKS_CACHE_DIR``, all in a new temporary folder. The child wraps a few functions and listens
+to numba's ``numba:compile`` events (each function's compile, its callees' compiles subtracted:
+exclusive wall s) and prints the split:
 
 * **wall**: the whole command, timed from outside (interpreter start to exit); **cpu** its CPU time,
   user and system, compile workers included;
@@ -21,7 +22,9 @@ temporary folder. The child wraps a few functions and listens to numba's ``numba
 * **step**: the generated step's compile;
 * **other jit**: numba compiles outside the first ``advance`` (data fitting, the summary, the CSV writer);
 * **sim**: ``app.commands.run.simulate`` (the 10 s), **summary**, **write**: the rest of the command;
-* **rest**: wall less all of the above: interpreter start, imports, byte code, exit.
+* **rest**: wall less all of the above: interpreter start, imports (the checkout's byte-compiled), exit.
+
+``--workers N`` sets ``$GAITBLOCKS_COMPILE_WORKERS`` (default: the load decides, :mod:`models.jit_parallel`).
 
 ``--root DIR`` measures another checkout too (repeatable; the roots take turns within each round, so a
 before/after comparison sees the same load). ``--warm`` adds the same command on the caches the cold run
@@ -33,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -100,18 +104,29 @@ print(json.dumps({"code": code, "rec": REC, "compiles": COMPILES, "warmup": WARM
 """
 
 
-def child(root: Path, tmp: Path, out: str) -> tuple[float, dict]:
-    """Wall time [s] of one ``gaitblocks run --out`` in ``root`` on the caches in ``tmp``, and its record."""
+def clone(root: Path, dest: Path) -> Path:
+    """A copy of ``root``'s files as a fresh clone has them (tracked and new, not ignored: no byte code)."""
+    names = subprocess.run(["git", "-C", str(root), "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+                           capture_output=True, text=True, check=True).stdout.split("\0")
+    for name in filter(None, names):
+        if (root / name).is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(root / name, dest / name)
+    return dest
+
+
+def child(src: Path, tmp: Path, out: str) -> tuple[float, dict]:
+    """Wall time [s] of one ``gaitblocks run --out`` in checkout ``src`` on the caches in ``tmp``, and its
+    record."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp / "numba"), "GAITBLOCKS_CACHE": str(tmp / "gb"),
-           "GAITBLOCKS_CACHE_DIR": str(tmp / "data"), "PYTHONPYCACHEPREFIX": str(tmp / "pyc"),
-           "PYTHONPATH": str(root)}
+           "GAITBLOCKS_CACHE_DIR": str(tmp / "data"), "PYTHONPATH": str(src)}
     env.pop("GAITBLOCKS_DATA", None)
     t0, c0 = time.perf_counter(), os.times()
-    proc = subprocess.run([sys.executable, "-c", CHILD, "run", "--out", str(tmp / out)], cwd=root, env=env,
+    proc = subprocess.run([sys.executable, "-c", CHILD, "run", "--out", str(tmp / out)], cwd=src, env=env,
                           capture_output=True, text=True)
     wall, c1 = time.perf_counter() - t0, os.times()
     if proc.returncode:
-        raise SystemExit(f"{root}: exit {proc.returncode}\n{proc.stderr[-3000:]}")
+        raise SystemExit(f"{src}: exit {proc.returncode}\n{proc.stderr[-3000:]}")
     rec = json.loads(proc.stdout.strip().splitlines()[-1])
     rec["cpu"] = c1.children_user + c1.children_system - c0.children_user - c0.children_system
     return wall, rec
@@ -148,7 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", action="append", type=Path, help="a checkout to measure (default: this one)")
     ap.add_argument("--warm", action="store_true", help="also the same command on the filled caches")
     ap.add_argument("--top", type=int, default=0, help="list the N slowest compiles of each cold run")
+    ap.add_argument("--workers", help="$GAITBLOCKS_COMPILE_WORKERS for the runs (default: unset)")
     args = ap.parse_args(argv)
+    if args.workers is not None:
+        os.environ["GAITBLOCKS_COMPILE_WORKERS"] = args.workers
     roots = [r.resolve() for r in (args.root or [ROOT])]
     labels = [label(r) for r in roots]
     print(f"`gaitblocks run --out DIR`, empty caches; {os.cpu_count()} CPUs; wall s; "
@@ -156,8 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.repeats):
         for root, name in zip(roots, labels):
             with tempfile.TemporaryDirectory(prefix="gaitblocks-first-") as tmp:
+                src = clone(root, Path(tmp) / "src")
                 load = os.getloadavg()[0]
-                wall, rec = child(root, Path(tmp), "cold")
+                wall, rec = child(src, Path(tmp), "cold")
                 parts = split(wall, rec)
                 w = rec["warmup"]
                 print(f"{name:10s} load {load:4.2f}  " + "  ".join(f"{k} {v:5.2f}" for k, v in parts.items())
@@ -167,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    {s:6.2f}  {mod}.{qual}  ({phase})")
                 if args.warm:
                     load = os.getloadavg()[0]
-                    wall, rec = child(root, Path(tmp), "warm")
+                    wall, rec = child(src, Path(tmp), "warm")
                     print(f"{name:10s} load {load:4.2f}  warm: wall {wall:5.2f}  cpu {rec['cpu']:5.2f}  "
                           f"compiles {len(rec['compiles'])}",
                           flush=True)

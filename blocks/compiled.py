@@ -39,7 +39,7 @@ from models.jit_parallel import Report, compile_all, groups, worker_count
 if TYPE_CHECKING:
     from blocks.recorder import Recorder
 
-__all__ = ["CompiledEngine", "Host", "NOTIFY", "STEP_OPT_LEVEL", "choose_engine", "compile_estimate_s",
+__all__ = ["ALSO_WARM", "CompiledEngine", "Host", "NOTIFY", "STEP_OPT_LEVEL", "choose_engine", "compile_estimate_s",
            "load_step", "step_opt_level"]
 
 #: called with one line of text before a first-ever compile (the CLI's stderr line; the GUI may replace it)
@@ -62,6 +62,12 @@ def compile_estimate_s(n_blocks: int, parallel: bool, kernels: int = 0, workers:
     (26 kernels), of which about 1 s each kernel; a worker costs about 1 s to start."""
     return ((1.0 + 0.15 * n_blocks) * (2.0 if parallel else 1.0) + 1.0 * kernels / (workers + 1)
             + (1.0 if workers else 0.0))
+
+
+#: warm-ups (``"module:function"``) that an idle compile worker runs once the kernels are compiled, while the
+#: step compiles here (:func:`models.jit_parallel.compile_all`): the results' CSV writer, about 2 s of CPU on a
+#: first run, needed when the run writes ``results.csv``
+ALSO_WARM = ("blocks.csv_text:warm_up",)
 
 
 #: LLVM optimisation level of the generated step's own compile. Its kernels are compiled (and cached) at
@@ -244,7 +250,7 @@ class CompiledEngine:
                 with _KERNELS_LOCK:  # engines set up on several threads: one compiles, the others load
                     cold = [c for c in cold if not has_machine_code(*c)]
                     if cold:
-                        self.kernel_compile = compile_all(cold, workers, on_note=self._worker_note)
+                        self.kernel_compile = compile_all(cold, workers, on_note=self._worker_note, after=ALSO_WARM)
             self.FN = np.array([address(k, nargs) for k, nargs in self.module.CALLS], dtype=np.int64)
         with step_opt_level() if not fn.signatures else contextlib.nullcontext():  # compiled or loaded here
             fn(int(k0), int(n), int(final), bool(stop_modes), float(self.model.ctx.t0), float(self.model.ctx.dt),

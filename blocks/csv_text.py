@@ -35,7 +35,7 @@ import numpy as np
 
 from models.jit import njit
 
-__all__ = ["write_rows", "format_rows", "python_rows", "COMPILED_FROM"]
+__all__ = ["write_rows", "format_rows", "python_rows", "warm_up", "COMPILED_FROM"]
 
 #: blocks with fewer numbers than this are formatted by Python (the compiled loop loads in ~20 ms)
 COMPILED_FROM = 20_000
@@ -195,3 +195,9 @@ def format_rows(block: np.ndarray) -> bytes:
     out = io.BytesIO()
     write_rows(out, [block])
     return out.getvalue()
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) the compiled loop, as :func:`write_rows` calls it: a first run's idle
+    compile worker runs this while the run goes on (:data:`blocks.compiled.ALSO_WARM`)."""
+    format_rows(np.zeros((1, COMPILED_FROM)))

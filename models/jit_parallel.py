@@ -182,7 +182,8 @@ def _named(group: list[Call]) -> list[tuple[str, str, tuple[Any, ...]]] | None:
 
 
 def _serve(conn: Any, numba_cache: str | None, fingerprint: str) -> None:
-    """A worker: compile each group it is sent until it is sent None (module docstring)."""
+    """A worker: compile each group it is sent (a list) until it is sent the warm-ups to run last (a tuple of
+    ``"module:function"`` names, called without arguments, errors ignored: the run compiles what it needs)."""
     if numba_cache:
         os.environ["NUMBA_CACHE_DIR"] = numba_cache
     from models.jit_cache import fingerprint as own
@@ -193,7 +194,14 @@ def _serve(conn: Any, numba_cache: str | None, fingerprint: str) -> None:
     conn.send(("ready", ""))
     while True:
         group = conn.recv()
-        if group is None:
+        if not isinstance(group, list):
+            conn.close()
+            for name in group:
+                try:
+                    module, _, function = name.partition(":")
+                    getattr(importlib.import_module(module), function)()
+                except Exception:  # a warm-up only
+                    pass
             return
         try:
             for module, qualname, flat in group:
@@ -207,9 +215,15 @@ def _serve(conn: Any, numba_cache: str | None, fingerprint: str) -> None:
 class _Queue:
     """The groups still to compile, taken largest first by this process and the workers' feeders."""
 
-    def __init__(self, todo: list[list[Call]]) -> None:
-        self._todo, self._lock = list(todo), threading.Lock()
+    def __init__(self, todo: list[list[Call]], after: Sequence[str] = ()) -> None:
+        self._todo, self._after, self._lock = list(todo), list(after), threading.Lock()
         self.elsewhere = 0
+
+    def after(self) -> tuple[str, ...]:
+        """The warm-ups left for a worker to run once the groups are out (all of them, to the first asking)."""
+        with self._lock:
+            out, self._after = tuple(self._after), []
+            return out
 
     def take(self) -> list[Call] | None:
         with self._lock:
@@ -239,8 +253,8 @@ def _feed(proc: Any, conn: Any, queue: _Queue, report: Report, lost: list[list[C
             busy = None
             while busy is None:
                 group = queue.take()
-                if group is None:
-                    conn.send(None)
+                if group is None:  # the worker's last job: the warm-ups (not waited for)
+                    conn.send(queue.after())
                     return
                 named = _named(group)
                 if named is None:
@@ -270,11 +284,14 @@ def _reap() -> None:
 
 
 def compile_all(calls: Sequence[Call], workers: int | None = None,
-                on_note: Callable[[str], None] | None = None) -> Report:
+                on_note: Callable[[str], None] | None = None, after: Sequence[str] = ()) -> Report:
     """Compile every ``(dispatcher, argument types)`` of ``calls`` here or into numba's disk cache by
     ``workers`` spawned processes (default :func:`worker_count`), and return when all are compiled or
     cached. Afterwards a call (or :func:`_compile`) here loads the workers' results from the cache.
-    ``on_note(text)`` hears of a worker that failed (its groups are compiled here)."""
+    ``on_note(text)`` hears of a worker that failed (its groups are compiled here). ``after``: warm-ups
+    (``"module:function"``, called without arguments) that the first worker out of groups runs before it
+    exits, while this process goes on: code the run needs later, compiled into the cache meanwhile (with
+    no worker, nothing runs them)."""
     todo = groups([c for c in calls if _is_dispatcher(c[0])])
     n = worker_count(len(todo)) if workers is None else max(min(workers, len(todo) - 1), 0)
     report = Report(workers=n)
@@ -287,7 +304,7 @@ def compile_all(calls: Sequence[Call], workers: int | None = None,
     _reap()
     start = time.perf_counter()
     ctx = mp.get_context("spawn")
-    queue, feeders, procs = _Queue(todo), [], []
+    queue, feeders, procs = _Queue(todo, after), [], []
     lost: list[list[Call]] = []
     notes: list[str] = []
     for _ in range(n):
@@ -318,7 +335,7 @@ def compile_all(calls: Sequence[Call], workers: int | None = None,
             proc.kill()
             feeder.join()
         conn.close()
-        _EXITING.append(proc)  # told to stop: it exits by itself (about 0.4 s), reaped later, not waited for
+        _EXITING.append(proc)  # told to stop: it exits by itself (its warm-ups, then about 0.4 s), not waited for
     _reap()
     report.elsewhere = queue.elsewhere
     if lost or notes:

@@ -44,7 +44,14 @@ for a, b in [("ref.y", "err.u1"), ("x.y", "err.u2"), ("err.y", "k.u"), ("k.y", "
 runner = Runner(compile_diagram(d), engine="compiled")
 res = runner.run()
 calls = runner._engine.module.CALLS
-out = {"signals": {k: v.tolist() for k, v in res.signals.items()},
+import numba
+from blocks import csv_text
+from models import jit_parallel
+from models.jit_cache import has_machine_code
+for proc in jit_parallel._EXITING:  # a worker's warm-ups (blocks.compiled.ALSO_WARM) are not waited for
+    proc.join()
+rows = tuple(numba.typeof(a) for a in (np.zeros((1, 2)), np.zeros(1, np.uint8), np.zeros(1, np.int64), csv_text._POW10))
+out = {"signals": {k: v.tolist() for k, v in res.signals.items()}, "csv": has_machine_code(csv_text._rows, rows),
        "hits": sum(sum(k.stats.cache_hits.values()) for k, _ in calls),
        "misses": sum(sum(k.stats.cache_misses.values()) for k, _ in calls),
        "report": [vars(r) for r in reports]}
@@ -88,9 +95,11 @@ def test_workers_fill_the_cache_with_the_serial_compile_s_entries_and_results(tm
     assert serial["report"] == [] or serial["report"][0]["elsewhere"] == 0
     assert serial["hits"] == 0
     assert parallel["signals"] == serial["signals"]
+    assert parallel["csv"] and not serial["csv"]  # the CSV writer compiled by the idle worker, as the run calls it
 
     a, b = _entries(tmp_path / "parallel" / "numba"), _entries(tmp_path / "serial" / "numba")
-    assert len(a) >= 5 and a.keys() == b.keys()  # the same signatures, CPU and bytecode: the same index keys
+    kernels = {k for k in a if not k[0].startswith("csv_text.")}  # the CSV writer: the worker's warm-up
+    assert len(kernels) >= 5 and kernels == b.keys()  # the same signatures, CPU and bytecode: the same index keys
     # (the data files differ in numba's per-process counters in the symbol names, as two serial runs do when
     # they compile in another order: ``copy_u_next$8`` / ``$2``; the results below are compared instead)
 
@@ -238,7 +247,7 @@ class _Proc:
 
 def _feed(messages: list[tuple[str, str]], todo: list) -> tuple[_Conn, list, list[str], jit_parallel._Queue]:
     conn, lost, notes = _Conn(messages), [], []
-    queue = jit_parallel._Queue(todo)
+    queue = jit_parallel._Queue(todo, ("pkg:warm_up",))
     jit_parallel._feed(_Proc(), conn, queue, jit_parallel.Report(), lost, 0.0, notes)
     return conn, lost, notes, queue
 
@@ -250,8 +259,8 @@ def test_the_feeder_gives_back_what_a_worker_did_not_compile() -> None:
     local = njit(lambda x: x)  # not importable by its name: never sent
     g1, g2, g3 = [(_a, f8), (_b, f8)], [(local, f8)], [(_c, f8)]
     conn, lost, notes, queue = _feed([("ready", ""), ("done", ""), ("failed", "TypingError: no")], [g1, g2, g3])
-    sent = [None if m is None else [q for _, q, _ in m] for m in conn.sent]
-    assert sent == [["_a", "_b"], ["_c"], None]  # g2 skipped, then nothing left
+    sent = [m if isinstance(m, tuple) else [q for _, q, _ in m] for m in conn.sent]
+    assert sent == [["_a", "_b"], ["_c"], ("pkg:warm_up",)]  # g2 skipped, then the warm-ups: nothing left
     assert lost == [g2, g3] and notes == ["TypingError: no"] and queue.elsewhere == 1
 
     conn, lost, notes, queue = _feed([("ready", "")], [g1, g3])  # dies while compiling g1
