@@ -35,7 +35,6 @@ Why it stays right:
 from __future__ import annotations
 
 import importlib
-import multiprocessing as mp
 import os
 import threading
 import time
@@ -297,13 +296,15 @@ def compile_all(calls: Sequence[Call], workers: int | None = None,
     report = Report(workers=n)
     if n == 0:
         return report
+    import multiprocessing  # here: a warm run never starts a worker (its import costs 10-100 ms)
+
     from numba.core import config
 
     from models.jit_cache import fingerprint
 
     _reap()
     start = time.perf_counter()
-    ctx = mp.get_context("spawn")
+    ctx = multiprocessing.get_context("spawn")
     queue, feeders, procs = _Queue(todo, after), [], []
     lost: list[list[Call]] = []
     notes: list[str] = []
