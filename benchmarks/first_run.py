@@ -12,7 +12,8 @@ to numba's ``numba:compile`` events (each function's compile, its callees' compi
 exclusive wall s) and prints the split:
 
 * **wall**: the whole command, timed from outside (interpreter start to exit); **cpu** its CPU time,
-  user and system, compile workers included;
+  user and system, compile workers included; **cpu main** the command's own process alone (on a quiet
+  machine, with a core for each process, the wall time is about this plus the waits for a worker);
 * **build**: ``app.runs.build`` less the compiled engine's first ``advance``: data loading and fitting,
   the diagram's compile into a model, the engine's set-up (numba compiles there counted apart);
 * **kernels**: the first ``advance``'s numba compiles of kernels in this process; **workers** the wall
@@ -100,7 +101,8 @@ if hasattr(blocks.compiled, "compile_all"):  # the kernels compiled on every cor
     blocks.compiled.compile_all = recorded
 from app.cli import main
 code = main(sys.argv[1:])
-print(json.dumps({"code": code, "rec": REC, "compiles": COMPILES, "warmup": WARM}))
+t = os.times()
+print(json.dumps({"code": code, "rec": REC, "compiles": COMPILES, "warmup": WARM, "cpu_main": t.user + t.system}))
 """
 
 
@@ -140,13 +142,13 @@ def split(wall: float, rec: dict) -> dict[str, float]:
                                                                      "write", "rest")}
     step = sum(c[2] for c in rec["compiles"] if c[3] == "advance" and c[0].startswith("gaitblocks_step_"))
     advance = r.get("advance", 0.0)
-    out = {"wall": wall, "cpu": rec["cpu"], "build": r.get("build", 0.0) - advance - jit["build"],
-           "kernels": jit["advance"] - step,
+    out = {"wall": wall, "cpu": rec["cpu"], "cpu main": rec["cpu_main"],
+           "build": r.get("build", 0.0) - advance - jit["build"], "kernels": jit["advance"] - step,
            "workers": float(rec["warmup"].get("workers_wall_s", 0.0)), "load": advance - jit["advance"],
            "step": step, "other jit": jit["build"] + jit["sim"] + jit["summary"] + jit["write"] + jit["rest"],
            "sim": r.get("sim", 0.0) - jit["sim"], "summary": r.get("summary", 0.0) - jit["summary"],
            "write": r.get("write", 0.0) - jit["write"]}
-    out["rest"] = wall - sum(v for k, v in out.items() if k not in ("wall", "cpu", "workers"))
+    out["rest"] = wall - sum(v for k, v in out.items() if k not in ("wall", "cpu", "cpu main", "workers"))
     return out
 
 

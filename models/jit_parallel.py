@@ -15,10 +15,12 @@ Why it stays right:
 
 * **Groups.** A compile of a caller compiles its non-inlined callees in the same process (numba types the
   callee, compiles and caches it). Functions that share a callee, and every signature of one function,
-  are one group, compiled by one process: no function is compiled by two processes at once, so no two
-  processes race on one function's index (numba numbers a function's data files per index; two writers
+  are one group, compiled by one process: no function of the scan is compiled by two processes at once,
+  so none races on one function's index (numba numbers a function's data files per index; two writers
   of different signatures could leave an index naming the other's file:
-  :class:`models.jit_cache.FingerprintCache` checks the signature it loads, and a mismatch is a miss).
+  :class:`models.jit_cache.FingerprintCache` checks the signature it loads, and a mismatch is a miss). A
+  callee the scan misses (reached other than by a global name), or a warm-up (``after``) that the run
+  reaches first, may be compiled twice: a waste, never a wrong result.
 * **A lost entry costs a compile, never a wrong result.** numba writes each index and data file under a
   temporary name and moves it into place; a missing or unreadable entry is a miss, and this process
   then compiles the function itself when it first calls it.
@@ -47,7 +49,7 @@ __all__ = ["ENV", "MAX_WORKERS", "WAIT_S", "Report", "compile_all", "groups", "w
 
 #: the environment variable that sets the number of compile workers (0: compile in this process only)
 ENV = "GAITBLOCKS_COMPILE_WORKERS"
-#: the default's ceiling: one worker per usable core beyond this process's, at most this many
+#: the default's ceiling: one worker per idle core beyond this process's (:func:`worker_count`), at most this many
 MAX_WORKERS = 3
 #: how long [s] this process waits for a worker's group once its own share is done, before compiling it here
 WAIT_S = 300.0
@@ -59,7 +61,7 @@ Call = tuple[Any, tuple[Any, ...]]
 @dataclass
 class Report:
     """What :func:`compile_all` did: groups compiled ``here`` and by the ``workers`` (``elsewhere``),
-    the wall time [s] from the start to the last worker's end, and a ``note`` when a worker failed."""
+    the wall time [s] from the start to the last worker's last group, and a ``note`` when a worker failed."""
 
     here: int = 0
     elsewhere: int = 0
@@ -75,11 +77,15 @@ def worker_count(n_groups: int) -> int:
         workers = min(cores - 1, round(cores - load), MAX_WORKERS)
 
     with ``load`` the 1-minute load average (a busy core gives a worker no time of its own: Linux shares
-    it among sessions, and the worker's start and the machine code it hands over cost about 2 s of CPU);
+    it among sessions, and the worker's start and the machine code it hands over cost about 1 s of CPU);
     never more than ``n_groups - 1`` (this process takes a share)."""
     env = os.environ.get(ENV, "").strip()
     if env:
-        wanted = max(int(env), 0)
+        if not env.isdigit():
+            from models.errors import UserError
+
+            raise UserError(f"${ENV}={env!r}: give a number of compile workers (0: compile in this process only)")
+        wanted = int(env)
     else:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0

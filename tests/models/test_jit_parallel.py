@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from models import jit_parallel
+from models.errors import UserError
 from models.jit import njit
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,6 +48,7 @@ calls = runner._engine.module.CALLS
 import numba
 from blocks import csv_text
 from models import jit_parallel
+from models.errors import UserError
 from models.jit_cache import has_machine_code
 for proc in jit_parallel._EXITING:  # a worker's warm-ups (blocks.compiled.ALSO_WARM) are not waited for
     proc.join()
@@ -156,6 +158,9 @@ def test_worker_count_follows_the_environment_and_the_idle_cores(monkeypatch: py
     assert jit_parallel.worker_count(1) == 0  # nothing to share
     monkeypatch.setenv(jit_parallel.ENV, "0")
     assert jit_parallel.worker_count(10) == 0
+    monkeypatch.setenv(jit_parallel.ENV, "two")
+    with pytest.raises(UserError, match="GAITBLOCKS_COMPILE_WORKERS='two'"):
+        jit_parallel.worker_count(10)
     monkeypatch.delenv(jit_parallel.ENV)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)
     for load, workers in ((0.2, 3), (1.4, 3), (1.6, 2), (3.0, 1), (3.6, 0), (9.0, 0)):  # 4 cores: round(4 - load)
@@ -193,6 +198,7 @@ from kpkg import dies
 import pytest
 
 from models import jit_parallel
+from models.errors import UserError
 jit_parallel._serve = dies.serve_and_die  # what the spawned worker runs (found by its module and name)
 notes = []
 f8 = (types.float64,)
