@@ -9,6 +9,7 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -163,11 +164,30 @@ def test_worker_count_follows_the_environment_and_the_idle_cores(monkeypatch: py
         jit_parallel.worker_count(10)
     monkeypatch.delenv(jit_parallel.ENV)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)
-    for load, workers in ((0.2, 3), (1.4, 3), (1.6, 2), (3.0, 1), (3.6, 0), (9.0, 0)):  # 4 cores: round(4 - load)
-        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
-        assert jit_parallel.worker_count(10) == workers, load
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert jit_parallel.worker_count(2) == 1
+    for idle, workers in ((4.0, 3), (3.6, 3), (3.4, 2), (2.0, 1), (1.4, 0), (0.1, 0)):  # 4 cores: floor(idle - 1/2)
+        monkeypatch.setattr(jit_parallel, "idle_cores", lambda idle=idle: idle)
+        assert jit_parallel.worker_count(10) == workers, idle
+    monkeypatch.setattr(jit_parallel, "idle_cores", lambda: 4.0)
+    assert jit_parallel.worker_count(2) == 1 and jit_parallel.worker_count(1) == 0
+
+
+def test_idle_cores_sees_a_busy_core() -> None:
+    """A thread spinning while the machine is watched leaves at most the other cores idle."""
+    cores = os.cpu_count() or 1
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            pass
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        busy = jit_parallel.idle_cores(0.3)
+    finally:
+        stop.set()
+        spinner.join()
+    assert 0.0 <= busy <= cores - 0.7
 
 
 # ----------------------------------------------------------------------------- failures
