@@ -4,8 +4,10 @@ numba's disk cache, while this process compiles its own share.
 numba compiles one function at a time per process (a global compiler lock), and a compile is mostly
 Python, so one process uses one core. :func:`compile_all` splits the functions to compile into
 independent groups (:func:`groups`) and hands them out, largest first, to this process and to
-``workers`` spawned processes (:func:`worker_count`; spawned, never forked: the GUI compiles on a
-thread, docs/gui-threads.md Rule 1). A worker imports each function's module, compiles it for the
+``workers`` worker processes (:func:`worker_count`): new interpreters (:data:`WORKER`), never forked (the
+GUI compiles on a thread, docs/gui-threads.md Rule 1), and not multiprocessing's spawned children either,
+which would first run again the main module of a script that lacks a ``__main__`` guard (the whole
+simulation). A worker takes the run's ``sys.path``, imports each function's module, compiles it for the
 given argument types and so writes numba's cache (:class:`models.jit_cache.FingerprintCache`); it
 returns nothing. This process then loads the workers' machine code from that cache (tens of ms each)
 where it would have compiled it: the same source, options and CPU give the same index key
@@ -26,7 +28,7 @@ Why it stays right:
   then compiles the function itself when it first calls it.
 * **Same fingerprint.** A worker whose fingerprint (:func:`models.jit_cache.fingerprint`) differs from
   this process's (a file edited in between) compiles nothing: its entries would not load here.
-* **Same caches.** A spawned process inherits the environment (``$GAITBLOCKS_CACHE``,
+* **Same caches.** A worker inherits the environment (``$GAITBLOCKS_CACHE``,
   ``$GAITBLOCKS_KERNEL_PATH``); numba's cache folder is passed as this process's numba saw it
   (``NUMBA_CACHE_DIR``, read once at import).
 * **A failed worker fails nothing.** A worker that cannot start, dies, reports an error or is still
@@ -39,14 +41,18 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import pickle
+import subprocess
+import sys
 import threading
 import time
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-__all__ = ["ENV", "IDLE_SAMPLE_S", "MAX_WORKERS", "WAIT_S", "Report", "compile_all", "groups", "idle_cores",
+__all__ = ["ENV", "IDLE_SAMPLE_S", "MAX_WORKERS", "WAIT_S", "WORKER", "Report", "compile_all", "groups", "idle_cores",
            "worker_count"]
 
 #: the environment variable that sets the number of compile workers (0: compile in this process only)
@@ -57,6 +63,11 @@ MAX_WORKERS = 3
 IDLE_SAMPLE_S = 0.2
 #: how long [s] this process waits for a worker's group once its own share is done, before compiling it here
 WAIT_S = 300.0
+
+#: how a worker is started: ``python`` and these arguments (:func:`_main`; a plain process, not a
+#: multiprocessing child, which would run the main module of a script without a ``__main__`` guard again)
+WORKER = ("-c", "from models.jit_parallel import _main; _main()")
+_ROOT = Path(__file__).resolve().parent.parent  # holds models/: on the worker's path before it reads the run's
 
 #: a function to compile: its dispatcher and positional argument types (numba types)
 Call = tuple[Any, tuple[Any, ...]]
@@ -212,6 +223,34 @@ def _named(group: list[Call]) -> list[tuple[str, str, tuple[Any, ...]]] | None:
     return out
 
 
+class _Pickles:
+    """One end of a worker's pipes: objects pickled one after another (``recv`` raises EOFError at the end)."""
+
+    def __init__(self, read: Any, write: Any) -> None:
+        self._read, self._write = read, write
+
+    def send(self, obj: Any) -> None:
+        pickle.dump(obj, self._write, protocol=pickle.HIGHEST_PROTOCOL)
+        self._write.flush()
+
+    def recv(self) -> Any:
+        return pickle.load(self._read)
+
+    def close(self) -> None:
+        self._write.close()
+
+
+def _main() -> None:
+    """A worker process (:data:`WORKER`): :func:`_serve` over its stdin and stdout, after taking the run's
+    ``sys.path``, numba cache folder and fingerprint from the first message; its own prints go to stderr."""
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    conn = _Pickles(sys.stdin.buffer, out)
+    path, numba_cache, fingerprint = conn.recv()
+    sys.path[:] = path
+    _serve(conn, numba_cache, fingerprint)
+
+
 def _serve(conn: Any, numba_cache: str | None, fingerprint: str) -> None:
     """A worker: compile each group it is sent (a list) until it is sent the warm-ups to run last (a tuple of
     ``"module:function"`` names, called without arguments, errors ignored: the run compiles what it needs)."""
@@ -266,11 +305,13 @@ class _Queue:
             self.elsewhere += 1
 
 
-def _feed(proc: Any, conn: Any, queue: _Queue, report: Report, lost: list[list[Call]], start: float,
+def _feed(proc: Any, conn: Any, first: Any, queue: _Queue, report: Report, lost: list[list[Call]], start: float,
           notes: list[str]) -> None:
-    """Thread: hand groups to one worker as it asks; a group it fails or dies on goes to ``lost``."""
+    """Thread: send a worker ``first``, then hand it groups as it asks; a group it fails or dies on goes to
+    ``lost``."""
     busy: list[Call] | None = None
     try:
+        conn.send(first)
         while True:
             kind, text = conn.recv()
             if kind == "done":
@@ -293,9 +334,13 @@ def _feed(proc: Any, conn: Any, queue: _Queue, report: Report, lost: list[list[C
                 else:
                     busy = group
                     conn.send(named)
-    except (EOFError, OSError):  # the worker died (or never started)
-        proc.join(5.0)
-        notes.append(f"a compile worker ended (exit code {proc.exitcode})")
+    except (EOFError, OSError, pickle.UnpicklingError):  # the worker died (or never started)
+        try:
+            proc.wait(5.0)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        notes.append(f"a compile worker ended (exit code {proc.returncode})")
         if busy is not None:
             lost.append(busy)
     finally:
@@ -306,18 +351,17 @@ _EXITING: list[Any] = []  # workers told to stop, not yet reaped
 
 
 def _reap() -> None:
-    """Reap the workers of :data:`_EXITING` that have exited (daemons: multiprocessing ends the others when
-    this process exits)."""
+    """Reap the workers of :data:`_EXITING` that have exited (one still running when this process exits
+    finishes its warm-ups alone)."""
     for proc in list(_EXITING):
-        if not proc.is_alive():
-            proc.join()
+        if proc.poll() is not None:
             _EXITING.remove(proc)
 
 
 def compile_all(calls: Sequence[Call], workers: int | None = None,
                 on_note: Callable[[str], None] | None = None, after: Sequence[str] = ()) -> Report:
     """Compile every ``(dispatcher, argument types)`` of ``calls`` here or into numba's disk cache by
-    ``workers`` spawned processes (default :func:`worker_count`), and return when all are compiled or
+    ``workers`` worker processes (default :func:`worker_count`), and return when all are compiled or
     cached. Afterwards a call (or :func:`_compile`) here loads the workers' results from the cache.
     ``on_note(text)`` hears of a worker that failed (its groups are compiled here). ``after``: warm-ups
     (``"module:function"``, called without arguments) that the first worker out of groups runs before it
@@ -328,31 +372,29 @@ def compile_all(calls: Sequence[Call], workers: int | None = None,
     report = Report(workers=n)
     if n == 0:
         return report
-    import multiprocessing  # here: a warm run never starts a worker (its import costs 10-100 ms)
-
     from numba.core import config
 
     from models.jit_cache import fingerprint
 
     _reap()
     start = time.perf_counter()
-    ctx = multiprocessing.get_context("spawn")
+    cache = getattr(config, "CACHE_DIR", "")  # NUMBA_CACHE_DIR as numba read it (not in its stubs)
+    first = (list(sys.path), cache or None, fingerprint())
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(_ROOT), os.environ.get("PYTHONPATH", "")])}
     queue, feeders, procs = _Queue(todo, after), [], []
     lost: list[list[Call]] = []
     notes: list[str] = []
     for _ in range(n):
-        here, there = ctx.Pipe()
-        cache = getattr(config, "CACHE_DIR", "")  # NUMBA_CACHE_DIR as numba read it (not in its stubs)
-        proc = ctx.Process(target=_serve, args=(there, cache or None, fingerprint()), daemon=True,
-                           name="gaitblocks-compile")
         try:
-            proc.start()
-        except Exception as exc:  # no process could be started: compile here
+            proc = subprocess.Popen([sys.executable, *WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    env=env)
+        except OSError as exc:  # no process could be started: compile here
             notes.append(f"no compile worker ({type(exc).__name__}: {exc})")
             break
-        there.close()
-        procs.append((proc, here))
-        feeder = threading.Thread(target=_feed, args=(proc, here, queue, report, lost, start, notes), daemon=True)
+        conn = _Pickles(proc.stdout, proc.stdin)
+        procs.append((proc, conn))
+        feeder = threading.Thread(target=_feed, args=(proc, conn, first, queue, report, lost, start, notes),
+                                  daemon=True)
         feeder.start()
         feeders.append(feeder)
     while (group := queue.take()) is not None:
@@ -367,7 +409,12 @@ def compile_all(calls: Sequence[Call], workers: int | None = None,
             notes.append(f"a compile worker was still busy after {WAIT_S:.0f} s")
             proc.kill()
             feeder.join()
-        conn.close()
+        try:
+            conn.close()
+        except OSError:  # it died
+            pass
+        if proc.stdout is not None:
+            proc.stdout.close()
         _EXITING.append(proc)  # told to stop: it exits by itself (its warm-ups, then about 0.4 s), not waited for
     _reap()
     report.elsewhere = queue.elsewhere

@@ -52,7 +52,7 @@ from models import jit_parallel
 from models.errors import UserError
 from models.jit_cache import has_machine_code
 for proc in jit_parallel._EXITING:  # a worker's warm-ups (blocks.compiled.ALSO_WARM) are not waited for
-    proc.join()
+    proc.wait()
 rows = tuple(numba.typeof(a) for a in (np.zeros((1, 2)), np.zeros(1, np.uint8), np.zeros(1, np.int64), csv_text._POW10))
 out = {"signals": {k: v.tolist() for k, v in res.signals.items()}, "csv": has_machine_code(csv_text._rows, rows),
        "hits": sum(sum(k.stats.cache_hits.values()) for k, _ in calls),
@@ -191,14 +191,8 @@ def test_idle_cores_sees_a_busy_core() -> None:
 
 
 # ----------------------------------------------------------------------------- failures
-DIES = '''"""A compile worker that ends at once, and functions to compile."""
-import os
-
+DIES = '''"""Functions to compile."""
 from models.jit import njit
-
-
-def serve_and_die(conn, numba_cache, fingerprint):
-    os._exit(7)
 
 
 @njit(cache=True)
@@ -215,11 +209,8 @@ FAILING = r'''
 import json
 from numba import types
 from kpkg import dies
-import pytest
-
 from models import jit_parallel
-from models.errors import UserError
-jit_parallel._serve = dies.serve_and_die  # what the spawned worker runs (found by its module and name)
+jit_parallel.WORKER = ("-c", "import os; os._exit(7)")  # a worker that ends as it starts
 notes = []
 f8 = (types.float64,)
 made = {}
@@ -232,7 +223,8 @@ print(json.dumps({"report": vars(report), "notes": notes, "compiled": [len(f.ove
 
 
 def test_a_worker_that_dies_leaves_the_work_to_this_process(tmp_path: Path) -> None:
-    """The worker ends as it starts: every function is compiled here all the same, and the note says so."""
+    """The worker ends as it starts: every function is compiled here all the same, and the note says so (a
+    function not importable by its name would have been compiled here in any case)."""
     pkg = tmp_path / "kpkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
@@ -265,16 +257,18 @@ class _Conn:
 
 
 class _Proc:
-    exitcode = -9
+    returncode = -9
 
-    def join(self, timeout: float | None = None) -> None:
-        pass
+    def wait(self, timeout: float | None = None) -> int:
+        return self.returncode
 
 
 def _feed(messages: list[tuple[str, str]], todo: list) -> tuple[_Conn, list, list[str], jit_parallel._Queue]:
     conn, lost, notes = _Conn(messages), [], []
     queue = jit_parallel._Queue(todo, ("pkg:warm_up",))
-    jit_parallel._feed(_Proc(), conn, queue, jit_parallel.Report(), lost, 0.0, notes)
+    jit_parallel._feed(_Proc(), conn, "hello", queue, jit_parallel.Report(), lost, 0.0, notes)
+    assert conn.sent[0] == "hello"  # the run's path, cache folder and fingerprint
+    del conn.sent[0]
     return conn, lost, notes, queue
 
 
