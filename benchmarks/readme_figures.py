@@ -5,7 +5,8 @@ the command that gave it; asserts nothing. Figures:
 
 * **first compile**: wall time of ``gaitblocks run --out DIR`` (the default: ``tracking`` on
   ``sneakers``, 10 s) with empty numba and gaitblocks caches (``NUMBA_CACHE_DIR``,
-  ``GAITBLOCKS_CACHE_DIR`` in a new temporary folder), as on a fresh clone;
+  ``GAITBLOCKS_CACHE`` for the generated steps, ``GAITBLOCKS_CACHE_DIR`` for fetched data, in a new
+  temporary folder), as on a fresh clone (``benchmarks/first_run.py`` splits it into its parts);
 * **speed**: the ``x real time`` that ``gaitblocks run`` prints on its ``ok:`` line, for
   ``--repeat`` warm 10 s runs (caches filled) and one ``--duration 600`` run (``--long``);
 * **real-trial residual**: the vertical residual force (RMS, % of peak GRF) of the ``emergent``
@@ -50,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--long", action="store_true", help="also one 600 s run")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="gaitblocks-figures-"))
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp / "numba"), "GAITBLOCKS_CACHE_DIR": str(tmp / "cache"),
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp / "numba"), "GAITBLOCKS_CACHE": str(tmp / "steps"),
+           "GAITBLOCKS_CACHE_DIR": str(tmp / "cache"),
            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     env.pop("GAITBLOCKS_DATA", None)
     print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}, "

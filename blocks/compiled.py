@@ -34,11 +34,12 @@ from blocks.core import BlockError, Params
 from blocks.kernels import cache_dir
 from blocks.step_intrinsics import address, signature
 from models.jit_cache import has_machine_code
+from models.jit_parallel import Report, compile_all, groups, worker_count
 
 if TYPE_CHECKING:
     from blocks.recorder import Recorder
 
-__all__ = ["CompiledEngine", "Host", "NOTIFY", "STEP_OPT_LEVEL", "choose_engine", "compile_estimate_s",
+__all__ = ["ALSO_WARM", "CompiledEngine", "Host", "NOTIFY", "STEP_OPT_LEVEL", "choose_engine", "compile_estimate_s",
            "load_step", "step_opt_level"]
 
 #: called with one line of text before a first-ever compile (the CLI's stderr line; the GUI may replace it)
@@ -46,14 +47,27 @@ NOTIFY: list[Callable[[str], None]] = [lambda msg: print(msg, file=sys.stderr, f
 
 _MODULES: dict[str, ModuleType] = {}
 _LOAD_LOCK = threading.Lock()  # batches built on several threads (VectorizedExecutor) import a step once
+_KERNELS_LOCK = threading.Lock()  # ... and compile its kernels once
 
 
-def compile_estimate_s(n_blocks: int, parallel: bool, kernels: int = 0) -> float:
-    """Rough first-compile time [s] on one core of a step of ``n_blocks`` blocks, ``kernels`` of whose
-    kernels have no machine code yet (compiled first, each on its own). Measured on the 2-core development
-    machine (``benchmarks/step_compile.py``): the walking step (25 blocks) 4.2-4.7 s with its kernels
-    cached, about 35 s of CPU with nothing cached (31 kernels)."""
-    return (1.0 + 0.15 * n_blocks) * (2.0 if parallel else 1.0) + 1.0 * kernels
+def compile_estimate_s(n_blocks: int, parallel: bool, kernels: int = 0, workers: int = 0) -> float:
+    """Rough first-compile time [s] of a step of ``n_blocks`` blocks, ``kernels`` of whose kernels have no
+    machine code yet (compiled first, on this process and ``workers`` compile workers,
+    :mod:`models.jit_parallel`)::
+
+        t = (1 + 0.15 n_blocks) (2 if parallel else 1) + kernels / (workers + 1) + (1 if workers else 0)
+
+    Measured on the 2-core development machine (``benchmarks/step_compile.py``, ``benchmarks/first_run.py``):
+    the walking step (25 blocks) 4.2-4.7 s with its kernels cached, about 35 s of CPU with nothing cached
+    (26 kernels), of which about 1 s each kernel; a worker costs about 1 s to start."""
+    return ((1.0 + 0.15 * n_blocks) * (2.0 if parallel else 1.0) + 1.0 * kernels / (workers + 1)
+            + (1.0 if workers else 0.0))
+
+
+#: warm-ups (``"module:function"``) that an idle compile worker runs once the kernels are compiled, while the
+#: step compiles here (:func:`models.jit_parallel.compile_all`): the results' CSV writer, about 2 s of CPU on a
+#: first run, needed when the run writes ``results.csv``
+ALSO_WARM = ("blocks.csv_text:warm_up",)
 
 
 #: LLVM optimisation level of the generated step's own compile. Its kernels are compiled (and cached) at
@@ -157,6 +171,7 @@ class CompiledEngine:
         n, nx, nz = self.n, int(model.x0.size), int(model.z0.size)
         self.module, self.path = load_step(model)
         self.FN: np.ndarray | None = None  # the kernels' addresses, taken at the first advance
+        self.kernel_compile: Report | None = None  # how its first advance compiled the kernels, if it did
         self.SIG = np.zeros((n, model.n_signals))
         # C order always: a copy of a broadcast row would otherwise come out in Fortran order for N > 1, and
         # numba would compile the step a second time for that layout (a single run is C and F at once)
@@ -220,14 +235,22 @@ class CompiledEngine:
         fn = self.module.advance_parallel if parallel else self.module.advance_serial
         marker = self.path.with_suffix(f".{'parallel' if parallel else 'serial'}.ok")
         first = not marker.exists() and not fn.signatures
+        cold: list[tuple[Any, tuple[Any, ...]]] = []
+        workers = 0
         if first:
-            cold = {k for k, nargs in self.module.CALLS if not has_machine_code(k, signature(nargs))}
-            est = compile_estimate_s(len(self.model.blocks), parallel, len(cold))
+            cold = [(k, signature(n)) for k, n in self.module.CALLS if not has_machine_code(k, signature(n))]
+            workers = worker_count(len(groups(cold)))
+            est = compile_estimate_s(len(self.model.blocks), parallel, len({id(k) for k, _ in cold}), workers)
             for cb in NOTIFY:
                 cb(f"compiling the diagram '{self.model.diagram.name}' ({len(self.model.blocks)} blocks; first run "
                    f"only, about {est:.0f} s; cached in {self.path.parent})…")
         start = time.perf_counter()
         if self.FN is None:  # the kernels' machine code, compiled (after the notice) or loaded from numba's cache
+            if cold:  # compiled on every core first (models.jit_parallel), then loaded here
+                with _KERNELS_LOCK:  # engines set up on several threads: one compiles, the others load
+                    cold = [c for c in cold if not has_machine_code(*c)]
+                    if cold:
+                        self.kernel_compile = compile_all(cold, workers, on_note=self._worker_note, after=ALSO_WARM)
             self.FN = np.array([address(k, nargs) for k, nargs in self.module.CALLS], dtype=np.int64)
         with step_opt_level() if not fn.signatures else contextlib.nullcontext():  # compiled or loaded here
             fn(int(k0), int(n), int(final), bool(stop_modes), float(self.model.ctx.t0), float(self.model.ctx.dt),
@@ -236,6 +259,11 @@ class CompiledEngine:
         if first:
             self.first_compile_s = time.perf_counter() - start
             marker.write_text(f"{self.first_compile_s:.2f}\n", encoding="utf-8")
+
+    def _worker_note(self, note: str) -> None:
+        """A compile worker failed (``note``): its kernels are compiled in this process, said through :data:`NOTIFY`."""
+        for cb in NOTIFY:
+            cb(f"compiling the diagram '{self.model.diagram.name}': {note}…")
 
     def events(self, i: int) -> list[dict[str, Any]]:
         """Copy ``i``'s mode switches from ``EV`` (as :meth:`blocks.runner.Runner.log_modes` logs them)."""

@@ -35,7 +35,7 @@ import numpy as np
 
 from models.jit import njit
 
-__all__ = ["write_rows", "format_rows", "python_rows", "COMPILED_FROM"]
+__all__ = ["write_rows", "format_rows", "python_rows", "warm_up", "COMPILED_FROM"]
 
 #: blocks with fewer numbers than this are formatted by Python (the compiled loop loads in ~20 ms)
 COMPILED_FROM = 20_000
@@ -52,25 +52,22 @@ def python_rows(block: np.ndarray) -> str:
 
 
 @njit(cache=True, nogil=True)
-def _put(buf, pos, text):  # a string literal as bytes
-    for ch in text:
-        buf[pos] = ord(ch)
-        pos += 1
-    return pos
-
-
-@njit(cache=True, nogil=True)
 def _number(x, buf, pos, pow10, digits):
     """Write ``x`` at ``buf[pos:]``; the new position, or -1 when Python must format it."""
+    # the words as ASCII codes, not string literals: each literal would compile numba's unicode code (2-3 s)
     if x != x:
-        return _put(buf, pos, "nan")
+        buf[pos], buf[pos + 1], buf[pos + 2] = 110, 97, 110  # 'nan'
+        return pos + 3
+    if x < 0.0 or (x == 0.0 and np.signbit(x)):
+        buf[pos] = 45  # '-'
+        pos += 1
     if x == 0.0:
-        if np.signbit(x):
-            return _put(buf, pos, "-0")
-        return _put(buf, pos, "0")
+        buf[pos] = 48  # '0'
+        return pos + 1
     a = abs(x)
     if a == np.inf:
-        return _put(buf, pos, "-inf" if x < 0 else "inf")
+        buf[pos], buf[pos + 1], buf[pos + 2] = 105, 110, 102  # 'inf'
+        return pos + 3
     e = int(math.floor((math.frexp(a)[1] - 1) * _LOG10_2))  # may be one below: the loop corrects it
     for _ in range(3):  # log10 may be one off near powers of ten
         k = 9 - e
@@ -100,9 +97,6 @@ def _number(x, buf, pos, pow10, digits):
     last = 9
     while last > 0 and digits[last] == 0:
         last -= 1
-    if x < 0:
-        buf[pos] = 45  # '-'
-        pos += 1
     if -4 <= e < 10:
         if e >= 0:
             for i in range(e + 1):
@@ -201,3 +195,9 @@ def format_rows(block: np.ndarray) -> bytes:
     out = io.BytesIO()
     write_rows(out, [block])
     return out.getvalue()
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) the compiled loop, as :func:`write_rows` calls it: a first run's idle
+    compile worker runs this while the run goes on (:data:`blocks.compiled.ALSO_WARM`)."""
+    format_rows(np.zeros((1, COMPILED_FROM)))

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import numba
+from numba.core import sigutils
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 
 __all__ = ["PACKAGES", "FingerprintCache", "edited_since_fingerprint", "fingerprint", "fingerprint_files",
@@ -229,9 +230,22 @@ class _FingerprintImpl(CompileResultCacheImpl):
 
 
 class FingerprintCache(FunctionCache):
-    """numba's per-function disk cache, its source stamp joined with :func:`fingerprint`."""
+    """numba's per-function disk cache, its source stamp joined with :func:`fingerprint`, and a loaded result
+    checked to be of the signature asked for.
+
+    numba names a function's data files by a counter over its index, so two processes saving two
+    signatures of one function at once (each adding to the index it read) can leave one signature's index
+    entry naming the data file the other wrote last. numba would load that machine code for the wrong
+    argument types; here it is a miss, compiled again (:mod:`models.jit_parallel` compiles every signature of
+    a function in one process, pytest-xdist's workers do not)."""
 
     _impl_class = _FingerprintImpl
+
+    def _load_overload(self, sig: Any, target_context: Any) -> Any:
+        cres = super()._load_overload(sig, target_context)
+        if cres is not None and tuple(cres.signature.args) != tuple(sigutils.normalize_signature(sig)[0]):
+            return None
+        return cres
 
 
 def njit(fn: Callable[..., Any] | None = None, /, *, cache: bool = False, **options: Any) -> Any:
