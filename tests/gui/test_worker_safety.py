@@ -118,11 +118,11 @@ def test_closing_a_window_stops_its_comparison_thread_so_it_can_be_deleted(qtbot
     cmp = window.compare
     cmp.compare_fn = slow_compare
     cmp.start(["bf"])
-    thread = cmp._thread
+    thread = cmp.job.thread
     assert thread is not None
     qtbot.waitUntil(lambda: len(ticks) > 5, timeout=10000)
     window.close()
-    assert cmp._thread is None and thread.isFinished()
+    assert not cmp.job.running and thread.isFinished()
     n = len(ticks)
     shiboken6.delete(window)
     time.sleep(0.05)

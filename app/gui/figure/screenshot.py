@@ -51,7 +51,7 @@ def take_screenshot(out: str | Path, run_for: float = 3.0, dataset: str = "", pr
     if compare:
         win.tabs.setCurrentWidget(win.compare)
         win.compare.start(list(compare))
-        while win.compare._thread is not None:
+        while win.compare.job.running:
             app.processEvents()
             QtCore.QThread.msleep(20)
     app.processEvents()

@@ -18,10 +18,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from app.defaults import COMPARE_PRESET
 from app.gui.runs.compare_plots import CyclePlots, key_columns, wrapped_header
+from app.gui.runs.worker_thread import WorkerThread
 from app.gui.session.handover import Mailbox, next_turn, without_frames
 from app.gui.session.session import available_datasets, available_presets
 
@@ -89,8 +90,7 @@ class CompareView(QtWidgets.QWidget):
         self.compare_fn = compare_fn or fn
         self.table_fn = table_fn or tab
         self.results: list[Any] = []
-        self._thread: QtCore.QThread | None = None
-        self._worker: CompareWorker | None = None
+        self.job = WorkerThread(self)      # the comparison's worker thread
         self._mailbox = Mailbox(self._deliver, self)
         self._generation = 0          # results drawn so far: a drawing in steps stops when newer ones start
         lay = QtWidgets.QVBoxLayout(self)
@@ -164,43 +164,30 @@ class CompareView(QtWidgets.QWidget):
 
     def start(self, specs: list[str]) -> None:
         """Run the comparison of ``specs`` in a worker thread."""
-        if len(specs) < 1 or self._thread is not None:
+        if len(specs) < 1 or self.job.running:
             return
         self.progress.setRange(0, len(specs))
         self.progress.setValue(0)
         self.status.setText(f"running {', '.join(specs)} …")
         self.run_btn.setEnabled(False)
         self.cancel_btn.setEnabled(True)
-        self._thread = QtCore.QThread(self)
         preset = self.preset.currentText()
         base = self.spec_source() if self.spec_source is not None and preset == SIM_TAB else None
-        self._worker = CompareWorker(self.compare_fn, specs, "" if base is not None else preset,
-                                     self.duration.value(), self._mailbox, base)
-        self._worker.moveToThread(self._thread)
-        self._thread.started.connect(self._worker.run)
-        self._thread.start()
+        self.job.start(CompareWorker(self.compare_fn, specs, "" if base is not None else preset,
+                                     self.duration.value(), self._mailbox, base))
 
     def cancel(self) -> None:
-        if self._worker is not None:
-            self._worker.cancelled = True
+        if self.job.worker is not None:
+            self.job.worker.cancelled = True
             self.status.setText("cancelling …")
 
     def shutdown(self) -> None:
-        """Cancel and wait for the worker thread (the dataset in flight finish first): a closing window
-        calls it, since deleting a ``QThread`` that still runs aborts the process."""
+        """Cancel, then wait for the dataset in flight (the window closes: :mod:`app.gui.runs.worker_thread`)."""
         self.cancel()
         self._stop_thread()
 
-    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
-        self.shutdown()
-        super().closeEvent(event)
-
     def _stop_thread(self) -> None:
-        if self._thread is not None:
-            self._thread.quit()
-            self._thread.wait()
-            self._thread.deleteLater()
-        self._thread, self._worker = None, None
+        self.job.stop()
         self.run_btn.setEnabled(True)
         self.cancel_btn.setEnabled(False)
 

@@ -29,11 +29,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from app.gui.editing.param_edit import ParamSetter
 from app.gui.runs.tuning_parts import AxisEditor, Job, TuningWorker
 from app.gui.runs.tuning_plot import TuningPlot
+from app.gui.runs.worker_thread import WorkerThread
 from app.gui.session.handover import Mailbox
 from app.gui.session.session import SimSession
 from app.gui.session.session_catalog import gain_refs
@@ -60,8 +61,7 @@ class TuningPanel(QtWidgets.QWidget):
         self._ranges: dict[str, tuple[float, float]] | None = None
         self.best: dict[str, Any] | None = None
         self.interrupted = False
-        self._thread: QtCore.QThread | None = None
-        self._worker: TuningWorker | None = None
+        self.job = WorkerThread(self)      # the sweep's or optimisation's worker thread
         self._mailbox = Mailbox(self._deliver, self)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -187,7 +187,7 @@ class TuningPanel(QtWidgets.QWidget):
             ed.n.setEnabled(sweep)
 
     def _buttons(self) -> None:
-        busy = self._thread is not None
+        busy = self.job.running
         self.run_btn.setEnabled(not busy)
         self.cancel_btn.setEnabled(busy)
         self.apply_btn.setEnabled(not busy and self.best is not None)
@@ -234,7 +234,7 @@ class TuningPanel(QtWidgets.QWidget):
 
     def start(self) -> None:
         """Check the form, then run the sweep or the optimisation in a worker thread."""
-        if self._thread is not None:
+        if self.job.running:
             return
         try:
             job, total = self._job()
@@ -251,39 +251,26 @@ class TuningPanel(QtWidgets.QWidget):
         self.progress.setValue(0)
         self.plot.blank()
         self.status.setText(f"running {total} simulation(s) of {self.duration.value():g} s …")
-        self._thread = QtCore.QThread(self)
-        self._worker = TuningWorker(job, self._mailbox)
-        self._worker.moveToThread(self._thread)
-        self._thread.started.connect(self._worker.run)
-        self._thread.start()
+        self.job.start(TuningWorker(job, self._mailbox))
         self._buttons()
 
     def cancel(self) -> None:
         """Stop after the runs in flight; the finished rows are kept."""
-        if self._worker is not None:
-            self._worker.cancel.set()
+        if self.job.worker is not None:
+            self.job.worker.cancel.set()
             self.status.setText("cancelling after the runs in flight …")
 
     @property
     def running(self) -> bool:
-        return self._thread is not None
+        return self.job.running
 
     def shutdown(self) -> None:
-        """Cancel and wait for the worker thread (the runs in flight finish first): a closing window
-        calls it, since deleting a ``QThread`` that still runs aborts the process."""
+        """Cancel, then wait for the runs in flight (the window closes: :mod:`app.gui.runs.worker_thread`)."""
         self.cancel()
         self._stop_thread()
 
-    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
-        self.shutdown()
-        super().closeEvent(event)
-
     def _stop_thread(self) -> None:
-        if self._thread is not None:
-            self._thread.quit()
-            self._thread.wait()
-            self._thread.deleteLater()
-        self._thread, self._worker = None, None
+        self.job.stop()
         self._buttons()
 
     def _deliver(self, kind: str, value: Any) -> None:

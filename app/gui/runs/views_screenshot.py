@@ -81,7 +81,7 @@ def take_views_screenshots(size: tuple[int, int] = (1366, 768), out_dir: Path = 
         cmp.results = []
         cmp.start(cmp.selected())
         t0 = time.monotonic()
-        while cmp._thread is not None and time.monotonic() - t0 < timeout_s:
+        while cmp.job.running and time.monotonic() - t0 < timeout_s:
             app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
         if not cmp.results:
             raise RuntimeError(f"the comparison gave no result: {cmp.status.text()}")
