@@ -65,6 +65,7 @@ def test_the_window_on_such_a_diagram_greys_out_dataset_and_preset(qtbot, settin
     assert win.status_state.full_text().endswith("diagram ramp_scope")     # not "dataset sneakers · preset "
     assert win.figure.footer.text() == NO_BODY                                # not a biped at the origin
     assert not any(item.isVisible() for item in win.figure._biped_items)
+    assert win.figure.header.full_text() == f"t = {win.session.time:.4f} s"    # the time still shown
 
 
 def test_the_gains_of_a_one_channel_pid_name_no_legs_and_carry_the_blocks_units(qtbot, settings) -> None:

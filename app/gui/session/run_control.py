@@ -306,8 +306,10 @@ class RunController(QtCore.QObject):
             pts = s.find("PlanarMechanism", "points")
             if pts is not None:
                 draw_mechanism(self.views.figure, s.diagram, pts, float(s.runner.t0 + k * s.dt), s.recorded(pts)[k])
-            elif self.views.figure.mechanism != ():
-                self.views.figure.set_mechanism(())          # no body to draw: says so
+            else:                                             # no body to draw: says so, and the time
+                if self.views.figure.mechanism != ():
+                    self.views.figure.set_mechanism(())
+                self.views.figure.header.setText(f"t = {s.runner.t0 + k * s.dt:.4f} s")
             return
         if self.views.figure.mechanism is not None:
             self.views.figure.set_mechanism(None)
