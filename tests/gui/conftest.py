@@ -12,7 +12,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore
 
 from app.gui.editing.canvas_clipboard import release_clipboard
 from app.gui.main_window import MainWindow
@@ -26,24 +26,6 @@ def _clipboard_released() -> Iterator[None]:
     crashes at exit)."""
     yield
     release_clipboard()
-
-
-@pytest.fixture(autouse=True)
-def _closed_windows_deleted() -> Iterator[None]:
-    """After each test, the project's closed top-level widgets (a ``MainWindow``, a ``ScopeStack`` made
-    alone) are deleted, as quitting the application would: pytest-qt only closes them, and a closed
-    window with its session, runner and record buffers stayed in memory for the rest of the worker's
-    tests (docs/testing.md, "where a worker's memory goes")."""
-    yield
-    app = QtWidgets.QApplication.instance()
-    if app is None:
-        return
-    closed = [w for w in app.topLevelWidgets()
-              if type(w).__module__.startswith("app.gui") and w.parent() is None and not w.isVisible()]
-    for w in closed:
-        w.deleteLater()
-    if closed:
-        QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
 
 
 @pytest.fixture
