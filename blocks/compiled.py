@@ -34,7 +34,8 @@ from blocks.core import BlockError, Params
 from blocks.kernels import cache_dir
 from blocks.step_intrinsics import address, signature
 from models.jit_cache import has_machine_code
-from models.jit_parallel import Report, compile_all, groups, worker_count
+from models.jit_cores import worker_count
+from models.jit_parallel import Report, compile_all, groups
 
 if TYPE_CHECKING:
     from blocks.recorder import Recorder

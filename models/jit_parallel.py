@@ -1,17 +1,17 @@
 """Compiling many cached numba functions on several cores at once: worker processes that only fill
 numba's disk cache, while this process compiles its own share.
 
-numba compiles one function at a time per process (a global compiler lock), and a compile is mostly
-Python, so one process uses one core. :func:`compile_all` splits the functions to compile into
-independent groups (:func:`groups`) and hands them out, largest first, to this process and to
-``workers`` worker processes (:func:`worker_count`): new interpreters (:data:`WORKER`), never forked (the
-GUI compiles on a thread, docs/gui-threads.md Rule 1), and not multiprocessing's spawned children either,
-which would first run again the main module of a script that lacks a ``__main__`` guard (the whole
-simulation). A worker takes the run's ``sys.path``, imports each function's module, compiles it for the
-given argument types and so writes numba's cache (:class:`models.jit_cache.FingerprintCache`); it
-returns nothing. This process then loads the workers' machine code from that cache (tens of ms each)
-where it would have compiled it: the same source, options and CPU give the same index key
-(:func:`models.jit_cache.has_machine_code`) and the same machine code, so the results do not change.
+numba compiles one function at a time per process (a global compiler lock), and a compile is mostly Python, so
+one process uses one core. :func:`compile_all` splits the functions to compile into independent groups
+(:func:`groups`) and hands them out, largest first, to this process and to ``workers`` worker processes
+(:func:`models.jit_cores.worker_count`): new interpreters (:data:`WORKER`), never forked (the GUI compiles on
+a thread, docs/gui-threads.md Rule 1), and not multiprocessing's spawned children either, which would first
+run again the main module of a script that lacks a ``__main__`` guard (the whole simulation). A worker takes
+the run's ``sys.path``, imports each function's module, compiles it for the given argument types and so writes
+numba's cache (:class:`models.jit_cache.FingerprintCache`); it returns nothing. This process then loads the
+workers' machine code from that cache (tens of ms each) where it would have compiled it: the same source,
+options and CPU give the same index key (:func:`models.jit_cache.has_machine_code`) and the same machine code,
+so the results do not change.
 
 Why it stays right:
 
@@ -39,7 +39,6 @@ Why it stays right:
 from __future__ import annotations
 
 import importlib
-import math
 import os
 import pickle
 import subprocess
@@ -52,15 +51,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ENV", "IDLE_SAMPLE_S", "MAX_WORKERS", "WAIT_S", "WORKER", "Report", "compile_all", "groups", "idle_cores",
-           "worker_count"]
+from models.jit_cores import worker_count
 
-#: the environment variable that sets the number of compile workers (0: compile in this process only)
-ENV = "GAITBLOCKS_COMPILE_WORKERS"
-#: the default's ceiling: one worker per idle core beyond this process's (:func:`worker_count`), at most this many
-MAX_WORKERS = 3
-#: how long [s] :func:`idle_cores` watches the machine (a first compile only)
-IDLE_SAMPLE_S = 0.2
+__all__ = ["WAIT_S", "WORKER", "Report", "compile_all", "groups"]
+
 #: how long [s] this process waits for a worker's group once its own share is done, before compiling it here
 WAIT_S = 300.0
 
@@ -83,51 +77,6 @@ class Report:
     workers: int = 0
     workers_wall_s: float = 0.0
     note: str = ""
-
-
-def idle_cores(sample_s: float = IDLE_SAMPLE_S) -> float:
-    """How many cores [-] the machine left idle over the next ``sample_s`` seconds (``/proc/stat``, this
-    process asleep meanwhile); elsewhere ``cores - load``, the 1-minute load average. ::
-
-        idle = cores * (idle + iowait ticks) / (all ticks)"""
-    cores = os.cpu_count() or 1
-
-    def ticks() -> tuple[int, int]:
-        with open("/proc/stat", encoding="ascii") as f:
-            values = [int(v) for v in f.readline().split()[1:]]
-        return values[3] + values[4], sum(values)
-
-    try:
-        idle0, all0 = ticks()
-        time.sleep(sample_s)
-        idle1, all1 = ticks()
-    except (OSError, ValueError, IndexError):
-        return cores - os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    return cores * (idle1 - idle0) / max(all1 - all0, 1)
-
-
-def worker_count(n_groups: int) -> int:
-    """Compile workers for ``n_groups`` groups: ``$GAITBLOCKS_COMPILE_WORKERS`` if set, else one per core
-    left idle beyond this process's own (:func:`idle_cores`, half a core or more counts)::
-
-        workers = min(usable cores - 1, floor(idle - 1 + 1/2), MAX_WORKERS)
-
-    A busy core gives a worker no time of its own (Linux shares a busy machine among sessions, not
-    processes), and the worker's start and the machine code it hands back cost about 1 s of CPU; never more
-    than ``n_groups - 1`` (this process takes a share)."""
-    env = os.environ.get(ENV, "").strip()
-    if env:
-        if not env.isdigit():
-            from models.errors import UserError
-
-            raise UserError(f"${ENV}={env!r}: give a number of compile workers (0: compile in this process only)")
-        wanted = int(env)
-    elif n_groups < 2:
-        return 0
-    else:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        wanted = min(cores - 1, math.floor(idle_cores() - 0.5), MAX_WORKERS)
-    return max(min(wanted, n_groups - 1), 0)
 
 
 # ----------------------------------------------------------------------------- the groups
@@ -361,7 +310,7 @@ def _reap() -> None:
 def compile_all(calls: Sequence[Call], workers: int | None = None,
                 on_note: Callable[[str], None] | None = None, after: Sequence[str] = ()) -> Report:
     """Compile every ``(dispatcher, argument types)`` of ``calls`` here or into numba's disk cache by
-    ``workers`` worker processes (default :func:`worker_count`), and return when all are compiled or
+    ``workers`` worker processes (default :func:`models.jit_cores.worker_count`), and return when all are compiled or
     cached. Afterwards a call (or :func:`_compile`) here loads the workers' results from the cache.
     ``on_note(text)`` hears of a worker that failed (its groups are compiled here). ``after``: warm-ups
     (``"module:function"``, called without arguments) that the first worker out of groups runs before it

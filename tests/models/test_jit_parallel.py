@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from models import jit_parallel
+from models import jit_cores, jit_parallel
 from models.errors import UserError
 from models.jit import njit
 
@@ -48,7 +48,7 @@ res = runner.run()
 calls = runner._engine.module.CALLS
 import numba
 from blocks import csv_text
-from models import jit_parallel
+from models import jit_cores, jit_parallel
 from models.errors import UserError
 from models.jit_cache import has_machine_code
 for proc in jit_parallel._EXITING:  # a worker's warm-ups (blocks.compiled.ALSO_WARM) are not waited for
@@ -64,7 +64,7 @@ print(json.dumps(out))
 
 def _run(cache: Path, workers: int, code: str = RUN) -> dict:
     env = {**os.environ, "PYTHONPATH": str(REPO), "NUMBA_CACHE_DIR": str(cache / "numba"),
-           "GAITBLOCKS_CACHE": str(cache / "gb"), jit_parallel.ENV: str(workers)}
+           "GAITBLOCKS_CACHE": str(cache / "gb"), jit_cores.ENV: str(workers)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600, cwd=REPO)
     assert out.returncode == 0, out.stderr[-3000:]
     result: dict = json.loads(out.stdout.strip().splitlines()[-1])
@@ -154,21 +154,21 @@ def test_groups_join_calls_sharing_a_compiled_callee_or_a_dispatcher() -> None:
 
 
 def test_worker_count_follows_the_environment_and_the_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(jit_parallel.ENV, "2")
-    assert jit_parallel.worker_count(10) == 2 and jit_parallel.worker_count(2) == 1
-    assert jit_parallel.worker_count(1) == 0  # nothing to share
-    monkeypatch.setenv(jit_parallel.ENV, "0")
-    assert jit_parallel.worker_count(10) == 0
-    monkeypatch.setenv(jit_parallel.ENV, "two")
+    monkeypatch.setenv(jit_cores.ENV, "2")
+    assert jit_cores.worker_count(10) == 2 and jit_cores.worker_count(2) == 1
+    assert jit_cores.worker_count(1) == 0  # nothing to share
+    monkeypatch.setenv(jit_cores.ENV, "0")
+    assert jit_cores.worker_count(10) == 0
+    monkeypatch.setenv(jit_cores.ENV, "two")
     with pytest.raises(UserError, match="GAITBLOCKS_COMPILE_WORKERS='two'"):
-        jit_parallel.worker_count(10)
-    monkeypatch.delenv(jit_parallel.ENV)
+        jit_cores.worker_count(10)
+    monkeypatch.delenv(jit_cores.ENV)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)
     for idle, workers in ((4.0, 3), (3.6, 3), (3.4, 2), (2.0, 1), (1.4, 0), (0.1, 0)):  # 4 cores: floor(idle - 1/2)
-        monkeypatch.setattr(jit_parallel, "idle_cores", lambda idle=idle: idle)
-        assert jit_parallel.worker_count(10) == workers, idle
-    monkeypatch.setattr(jit_parallel, "idle_cores", lambda: 4.0)
-    assert jit_parallel.worker_count(2) == 1 and jit_parallel.worker_count(1) == 0
+        monkeypatch.setattr(jit_cores, "idle_cores", lambda idle=idle: idle)
+        assert jit_cores.worker_count(10) == workers, idle
+    monkeypatch.setattr(jit_cores, "idle_cores", lambda: 4.0)
+    assert jit_cores.worker_count(2) == 1 and jit_cores.worker_count(1) == 0
 
 
 def test_idle_cores_sees_a_busy_core() -> None:
@@ -183,7 +183,7 @@ def test_idle_cores_sees_a_busy_core() -> None:
     spinner = threading.Thread(target=spin)
     spinner.start()
     try:
-        busy = jit_parallel.idle_cores(0.3)
+        busy = jit_cores.idle_cores(0.3)
     finally:
         stop.set()
         spinner.join()
@@ -209,7 +209,7 @@ FAILING = r'''
 import json
 from numba import types
 from kpkg import dies
-from models import jit_parallel
+from models import jit_cores, jit_parallel
 jit_parallel.WORKER = ("-c", "import os; os._exit(7)")  # a worker that ends as it starts
 notes = []
 f8 = (types.float64,)

@@ -73,7 +73,6 @@ class Mailbox(QtCore.QObject):
             with lock:
                 is_open[0] = False
         self.destroyed.connect(close)
-        self.close = close
 
     def post(self, kind: str, value: Any = None) -> bool:
         """Queue ``(kind, value)`` for ``deliver``; False when the mailbox is closed or gone (its
