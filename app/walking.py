@@ -36,7 +36,7 @@ from blocks.library.context import biped_of
 from models.biped import FiveLinkBiped
 
 if TYPE_CHECKING:
-    from app.runs import ResultsBatch
+    from app.run_summary import ResultsBatch
 
 FALL_ALPHA_RAD = np.radians(60.0)  # a trunk tilted beyond 60 deg has fallen
 FALL_HIP_FRACTION = 0.5  # ... and so has a hip below half the leg length
@@ -263,7 +263,7 @@ def walking_summary(results: Results, built: Any) -> dict[str, Any]:
 
 
 def walking_summary_many(batch: ResultsBatch, built: Any) -> list[dict[str, Any]]:
-    """The metric hook's batch form (:func:`app.runs.register_metric`): every copy of ``batch`` at once
+    """The metric hook's batch form (:func:`app.run_summary.register_metric`): every copy of ``batch`` at once
     (:func:`app.walking_summary.walking_summary_batch`), plus the preset's ``labels``."""
     from app.walking_summary import walking_summary_batch
 
@@ -272,7 +272,7 @@ def walking_summary_many(batch: ResultsBatch, built: Any) -> list[dict[str, Any]
     out = walking_summary_batch(batch.t, batch.signals, batch.lengths, batch.statuses, bp.total_mass,
                                 bp.leg_length, bp.g, lambda q, qd: body.com_state(q, qd)[2:4])
     from app.compare_report import labels
-    from app.runs import applied_preset
+    from app.run_summary import applied_preset
 
     preset = applied_preset(built.spec)  # the same for every copy: a batch shares its spec but the settings
     if preset:

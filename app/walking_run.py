@@ -20,17 +20,15 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
+from app.run_summary import ResultsBatch, register_metric, same_for_every_copy
 from app.runs import (
     PAPER_SUBJECT,
     Assembly,
     Built,
-    ResultsBatch,
     RunSpec,
     load_data,
     register_build_hook,
-    register_metric,
     register_stop,
-    same_for_every_copy,
     uses_dataset,
 )
 from blocks.library.settings import DATA, MODEL

@@ -1,6 +1,6 @@
 """The walking keys of ``summary.json`` for many copies of a run at once: status, metrics, force account.
 
-A sweep summarises each batch of copies (:func:`app.runs.summarise_batch`) through
+A sweep summarises each batch of copies (:func:`app.run_summary.summarise_batch`) through
 :func:`walking_summary_batch`; a single run is the batch of one, so a copy's keys are the single
 run's. The signals are read by role (:data:`app.walking.ROLES`) as arrays with a leading copy axis,
 ``(G, T, ...)`` on one time base ``t`` (T,) [s]; copy ``j`` holds ``lengths[j]`` valid rows (a copy

@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from app.runs import RunSpec, register_metric
+from app.run_summary import register_metric
+from app.runs import RunSpec
 from grf_data.refdata import data_dir as reference_dir
 
 BUNDLED = ("sneakers", "barefoot", "high_heels")

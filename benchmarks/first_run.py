@@ -85,10 +85,10 @@ def timed(owner, name, key, first_only=False):
             REC[key] = REC.get(key, 0.0) + time.perf_counter() - w
     setattr(owner, name, wrapper)
 
-import app.runs, app.commands.run, blocks.compiled
+import app.runs, app.run_summary, app.commands.run, blocks.compiled
 timed(blocks.compiled.CompiledEngine, "advance", "advance", first_only=True)
 timed(app.runs, "build", "build")
-timed(app.runs, "summarise", "summary")
+timed(app.run_summary, "summarise", "summary")
 timed(app.commands.run, "simulate", "sim")
 timed(app.commands.run, "write_outputs", "write")
 WARM = {}

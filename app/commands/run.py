@@ -5,7 +5,7 @@ The run is assembled by :mod:`app.runs` from the :class:`~app.runs.RunSpec` the 
 ``DIR/results.csv`` (unless ``--no-csv``; headers carry units) and ``DIR/summary.json`` with
 ``status``, ``message``, ``preset``, ``t_end_reached``, ``wall_s``, ``realtime_factor``, ``steps``,
 ``events`` and the parameters used, plus whatever the registered metric functions add
-(:func:`app.runs.summarise`, :func:`app.runs.register_metric`). ``summary.json`` is strict JSON:
+(:func:`app.run_summary.summarise`, :func:`app.run_summary.register_metric`). ``summary.json`` is strict JSON:
 a figure a run has not got (``nan``) is ``null`` (:mod:`app.jsontext`).
 
 Ctrl+C (SIGINT) keeps what was computed (:func:`simulate`): the run is checked every 0.05 s of
@@ -183,9 +183,9 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
 def stream_log(built: Built, out: Path, csv: bool, stream: bool | None) -> LogStream | None:
     """Send ``built``'s log to ``out`` in chunks (:class:`blocks.logstream.LogStream`, returned; else None)
     when ``stream``, or (``None``) when it would hold more than :data:`STREAM_AFTER_ROWS` rows. The summary then reads
-    the signals its metrics declare (:func:`app.runs.metric_inputs`), every ``k``-th row with
+    the signals its metrics declare (:func:`app.run_summary.metric_inputs`), every ``k``-th row with
     ``k = ceil(rows / SUMMARY_ROWS)`` (1 up to 60 s at 1 ms: the same summary as in memory)."""
-    from app.runs import metric_inputs
+    from app.run_summary import metric_inputs
     from blocks.logstream import LogStream
 
     rec = built.runner.recorder
@@ -289,7 +289,8 @@ def account_line(summary: dict[str, Any]) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from app.interrupt import SigintFlag
-    from app.runs import build, summarise
+    from app.run_summary import summarise
+    from app.runs import build
 
     check_out_dir(args.out, args.force, RESULT_FILES)
     from models.gaitdata.opensim import knee_sign

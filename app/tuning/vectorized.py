@@ -4,8 +4,8 @@ Specs that differ only in their tunable ``settings`` form a group: the group's s
 is built once (:func:`app.runs.build`; kept for the next batch of the same sweep, recording only the
 metric signals), every spec's settings become per-copy overrides of one
 :class:`blocks.batch.BatchRunner` (the compiled engine, N rows), and each copy's recorded signals,
-events and parameters are summarised as a single run's, all copies at once (:func:`app.runs.summarise_batch`,
-which a single run's :func:`app.runs.summarise` is the batch of one of), into the row
+events and parameters are summarised as a single run's, all copies at once (:func:`app.run_summary.summarise_batch`,
+which a single run's :func:`app.run_summary.summarise` is the batch of one of), into the row
 :func:`app.tuning.worker.run_one` would give. A group whose diagram has blocks without kernels,
 a structural setting, or a build error falls back to :func:`run_one` per spec. A copy that goes
 non-finite is ``failed`` with its time; the block is not named (run it alone for that).
@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from app.runs import Built, ResultsBatch, RunSpec, build, build_diagram, metric_inputs, summarise_batch
+from app.run_summary import ResultsBatch, metric_inputs, summarise_batch
+from app.runs import Built, RunSpec, build, build_diagram
 from app.tuning.objective import Objective
 from app.tuning.worker import run_one, summary_row
 

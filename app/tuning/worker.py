@@ -11,7 +11,7 @@ in a ``concurrent.futures`` worker process or on a Dask worker. The row holds
   ``failed`` = the simulation blew up or stopped; ``error`` = the run could not start),
   ``message``, ``objective`` (:mod:`app.tuning.objective`) and ``job_wall_s`` (wall time of
   load + compile + run + metrics);
-* every scalar of ``summary.json`` (:func:`app.runs.summarise`), nested keys joined by
+* every scalar of ``summary.json`` (:func:`app.run_summary.summarise`), nested keys joined by
   dots (``rms_deg.hip_l``, ``peak_torque_nm_per_kg.knee``), plus ``n_events``.
 
 Failed runs are rows like any other: nothing is dropped.

@@ -18,7 +18,8 @@ import pytest
 from app.cli import main
 from app.commands.run import simulate
 from app.interrupt import SigintFlag
-from app.runs import RunSpec, build, metric_inputs, summarise
+from app.run_summary import metric_inputs, summarise
+from app.runs import RunSpec, build
 from blocks.logstream import LogStream
 
 

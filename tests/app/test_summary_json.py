@@ -55,7 +55,8 @@ def test_summary_names_the_preset_applied(tmp_path: Path, given: str, applied: s
 
 def test_the_preset_a_diagram_holds() -> None:
     """Without ``--preset``: the preset whose every value the diagram holds, None for a diagram without them."""
-    from app.runs import RunSpec, applied_preset, default_diagram_path
+    from app.run_summary import applied_preset
+    from app.runs import RunSpec, default_diagram_path
     from blocks import Diagram
     from blocks.library.presets import apply_preset
 

@@ -38,7 +38,7 @@ def _plant_metrics(results: Any, built: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def plant_metric() -> Iterator[None]:
-    from app.runs import METRICS, register_metric
+    from app.run_summary import METRICS, register_metric
 
     register_metric(_plant_metrics)
     yield

@@ -27,7 +27,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.runs.run_store import KeptRun, RunStore, keep_runner
 from app.gui.scopes.scopes import ScopeStack
 from app.gui.session.session import SimSession
-from app.runs import summarise
+from app.run_summary import summarise
 from app.walking import status_text
 
 __all__ = ["COLUMNS", "NAME_MIN_CHARS", "RunInspector"]

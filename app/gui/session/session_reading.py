@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from app.runs import Built, summarise, uses_dataset
+from app.run_summary import summarise
+from app.runs import Built, uses_dataset
 from app.signals import find_signal
 from blocks import Diagram
 from blocks.core import resolve_setting
@@ -74,7 +75,7 @@ class SessionReading:
         return find_signal(self.diagram, type_name, port, self.runner.recorder.columns)
 
     def summary(self) -> dict[str, Any]:
-        """The ``summary.json`` dict of the run so far (:func:`app.runs.summarise`), computed on
+        """The ``summary.json`` dict of the run so far (:func:`app.run_summary.summarise`), computed on
         read-only views of the recorder (``results(copy=False)``): no copy of the whole log."""
         return summarise(self.runner.results(copy=False), self.built)
 

@@ -1,7 +1,7 @@
 """Validity panel: is this run a walk, and what held it up? Status, posture against the recording, force account.
 
 Filled from the run's ``summary.json`` dict (:meth:`app.gui.session.session.SimSession.summary`,
-:func:`app.runs.summarise`) when a run finishes, pauses or stops:
+:func:`app.run_summary.summarise`) when a run finishes, pauses or stops:
 
 * the status (``ok``, ``FELL at t``, ``FAILED``) in colour;
 * the posture metrics beside the recording's own values (``summary["recording"]``), each
