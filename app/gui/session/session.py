@@ -4,7 +4,8 @@ Compiling, stepping, rewinding, reading the recorded signals and setting paramet
 go through :class:`SimSession` and its three helpers: :mod:`app.gui.session.session_catalog` (bundled
 datasets, presets, diagram parameter values), :mod:`app.gui.session.session_reading` (recorded signals,
 units, block lookup: the read-only half, a mixin) and :mod:`app.gui.session.session_files` (session files,
-``*.gbsession.json``, behind :meth:`SimSession.save` and :meth:`SimSession.load`). Other GUI
+``*.gbsession.json``, behind :meth:`SimSession.save` and :meth:`SimSession.load`), with its value types in
+:mod:`app.gui.session.session_types` (``Failure``, ``Plan``, ``FrameStats``). Other GUI
 modules use ``blocks`` directly where they edit or list what is not a run: the diagram editor
 and views (``Diagram``, ``blocks.subsystems``), the palette (``BLOCK_TYPES``), the parameter panel
 (``ParamSpec``), the stick figure (mechanisms), Compare and Tuning (``blocks.executors``), the
@@ -28,7 +29,7 @@ from __future__ import annotations
 import copy
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ from app.gui.session.session_catalog import (
 from app.gui.session.session_fall import FallStop
 from app.gui.session.session_files import SESSION_FORMAT, load_session, save_session, session_dict
 from app.gui.session.session_reading import SessionReading
+from app.gui.session.session_types import Failure, FrameStats, Plan
 from app.runs import Built, RunSpec, build
 from blocks import Diagram, ParamSpec, SimulationError, Snapshot
 
@@ -51,43 +53,6 @@ __all__ = ["DEFAULT_DIAGRAM", "GAIN_NAMES", "Plan", "SESSION_FORMAT", "SimSessio
            "available_presets", "default_dataset"]
 
 DEFAULT_DIAGRAM = Path(__file__).resolve().parents[3] / "assets" / "diagrams" / "grf_walk.json"
-
-
-@dataclass(frozen=True)
-class Failure:
-    """What stopped a run: message, block, port, time [s], value."""
-
-    message: str
-    block: str | None = None
-    port: str | None = None
-    t: float | None = None
-    value: Any = None
-
-    def text(self) -> str:
-        where = ", ".join(s for s in (f"block '{self.block}'" if self.block else "",
-                                      f"port '{self.port}'" if self.port else "",
-                                      f"t = {self.t:.3f} s" if self.t is not None else "",
-                                      f"value = {self.value}" if self.value is not None else "") if s)
-        return f"{self.message}\n({where})" if where else self.message
-
-
-@dataclass(frozen=True)
-class Plan:
-    """A pending recompile: the :class:`~app.runs.RunSpec` to build, the session attributes it
-    sets on adoption (``state``) and the diagram's UI fields (block positions) to keep."""
-
-    spec: RunSpec
-    state: dict[str, Any]
-    ui: dict[str, Any]
-
-
-@dataclass
-class FrameStats:
-    """Figures of the last frame: ticks stepped, wall time spent [s]."""
-
-    ticks: int = 0
-    wall_s: float = 0.0
-    history: list[tuple[float, float]] = field(default_factory=list)  # (wall, sim time) pairs
 
 
 class SimSession(SessionReading):
