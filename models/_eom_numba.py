@@ -1,9 +1,11 @@
 """Compiled (numba) forward dynamics of the five-link biped.
 
 Same equations as :mod:`models._eom_numpy` (see :mod:`models.biped` for the derivation),
-written as scalar loops so that one state costs about 0.35 us (:func:`forward_dynamics_into`):
+written as scalar loops so that one state costs about 0.35 us (:func:`forward_dynamics_into`), 0.27 us
+with the segment angles' sines and cosines given (:func:`forward_dynamics_sc_into`, :mod:`models.segment_trig`):
 
-* ``_assemble`` fills ``M`` (7x7, kg / kg m / kg m^2) and ``b`` (7, N / N m), ``M qdd = b``
+* ``_assemble`` (``_assemble_sc``: the sines and cosines given) fills ``M`` (7x7, kg / kg m / kg m^2)
+  and ``b`` (7, N / N m), ``M qdd = b``
   (with a rolling foot, ``p[13] > 0``, the foot force also turns the shank, and the ground
   moments ``mz`` (N m, ccw +) turn it too: ``models.biped``);
   (``M`` is symmetric: only its lower triangle, ``j <= i``, is filled, the only part the solve reads;
@@ -35,7 +37,7 @@ if AVAILABLE:
         segment_trig_into(q, sc)
         _assemble_sc(p, q, qd, tau, grf, mz, sc, M, b)
 
-    @njit(cache=True)
+    @njit(cache=True, inline="always")
     def _assemble_sc(p, q, qd, tau, grf, mz, sc, M, b):
         """``M`` (lower triangle) and ``b`` of ``M qdd = b`` (module docstring), with ``sc`` the segment angles'
         sines and cosines (:func:`models.segment_trig.segment_trig_into`): for each leg body of mass
@@ -146,16 +148,6 @@ if AVAILABLE:
         n = M.shape[0]
         _factor(M, n)
         _back(M, b, x, n)
-
-    @njit(cache=True)
-    def _cholesky_factor(M):
-        """``M`` (n x n SPD, lower triangle read) overwritten by its Cholesky factor ``L`` (lower)."""
-        _factor(M, M.shape[0])
-
-    @njit(cache=True)
-    def _cholesky_back(M, b, x):
-        """Solve ``L L^T x = b`` with the factor ``L`` left in ``M`` by :func:`_cholesky_factor`."""
-        _back(M, b, x, M.shape[0])
 
     @njit(cache=True, inline="always")
     def _factor(M, n):
@@ -310,20 +302,19 @@ if AVAILABLE:
     @njit(cache=True, inline="always")
     def forward_dynamics_into(p, q, qd, tau, grf, mz, out):
         """``out = qdd`` (7,) [m s^-2, rad s^-2], as :func:`forward_dynamics_one` with its scratch on the
-        stack (:func:`models.jit.scratch`): no allocation (the block kernels' form). Inlined into its
-        callers (the dynamics' derivative kernel: 0.415 -> 0.381 us a call, from a compiled loop)."""
-        buf = scratch(56)
-        M = buf[0:49].reshape((7, 7))
-        _assemble(p, q, qd, tau, grf, mz, M, buf[49:56])
-        _factor(M, 7)
-        _back(M, buf[49:56], out, 7)
-        return out
+        stack (:func:`models.jit.scratch`): no allocation (the block kernels' form); the sines and cosines
+        of ``q`` computed here (:func:`forward_dynamics_sc_into`). Inlined into its callers."""
+        sc = scratch(10)
+        segment_trig_into(q, sc)
+        return forward_dynamics_sc_into(p, q, qd, tau, grf, mz, sc, out)
 
     @njit(cache=True, inline="always")
     def forward_dynamics_sc_into(p, q, qd, tau, grf, mz, sc, out):
         """:func:`forward_dynamics_into` with the segment angles' sines and cosines ``sc`` of ``q`` given
-        (:mod:`models.segment_trig`): the dynamics' derivative kernel reads them from the
-        :class:`~blocks.library.biped.SegmentTrig` block instead of computing them again."""
+        (:mod:`models.segment_trig`), as the dynamics' derivative kernel reads them from a
+        :class:`~blocks.library.biped.SegmentTrig` block; ``_assemble_sc`` and the solve inlined (one call from
+        a compiled loop: 0.27-0.29 us with ``sc`` given, the five sincos of :func:`forward_dynamics_into`
+        another 0.06; ``_assemble_sc`` called instead of inlined, 0.29 and 0.39 us)."""
         buf = scratch(56)
         M = buf[0:49].reshape((7, 7))
         _assemble_sc(p, q, qd, tau, grf, mz, sc, M, buf[49:56])

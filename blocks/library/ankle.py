@@ -73,7 +73,9 @@ _ZV, _ZSTARTED = _STATE["v_mean"], _STATE["started"]
 @kernel
 def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, trig, p, znext):
     """``z = [v_mean, started]`` (``_STATE``): the body's own mean forward speed, a first-order lag of ``v_com``."""
-    v = com_contact_x(seg(p, _BP), q, qd, trig_of(q, trig, scratch(10)))[1]
+    sc = scratch(10)
+    trig_of(q, trig, sc)
+    v = com_contact_x(seg(p, _BP), q, qd, sc)[1]
     a = p[_DT] / p[_TAU_V]
     if a > 1.0:
         a = 1.0
@@ -87,7 +89,9 @@ def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, trig, p, mz, cop
     gain = p[_GAIN]
     if gain <= 0.0:
         return
-    x_com, v_com, xi_l, xi_r = com_contact_x(seg(p, _BP), q, qd, trig_of(q, trig, scratch(10)))
+    sc = scratch(10)
+    trig_of(q, trig, sc)
+    x_com, v_com, xi_l, xi_r = com_contact_x(seg(p, _BP), q, qd, sc)
     own = p[_TARGET] > 0.5
     if own:
         rate_err = v_com - (z[_ZV] if z[_ZSTARTED] > 0.5 else v_com)

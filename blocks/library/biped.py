@@ -57,7 +57,8 @@ def _dynamics_derivative(t, x, z, tau, grf, mz, trig, p, dx):
     for i in range(7):
         dx[_XQ + i] = x[_XQD + i]
     q = x[_XQ:_XQ + 7]
-    sc = trig_of(q, trig, scratch(10))
+    sc = scratch(10)
+    trig_of(q, trig, sc)
     forward_dynamics_sc_into(seg(p, _BP), q, x[_XQD:_XQD + 7], tau, grf, mz, sc, dx[_XQD:_XQD + 7])
 
 
@@ -74,7 +75,8 @@ def _kinematics_output(t, x, z, q, trig, p, feet, com, hip, knees, head, contact
     l0, r0, l1, r1, l2, r2, rf = bp[_L0], bp[_R0], bp[_L1], bp[_R1], bp[_L2], bp[_R2], bp[_RF]
     m0, m1, m2 = bp[_M0], bp[_M1], bp[_M2]
     mt = m0 + 2.0 * (m1 + m2)  # as BipedParams.total_mass
-    sc = trig_of(q, trig, scratch(10))
+    sc = scratch(10)
+    trig_of(q, trig, sc)
     sa, ca = sc[0], sc[1]
     hx, hy = x0 - r0 * sa, y0 - r0 * ca
     s1l, c1l, s2l, c2l = sc[2], sc[3], sc[4], sc[5]

@@ -128,7 +128,8 @@ def _estimator_output(t, x, z, q, F, trig, p, tau, tn):
         hl, kl, t0, t2 = leg_torque_paper(a - bl, gl, F[0], F[1], l1, l2, m1, m2, g, p[_MU_S], rf)
         hr, kr, t1, t3 = leg_torque_paper(a - br, gr, F[2], F[3], l1, l2, m1, m2, g, p[_MU_S], rf)
     else:
-        sc = trig_of(q, trig, scratch(10))
+        sc = scratch(10)
+        trig_of(q, trig, sc)
         hl, kl, t0, t2 = leg_torque_jacobian_sc(sc[2], sc[3], sc[4], sc[5], F[0], F[1], l1, l2, r1, r2, m1, m2, g, rf)
         hr, kr, t1, t3 = leg_torque_jacobian_sc(sc[6], sc[7], sc[8], sc[9], F[2], F[3], l1, l2, r1, r2, m1, m2, g, rf)
     k = p[_GAIN]

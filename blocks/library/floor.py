@@ -103,7 +103,8 @@ def _footprints_output(t, x, z, q, stance, feet_ref, trig, p, feet):
         for k in range(4):
             feet[k] = feet_ref[k]
         return
-    sc = trig_of(q, trig, scratch(10))
+    sc = scratch(10)
+    trig_of(q, trig, sc)
     xl, yl, tl = _anchor(t, z, q, stance, sc, p, 0)
     xr, yr, tr = _anchor(t, z, q, stance, sc, p, 1)
     feet[0], feet[1], feet[2], feet[3] = xl, _held_height(t, yl, tl, p), xr, _held_height(t, yr, tr, p)
@@ -111,7 +112,8 @@ def _footprints_output(t, x, z, q, stance, feet_ref, trig, p, feet):
 
 @kernel
 def _footprints_update(t, x, z, q, stance, feet_ref, trig, p, znext):
-    sc = trig_of(q, trig, scratch(10))
+    sc = scratch(10)
+    trig_of(q, trig, sc)
     xl, yl, tl = _anchor(t, z, q, stance, sc, p, 0)
     xr, yr, tr = _anchor(t, z, q, stance, sc, p, 1)
     znext[_ZX], znext[_ZX + 1], znext[_ZON], znext[_ZON + 1] = xl, xr, stance[0], stance[1]

@@ -110,7 +110,8 @@ def _contact_output(t, x, z, q, qd, stance, f_rec, ref, trig, p, f_out, corr):
     corr[:] = 0.0
     if gain > 0.0 and (stance[0] > 0.5 or stance[1] > 0.5):
         bp = seg(p, _BP)
-        sc = trig_of(q, trig, scratch(10))
+        sc = scratch(10)
+        trig_of(q, trig, sc)
         for s in range(2):
             if not stance[s] > 0.5:
                 continue

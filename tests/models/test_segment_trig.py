@@ -41,9 +41,13 @@ def test_trig_of_reads_a_connected_input_and_computes_an_unconnected_one() -> No
     """An unconnected optional input reads zeros: then the sines and cosines come from ``q``; a connected one
     is read as it is (here a vector that is not the state's, to see which was used)."""
     q = random_states(1, seed=4)[0][0]
-    assert np.array_equal(trig_of(q, np.zeros(10), np.empty(10)), _by_hand(q))
-    given = np.linspace(0.1, 1.0, 10)
-    assert np.array_equal(trig_of(q, given, np.empty(10)), given)
+    for fn in (trig_of, trig_of.py_func):
+        own, copied = np.full(10, np.nan), np.full(10, np.nan)
+        fn(q, np.zeros(10), own)
+        assert np.array_equal(own, _by_hand(q))
+        given = np.linspace(0.1, 1.0, 10)
+        fn(q, given, copied)
+        assert np.array_equal(copied, given)
 
 
 @pytest.mark.parametrize("params", PARAMS)
