@@ -33,8 +33,10 @@ if AVAILABLE:
     def segment_trig_into(q, sc):
         """``sc`` (10,) from ``q`` (7,): the sines and cosines of the module docstring. Inlined into its
         callers (numba ``inline="always"``): a call with two arrays costs about a third of the five sincos."""
-        sc[0] = math.sin(q[2])
-        sc[1] = math.cos(q[2])
+        a = q[2]  # read once: a store into sc between the two would make q[2] a new load (sc may alias q)
+        sa, ca = math.sin(a), math.cos(a)  # and then two libm calls instead of one sincos
+        sc[0] = sa
+        sc[1] = ca
         for s in range(2):
             th1 = q[2] - q[3 + s]
             th2 = th1 + q[5 + s]
