@@ -192,7 +192,7 @@ class SegmentTrig(Block):
     cos th2_r]`` with the trunk angle ``a``, thigh ``th1 = a - beta`` and shank ``th2 = th1 + gamma`` [rad].
     Wired from the dynamics' ``q`` to the dynamics' own ``trig``, it is evaluated once per RK4 stage where
     the dynamics, the ground contact, the ankle, the kinematics, the estimator and the footprints each
-    computed them again: the libm calls of a ``tracking`` tick 60 -> 24, the step about 4 % faster
+    computed them again: the libm calls of a ``tracking`` tick 60 -> 20, the step about 4-5 % faster
     (docs/benchmarks.md, "The step at its floor"). Not recorded unless named (a run's log is its results,
     not this intermediate).
     """
