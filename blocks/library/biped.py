@@ -185,8 +185,9 @@ class BipedKinematics(ReadsBiped):
 
 
 class SegmentTrig(Block):
-    """The sines and cosines of the segment angles of ``q`` (:mod:`models.segment_trig`), computed once for
-    every block that reads them (their optional input ``trig``).
+    """Sines and cosines of the trunk, thigh and shank angles of ``q``, computed once for the blocks reading them.
+
+    The law is :func:`models.segment_trig.segment_trig_into`; the readers take it on their optional input ``trig``.
 
     ``sc = [sin a, cos a, sin th1_l, cos th1_l, sin th2_l, cos th2_l, sin th1_r, cos th1_r, sin th2_r,
     cos th2_r]`` with the trunk angle ``a``, thigh ``th1 = a - beta`` and shank ``th2 = th1 + gamma`` [rad].
