@@ -10,8 +10,10 @@ Run: ``.venv/bin/python benchmarks/engine_floor.py [--repeats 5]`` (also the las
   bundled sneakers (``Runner.advance`` of 2,000 ticks after a warm-up; thread CPU, so the other
   engineers' processes on this shared machine count less than in wall time).
 
-Each figure is the median of ``--repeats`` rounds, the variants taking turns within a round; ``x real
-time`` is ``dt / step`` (dt = 1 ms). Targets: >= 300x for ``tracking`` and >= 200x for the presets
+Each figure is the median of ``--repeats`` rounds, the variants taking turns within a round, and the
+least of them (``min``: on this shared machine the medians of two invocations spread by 10-40 %, the minima
+of 15 rounds by a few per cent; compare invocations of two checkouts by it); ``x real time`` is
+``dt / step`` (dt = 1 ms) of the median. Targets: >= 300x for ``tracking`` and >= 200x for the presets
 ``gaitblocks compare`` uses.
 """
 
@@ -92,10 +94,10 @@ def floor_rows(repeats: int = 5) -> list[str]:
             got[name].append(fn())
     lines = [f"the step at its floor: thread CPU per RK4 step, median of {repeats} interleaved rounds, "
              f"load {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores",
-             f"  {'variant':40s} {'us/step':>8s} {'x real time':>12s}"]
+             f"  {'variant':40s} {'us/step':>8s} {'min':>6s} {'x real time':>12s}"]
     for name, v in got.items():
         us = statistics.median(v)
-        lines.append(f"  {name:40s} {us:8.2f} {1000.0 / us:11.0f}x")
+        lines.append(f"  {name:40s} {us:8.2f} {min(v):6.2f} {1000.0 / us:11.0f}x")
     return lines
 
 

@@ -313,7 +313,8 @@ class Block:
     def probe(self, t: float = 0.0, u: Mapping[str, Any] | None = None, x: Any = None, z: Any = None,
               ctx: CompileContext | None = None, p: Params | None = None) -> Probe:
         """Evaluate this block alone (tests, docs): outputs, derivative and next discrete state.
-        A width that inherits (:mod:`blocks.widths`) takes the first given input's sized by it."""
+        A width that inherits (:mod:`blocks.widths`) takes the first given input's sized by it; an optional
+        input left out of ``u`` reads zeros, as when it is unconnected in a diagram."""
         width = next((k for k, s in self.params.items() if s.inherit and self.values[k] == INHERIT), None)
         if width is not None:
             sized = [s.name for s in self.port_specs()[0] if s.size == INHERIT and s.name in (u or {})]
@@ -325,10 +326,11 @@ class Block:
         p = p if p is not None else self.make_params(ctx)
         ins, outs = self.port_specs()
         given = dict(u or {})
-        missing = [s.name for s in ins if s.name not in given]
+        missing = [s.name for s in ins if s.name not in given and not s.optional]
         if missing:
             raise BlockError(f"block '{self.name}': probe needs input(s) {', '.join(missing)}")
-        ua = tuple(np.array(given[s.name], dtype=np.float64).reshape(int(s.size)) for s in ins)
+        ua = tuple(np.array(given[s.name] if s.name in given else np.zeros(int(s.size)), dtype=np.float64)
+                   .reshape(int(s.size)) for s in ins)  # an optional input left out reads zeros, as unconnected
         xa = self.initial_state(p, ctx) if x is None else np.array(x, dtype=np.float64)
         za = self.initial_discrete(p, ctx) if z is None else np.array(z, dtype=np.float64)
         y = tuple(np.zeros(int(s.size)) for s in outs)

@@ -211,7 +211,9 @@ class Recorder:
 
 
 def _default_taps(model: CompiledModel) -> list[str]:
-    return list(model.out_slot)
+    """Every output, in the signal buffer's order, but those declared ``record = False`` (a ``PortSpec`` flag)."""
+    unrecorded = {f"{b}.{s.name}" for b, outs in model.outputs.items() for s in outs if not s.record}
+    return [name for name in model.out_slot if name not in unrecorded]
 
 
 def _resolve(model: CompiledModel, name: str) -> str:

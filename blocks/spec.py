@@ -241,7 +241,9 @@ def _infer_kind(default: Any) -> str:
 class PortSpec:
     """An input or output port: ``size`` elements (int, or the name of an int parameter).
 
-    An ``optional`` input may stay unconnected; it then reads zeros.
+    An ``optional`` input may stay unconnected; it then reads zeros. An output with ``record = False``
+    (an intermediate other blocks read, not a result) is left out of a run's default log
+    (:class:`blocks.recorder.Recorder`); a run that names it still records it.
     """
 
     name: str
@@ -250,6 +252,7 @@ class PortSpec:
     description: str = ""
     labels: tuple[str, ...] = ()
     optional: bool = False
+    record: bool = True
 
 
 class Params:

@@ -1,9 +1,11 @@
 """Compiled (numba) forward dynamics of the five-link biped.
 
 Same equations as :mod:`models._eom_numpy` (see :mod:`models.biped` for the derivation),
-written as scalar loops so that one state costs about 0.35 us (:func:`forward_dynamics_into`):
+written as scalar loops so that one state costs about 0.35 us (:func:`forward_dynamics_into`), 0.27 us
+with the segment angles' sines and cosines given (:func:`forward_dynamics_sc_into`, :mod:`models.segment_trig`):
 
-* ``_assemble`` fills ``M`` (7x7, kg / kg m / kg m^2) and ``b`` (7, N / N m), ``M qdd = b``
+* ``_assemble`` (``_assemble_sc``: the sines and cosines given) fills ``M`` (7x7, kg / kg m / kg m^2)
+  and ``b`` (7, N / N m), ``M qdd = b``
   (with a rolling foot, ``p[13] > 0``, the foot force also turns the shank, and the ground
   moments ``mz`` (N m, ccw +) turn it too: ``models.biped``);
   (``M`` is symmetric: only its lower triangle, ``j <= i``, is filled, the only part the solve reads;
@@ -26,10 +28,19 @@ from models.jit import AVAILABLE, scratch
 from models.jit import njit as njit
 
 if AVAILABLE:
+    from models.segment_trig import leg_of, segment_trig_into
 
     @njit(cache=True)
     def _assemble(p, q, qd, tau, grf, mz, M, b):
-        """``M`` (lower triangle) and ``b`` of ``M qdd = b`` (module docstring): for each leg body of mass
+        """:func:`_assemble_sc` with the sines and cosines of ``q`` computed here (:mod:`models.segment_trig`)."""
+        sc = scratch(10)
+        segment_trig_into(q, sc)
+        _assemble_sc(p, q, qd, tau, grf, mz, sc, M, b)
+
+    @njit(cache=True, inline="always")
+    def _assemble_sc(p, q, qd, tau, grf, mz, sc, M, b):
+        """``M`` (lower triangle) and ``b`` of ``M qdd = b`` (module docstring), with ``sc`` the segment angles'
+        sines and cosines (:func:`models.segment_trig.segment_trig_into`): for each leg body of mass
         ``m`` at ``(a1, a2)`` along thigh and shank, with the point's Jacobian rows over
         ``[x0, y0, alpha, beta, gamma]``, ``jx = [1, 0, x2, x3, x4]`` and ``jy = [0, 1, y2, y3, y4]``,
         ``M[i, j] += m (jx_i jx_j + jy_i jy_j)`` and ``b[i] -= m (jx_i bx + jy_i (by + g))``
@@ -51,18 +62,16 @@ if AVAILABLE:
         M[1, 1] = m0
         M[2, 2] = J0
         b[1] = -m0 * g
-        sa = math.sin(q[2])
-        ca = math.cos(q[2])
+        sa = sc[0]
+        ca = sc[1]
         ad = qd[2]
         for s in range(2):
             ib = 3 + s
             ig = 5 + s
-            th1 = q[2] - q[ib]
-            th2 = th1 + q[ig]
-            s1 = math.sin(th1)
-            c1 = math.cos(th1)
-            s2 = math.sin(th2)
-            c2 = math.cos(th2)
+            s1 = sc[2 + 4 * s]
+            c1 = sc[3 + 4 * s]
+            s2 = sc[4 + 4 * s]
+            c2 = sc[5 + 4 * s]
             w1 = qd[2] - qd[ib]
             w2 = w1 + qd[ig]
             for k in range(3):
@@ -140,16 +149,6 @@ if AVAILABLE:
         _factor(M, n)
         _back(M, b, x, n)
 
-    @njit(cache=True)
-    def _cholesky_factor(M):
-        """``M`` (n x n SPD, lower triangle read) overwritten by its Cholesky factor ``L`` (lower)."""
-        _factor(M, M.shape[0])
-
-    @njit(cache=True)
-    def _cholesky_back(M, b, x):
-        """Solve ``L L^T x = b`` with the factor ``L`` left in ``M`` by :func:`_cholesky_factor`."""
-        _back(M, b, x, M.shape[0])
-
     @njit(cache=True, inline="always")
     def _factor(M, n):
         """``M[:n, :n]`` (SPD, lower triangle read) overwritten by its Cholesky factor ``L`` (lower):
@@ -218,10 +217,22 @@ if AVAILABLE:
     def foot_state_side(p, q, qd, s):
         """``(xi, eta, vx, vy)`` of leg ``s`` (0 left, 1 right): :func:`feet_state_one` for one foot,
         as scalars (no array: what block kernels call inside a step)."""
-        r0, l1, l2, rf = p[1], p[4], p[8], p[13]
-        a, ad = q[2], qd[2]
-        sa, ca = math.sin(a), math.cos(a)
+        a = q[2]
         th2, w1, w2, s1, c1, s2, c2 = _leg_trig(q, qd, s)
+        return _foot_state(p, q, qd, math.sin(a), math.cos(a), th2, w1, w2, s1, c1, s2, c2)
+
+    @njit(cache=True, inline="always")
+    def foot_state_of(p, q, qd, sc, s):
+        """:func:`foot_state_side` with the segment angles' sines and cosines ``sc`` given
+        (:mod:`models.segment_trig`)."""
+        th2, w1, w2, s1, c1, s2, c2 = leg_of(q, qd, sc, s)
+        return _foot_state(p, q, qd, sc[0], sc[1], th2, w1, w2, s1, c1, s2, c2)
+
+    @njit(cache=True, inline="always")
+    def _foot_state(p, q, qd, sa, ca, th2, w1, w2, s1, c1, s2, c2):
+        """``(xi, eta, vx, vy)`` [m, m/s] of one leg from its angles' sines and cosines (:func:`foot_state_side`)."""
+        r0, l1, l2, rf = p[1], p[4], p[8], p[13]
+        ad = qd[2]
         xi = q[0] - r0 * sa - l1 * s1 - l2 * s2
         eta = q[1] - r0 * ca - l1 * c1 - l2 * c2
         vx = qd[0] - r0 * ca * ad - l1 * c1 * w1 - l2 * c2 * w2
@@ -264,18 +275,18 @@ if AVAILABLE:
         return out
 
     @njit(cache=True, inline="always")
-    def com_contact_x(p, q, qd):
+    def com_contact_x(p, q, qd, sc):
         """``(x_com, vx_com, xi_l, xi_r)`` [m, m/s, m, m]: the horizontal parts of :func:`com_state_one`
-        and :func:`feet_state_one`, in the same operation order, with the trigonometry shared and
-        no arrays."""
+        and :func:`feet_state_one`, in the same operation order, from the segment angles' sines and
+        cosines ``sc`` (:mod:`models.segment_trig`), with no arrays."""
         r0, m0, l1, r1, m1, l2, r2, m2, rf = p[1], p[2], p[4], p[5], p[6], p[8], p[9], p[10], p[13]
-        a, ad = q[2], qd[2]
-        sa, ca = math.sin(a), math.cos(a)
+        ad = qd[2]
+        sa, ca = sc[0], sc[1]
         hx, hvx = q[0] - r0 * sa, qd[0] - r0 * ca * ad
         sx, svx = m0 * q[0], m0 * qd[0]
         xi_l = xi_r = 0.0
         for s in range(2):
-            th2, w1, w2, s1, c1, s2, c2 = _leg_trig(q, qd, s)
+            th2, w1, w2, s1, c1, s2, c2 = leg_of(q, qd, sc, s)
             sx += m1 * (hx - r1 * s1) + m2 * (hx - l1 * s1 - r2 * s2)
             svx += m1 * (hvx - r1 * c1 * w1) + m2 * (hvx - l1 * c1 * w1 - r2 * c2 * w2)
             xi = q[0] - r0 * sa - l1 * s1 - l2 * s2
@@ -291,11 +302,22 @@ if AVAILABLE:
     @njit(cache=True, inline="always")
     def forward_dynamics_into(p, q, qd, tau, grf, mz, out):
         """``out = qdd`` (7,) [m s^-2, rad s^-2], as :func:`forward_dynamics_one` with its scratch on the
-        stack (:func:`models.jit.scratch`): no allocation (the block kernels' form). Inlined into its
-        callers (the dynamics' derivative kernel: 0.415 -> 0.381 us a call, from a compiled loop)."""
+        stack (:func:`models.jit.scratch`): no allocation (the block kernels' form); the sines and cosines
+        of ``q`` computed here (:func:`forward_dynamics_sc_into`). Inlined into its callers."""
+        sc = scratch(10)
+        segment_trig_into(q, sc)
+        return forward_dynamics_sc_into(p, q, qd, tau, grf, mz, sc, out)
+
+    @njit(cache=True, inline="always")
+    def forward_dynamics_sc_into(p, q, qd, tau, grf, mz, sc, out):
+        """:func:`forward_dynamics_into` with the segment angles' sines and cosines ``sc`` of ``q`` given
+        (:mod:`models.segment_trig`), as the dynamics' derivative kernel reads them from a
+        :class:`~blocks.library.biped.SegmentTrig` block; ``_assemble_sc`` and the solve inlined (one call from
+        a compiled loop: 0.27-0.29 us with ``sc`` given, the five sincos of :func:`forward_dynamics_into`
+        another 0.06; ``_assemble_sc`` called instead of inlined, 0.29 and 0.39 us)."""
         buf = scratch(56)
         M = buf[0:49].reshape((7, 7))
-        _assemble(p, q, qd, tau, grf, mz, M, buf[49:56])
+        _assemble_sc(p, q, qd, tau, grf, mz, sc, M, buf[49:56])
         _factor(M, 7)
         _back(M, buf[49:56], out, 7)
         return out

@@ -55,10 +55,12 @@ from __future__ import annotations
 from blocks.core import CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, ReadsBiped
+from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, TRIG_IN, ReadsBiped
 from blocks.packing import state_offsets
 from models._eom_numba import com_contact_x
 from models.biped import GRF_NAMES
+from models.jit import scratch
+from models.segment_trig import trig_of
 
 __all__ = ["AnkleBalance", "TARGETS"]
 
@@ -69,9 +71,11 @@ _ZV, _ZSTARTED = _STATE["v_mean"], _STATE["started"]
 
 
 @kernel
-def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):
+def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, trig, p, znext):
     """``z = [v_mean, started]`` (``_STATE``): the body's own mean forward speed, a first-order lag of ``v_com``."""
-    v = com_contact_x(seg(p, _BP), q, qd)[1]
+    sc = scratch(10)
+    trig_of(q, trig, sc)
+    v = com_contact_x(seg(p, _BP), q, qd, sc)[1]
     a = p[_DT] / p[_TAU_V]
     if a > 1.0:
         a = 1.0
@@ -80,12 +84,14 @@ def _ankle_update(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, znext):
 
 
 @kernel
-def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, p, mz, cop):
+def _ankle_output(t, x, z, q, qd, stance, F, feet_ref, com_ref, trig, p, mz, cop):
     mz[0] = mz[1] = cop[0] = cop[1] = 0.0
     gain = p[_GAIN]
     if gain <= 0.0:
         return
-    x_com, v_com, xi_l, xi_r = com_contact_x(seg(p, _BP), q, qd)
+    sc = scratch(10)
+    trig_of(q, trig, sc)
+    x_com, v_com, xi_l, xi_r = com_contact_x(seg(p, _BP), q, qd, sc)
     own = p[_TARGET] > 0.5
     if own:
         rate_err = v_com - (z[_ZV] if z[_ZSTARTED] > 0.5 else v_com)
@@ -117,7 +123,8 @@ class AnkleBalance(ReadsBiped):
     inputs = (Q_IN, QD_IN, STANCE_IN,
               PortSpec("F", 4, "N", "foot forces applied by the ground", GRF_NAMES),
               PortSpec("feet_ref", 4, "m", "reference contact coordinates", FEET),
-              PortSpec("com_ref", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")))
+              PortSpec("com_ref", 4, "m, m/s", "reference CoM position and velocity", ("x", "y", "vx", "vy")),
+              TRIG_IN)
     outputs = (PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r")),
                PortSpec("cop", 2, "m", "CoP shift ahead of the contact point", ("l", "r")))
     n_discrete = _STATE["size"]

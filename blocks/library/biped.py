@@ -1,4 +1,5 @@
-r"""The five-link biped as blocks: dynamics (continuous state) and kinematics (read-outs).
+r"""The five-link biped as blocks: dynamics (continuous state), kinematics (read-outs) and the segment
+angles' sines and cosines that the blocks reading ``q`` share (:class:`SegmentTrig`).
 
 Dynamics (:mod:`models.biped` and its conventions)::
 
@@ -12,27 +13,30 @@ The biped's segment parameters are the diagram's ``model`` settings.
 
 The laws (:class:`~blocks.core.Kernels`) read the biped's parameter vector
 (:meth:`models.params.BipedParams.as_array`, :data:`blocks.library.context.BIPED_LAYOUT`): the dynamics'
-kernel calls :func:`models._eom_numba.forward_dynamics_into`; the kinematics' kernel writes the points out.
+kernel calls :func:`models._eom_numba.forward_dynamics_sc_into` with the sines and cosines of its optional
+input ``trig`` (:func:`models.segment_trig.trig_of`: computed when unconnected); the kinematics' kernel writes
+the points out.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from blocks.core import CompileContext, Kernels, ParameterValueError, Params, PortSpec
+from blocks.core import Block, CompileContext, Kernels, ParameterValueError, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import BIPED_LAYOUT, FEET, ReadsBiped, biped_of, data_of, dataset_of
+from blocks.library.context import BIPED_LAYOUT, FEET, Q_IN, TRIG_IN, ReadsBiped, biped_of, data_of, dataset_of
 from blocks.library.sources import initial_from_reference
 from blocks.packing import state_offsets
-from models._eom_numba import forward_dynamics_into
+from models._eom_numba import forward_dynamics_sc_into
 from models.biped import GRF_NAMES, Q_NAMES, TAU_NAMES, FiveLinkBiped
+from models.jit import scratch
+from models.segment_trig import TRIG_NAMES, TRIG_SIZE, segment_trig_into, trig_of
 
-__all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT"]
+__all__ = ["FiveLinkDynamics", "BipedKinematics", "BIPED_LAYOUT", "SegmentTrig"]
 
 #: the dynamics' continuous state: the coordinates q and their rates qd (7 each, :data:`models.biped.Q_NAMES`)
 _STATE = state_offsets((("q", 7), ("qd", 7)), {})
@@ -45,31 +49,41 @@ _STANDING = (0.0, 0.8735, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @kernel
-def _dynamics_output(t, x, z, tau, grf, mz, p, q, qd):
+def _dynamics_output(t, x, z, tau, grf, mz, trig, p, q, qd):
     for i in range(7):
         q[i] = x[_XQ + i]
         qd[i] = x[_XQD + i]
 
 
 @kernel
-def _dynamics_derivative(t, x, z, tau, grf, mz, p, dx):
+def _dynamics_derivative(t, x, z, tau, grf, mz, trig, p, dx):
     for i in range(7):
         dx[_XQ + i] = x[_XQD + i]
-    forward_dynamics_into(seg(p, _BP), x[_XQ:_XQ + 7], x[_XQD:_XQD + 7], tau, grf, mz, dx[_XQD:_XQD + 7])
+    q = x[_XQ:_XQ + 7]
+    sc = scratch(10)
+    trig_of(q, trig, sc)
+    forward_dynamics_sc_into(seg(p, _BP), q, x[_XQD:_XQD + 7], tau, grf, mz, sc, dx[_XQD:_XQD + 7])
 
 
 @kernel
-def _kinematics_output(t, x, z, q, p, feet, com, hip, knees, head, contact):
+def _trig_output(t, x, z, q, p, sc):
+    segment_trig_into(q, sc)
+
+
+@kernel
+def _kinematics_output(t, x, z, q, trig, p, feet, com, hip, knees, head, contact):
     """The points of :class:`BipedKinematics` from ``q`` and the geometry (the biped vector), into the outputs."""
     bp = seg(p, _KBP)
     x0, y0, a, bl, br, gl, gr = q[0], q[1], q[2], q[3], q[4], q[5], q[6]
     l0, r0, l1, r1, l2, r2, rf = bp[_L0], bp[_R0], bp[_L1], bp[_R1], bp[_L2], bp[_R2], bp[_RF]
     m0, m1, m2 = bp[_M0], bp[_M1], bp[_M2]
     mt = m0 + 2.0 * (m1 + m2)  # as BipedParams.total_mass
-    sa, ca = math.sin(a), math.cos(a)
+    sc = scratch(10)
+    trig_of(q, trig, sc)
+    sa, ca = sc[0], sc[1]
     hx, hy = x0 - r0 * sa, y0 - r0 * ca
-    s1l, c1l, s2l, c2l = math.sin(a - bl), math.cos(a - bl), math.sin(a - bl + gl), math.cos(a - bl + gl)
-    s1r, c1r, s2r, c2r = math.sin(a - br), math.cos(a - br), math.sin(a - br + gr), math.cos(a - br + gr)
+    s1l, c1l, s2l, c2l = sc[2], sc[3], sc[4], sc[5]
+    s1r, c1r, s2r, c2r = sc[6], sc[7], sc[8], sc[9]
     kxl, kyl, kxr, kyr = hx - l1 * s1l, hy - l1 * c1l, hx - l1 * s1r, hy - l1 * c1r
     feet[0], feet[1], feet[2], feet[3] = kxl - l2 * s2l, kyl - l2 * c2l, kxr - l2 * s2r, kyr - l2 * c2r
     contact[0] = feet[0] + rf * (s2l - (a - bl + gl))
@@ -120,7 +134,8 @@ class FiveLinkDynamics(ReadsBiped):
                                        "when the kinematics come from another recording than the GRF (paired)")}
     inputs = (PortSpec("tau", 4, "N*m", "joint torques", TAU_NAMES),
               PortSpec("grf", 4, "N", "forces on the feet, world frame", GRF_NAMES),
-              PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r"), optional=True))
+              PortSpec("mz", 2, "N*m", "ground moments on the shanks (ccw +)", ("l", "r"), optional=True),
+              TRIG_IN)
     outputs = (PortSpec("q", 7, "m, rad", "generalised coordinates", Q_NAMES),
                PortSpec("qd", 7, "m/s, rad/s", "generalised velocities", Q_NAMES))
     feedthrough = "none"
@@ -159,7 +174,7 @@ class BipedKinematics(ReadsBiped):
     :meth:`models.biped.FiveLinkBiped.contact_coordinates`).
     """
 
-    inputs = (PortSpec("q", 7, "m, rad", "", Q_NAMES),)
+    inputs = (PortSpec("q", 7, "m, rad", "", Q_NAMES), TRIG_IN)
     outputs = (PortSpec("feet", 4, "m", "foot points", FEET),
                PortSpec("com", 2, "m", "whole-body CoM", ("x", "y")), PortSpec("hip", 2, "m", "", ("x", "y")),
                PortSpec("knees", 4, "m", "", FEET), PortSpec("head", 2, "m", "", ("x", "y")),
@@ -167,6 +182,25 @@ class BipedKinematics(ReadsBiped):
 
     packed = ("_bp[]",)
     law = Kernels(output=_kinematics_output)
+
+
+class SegmentTrig(Block):
+    """Sines and cosines of the trunk, thigh and shank angles of ``q``, computed once for the blocks reading them.
+
+    The law is :func:`models.segment_trig.segment_trig_into`; the readers take it on their optional input ``trig``.
+
+    ``sc = [sin a, cos a, sin th1_l, cos th1_l, sin th2_l, cos th2_l, sin th1_r, cos th1_r, sin th2_r,
+    cos th2_r]`` with the trunk angle ``a``, thigh ``th1 = a - beta`` and shank ``th2 = th1 + gamma`` [rad].
+    Wired from the dynamics' ``q`` to the dynamics' own ``trig``, it is evaluated once per RK4 stage where
+    the dynamics, the ground contact, the ankle, the kinematics, the estimator and the footprints each
+    computed them again: the libm calls of a ``tracking`` tick 60 -> 20, the step about 4-5 % faster
+    (docs/benchmarks.md, "The step at its floor"). Not recorded unless named (a run's log is its results,
+    not this intermediate).
+    """
+
+    inputs = (Q_IN,)
+    outputs = (PortSpec("sc", TRIG_SIZE, "1", "sines and cosines of the segment angles", TRIG_NAMES, record=False),)
+    law = Kernels(output=_trig_output)
 
 
 #: where the kernels above read each packed entry (numba takes them as constants when it compiles)

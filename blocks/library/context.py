@@ -19,11 +19,12 @@ from blocks.core import Block, CompileContext, Params, PortSpec
 from blocks.library.settings import BIPED, DATA, DataSettings
 from models.biped import Q_NAMES
 from models.params import BipedParams
+from models.segment_trig import TRIG_NAMES, TRIG_SIZE
 
 if TYPE_CHECKING:
     from models.dataset import GaitDataset
 
-__all__ = ["BIPED", "BIPED_LAYOUT", "DATA", "DATASETS", "FEET", "QD_IN", "Q_IN", "STANCE_IN", "biped_of",
+__all__ = ["BIPED", "BIPED_LAYOUT", "DATA", "DATASETS", "FEET", "QD_IN", "Q_IN", "STANCE_IN", "TRIG_IN", "biped_of",
            "ReadsBiped", "data_of", "dataset_of"]
 
 DATASETS = "datasets"   # the key of the dataset resolver in CompileContext.resources
@@ -32,6 +33,10 @@ DATASETS = "datasets"   # the key of the dataset resolver in CompileContext.reso
 Q_IN = PortSpec("q", 7, "m, rad", "biped state", Q_NAMES)
 QD_IN = PortSpec("qd", 7, "m/s, rad/s", "rates", Q_NAMES)
 STANCE_IN = PortSpec("stance", 2, "", "stance flags", ("l", "r"))
+#: the segment angles' sines and cosines of ``q`` from a :class:`~blocks.library.biped.SegmentTrig` block, the
+#: optional input of the blocks that read them (unconnected: each computes them, :func:`models.segment_trig.trig_of`)
+TRIG_IN = PortSpec("trig", TRIG_SIZE, "1", "sines and cosines of the segment angles (SegmentTrig)", TRIG_NAMES,
+                   optional=True)
 #: the labels of a pair of foot points (positions or contact coordinates) [m], left then right
 FEET = ("x_l", "y_l", "x_r", "y_r")
 #: the biped's parameter vector (:class:`ReadsBiped`), in :meth:`BipedParams.as_array` order: per link (trunk 0,

@@ -58,6 +58,7 @@ _POSITIONS = {  # signal flow left to right (app.gui.editing.auto_layout, rounde
     "est": (280, 0), "phase": (280, 140), "pid_hip": (280, 300), "pid_knee": (280, 480),
     "swing_mux": (560, 410), "swing_sum": (840, 420), "stance_sum": (1240, 140),
     "switch": (1520, 220), "grf_match": (1800, 330), "solved": (560, 600), "body": (2080, 190), "kin": (2360, 140),
+    "trig": (2360, 0),
     # inside the stabilisers subsystem
     "ref_motion": (0, 1030), "trunk": (280, 460), "stance_damp": (280, 300), "footprints": (280, 660),
     "fb_enable": (280, 820), "stance_fb": (280, 930), "contact": (560, 280), "ankle": (840, 640), "mz_sum": (1120, 520),
@@ -75,6 +76,8 @@ def build_grf_walk() -> Diagram:
     d.add("grf", "GrfSource")
     d.add("ref", "ReferenceSource")
     d.add("phase", "PhaseDetector", threshold_n=40.0, hysteresis_n=10.0, min_dwell_s=0.05)
+    # before its readers: compiled right after the body, it leaves their order, and the results' columns, as before
+    d.add("trig", "SegmentTrig")
     d.add("est", "NetTorqueEstimator", mode="jacobian")
     d.add("meas_hip", "Selector", n=7, indices=(3, 4))
     d.add("meas_knee", "Selector", n=7, indices=(5, 6))
@@ -99,7 +102,8 @@ def build_grf_walk() -> Diagram:
     d.add("solved", "SolvedGait")
     d.connect("grf.F", "phase.F", "est.F", "contact.F_rec")
     d.connect("contact.F", "body.grf")
-    d.connect("body.q", "est.q", "meas_hip.u", "meas_knee.u", "kin.q", "contact.q", "trunk.q")
+    d.connect("body.q", "est.q", "meas_hip.u", "meas_knee.u", "kin.q", "contact.q", "trunk.q", "trig.q")
+    d.connect("trig.sc", "body.trig", "contact.trig", "est.trig", "kin.trig", "ankle.trig", "footprints.trig")
     d.connect("body.qd", "contact.qd", "trunk.qd")
     d.connect("ref.angles", "trunk.ref")
     d.connect("ref.rates", "trunk.ref_rate")

@@ -54,9 +54,10 @@ import math
 from blocks.core import Kernels, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import kernel, seg
-from blocks.library.context import BIPED_LAYOUT, Q_IN, ReadsBiped
+from blocks.library.context import BIPED_LAYOUT, Q_IN, TRIG_IN, ReadsBiped
 from models.biped import TAU_NAMES
-from models.jit import register_jitable
+from models.jit import register_jitable, scratch
+from models.segment_trig import trig_of
 
 __all__ = ["NetTorqueEstimator", "leg_torque_jacobian", "leg_torque_paper", "rolling_moment"]
 
@@ -68,7 +69,13 @@ _L1, _L2, _R1, _R2, _M1, _M2, _G, _RF = (BIPED_LAYOUT.index(k) for k in ("l1", "
 def rolling_moment(th2: float, fx: float, fy: float, rf: float) -> float:
     """``M_roll = R (sin th2 F_y - (cos th2 - 1) F_x)`` [N m]: the moment of a foot force applied at
     the rolling contact point about the foot point (0 for a point foot, ``R = rf = 0``)."""
-    return rf * (math.sin(th2) * fy - (math.cos(th2) - 1.0) * fx) if rf > 0.0 else 0.0
+    return _rolling(math.sin(th2), math.cos(th2), fx, fy, rf) if rf > 0.0 else 0.0
+
+
+@register_jitable
+def _rolling(s2: float, c2: float, fx: float, fy: float, rf: float) -> float:
+    """:func:`rolling_moment` from ``s2 = sin th2``, ``c2 = cos th2``."""
+    return rf * (s2 * fy - (c2 - 1.0) * fx) if rf > 0.0 else 0.0
 
 
 @register_jitable
@@ -77,8 +84,17 @@ def leg_torque_jacobian(th1: float, gamma: float, fx: float, fy: float, l1: floa
                         ) -> tuple[float, float, float, float]:
     """``(tau_hip, tau_knee, T_net_hip, T_net_knee)`` of the Jacobian-transpose form (module doc)."""
     th2 = th1 + gamma
-    s1, c1, s2, c2 = math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2)
-    m_roll = rolling_moment(th2, fx, fy, rf)
+    return leg_torque_jacobian_sc(math.sin(th1), math.cos(th1), math.sin(th2), math.cos(th2), fx, fy, l1, l2, r1,
+                                  r2, m1, m2, g, rf)
+
+
+@register_jitable
+def leg_torque_jacobian_sc(s1: float, c1: float, s2: float, c2: float, fx: float, fy: float, l1: float, l2: float,
+                           r1: float, r2: float, m1: float, m2: float, g: float, rf: float
+                           ) -> tuple[float, float, float, float]:
+    """:func:`leg_torque_jacobian` from the sines and cosines of the thigh and shank angles (``s1 = sin th1``,
+    ..., :mod:`models.segment_trig`)."""
+    m_roll = _rolling(s2, c2, fx, fy, rf)
     t_hip = fx * (l1 * c1 + l2 * c2) - fy * (l1 * s1 + l2 * s2) + m_roll
     t_knee = l2 * (fx * c2 - fy * s2) + m_roll
     qg_b = g * (m1 * r1 * s1 + m2 * (l1 * s1 + r2 * s2))
@@ -104,7 +120,7 @@ def leg_torque_paper(th1: float, gamma: float, fx: float, fy: float, l1: float, 
 
 
 @kernel
-def _estimator_output(t, x, z, q, F, p, tau, tn):
+def _estimator_output(t, x, z, q, F, trig, p, tau, tn):
     a, bl, br, gl, gr = q[2], q[3], q[4], q[5], q[6]
     bp = seg(p, _BP)
     l1, l2, r1, r2, m1, m2, g, rf = bp[_L1], bp[_L2], bp[_R1], bp[_R2], bp[_M1], bp[_M2], bp[_G], bp[_RF]
@@ -112,8 +128,10 @@ def _estimator_output(t, x, z, q, F, p, tau, tn):
         hl, kl, t0, t2 = leg_torque_paper(a - bl, gl, F[0], F[1], l1, l2, m1, m2, g, p[_MU_S], rf)
         hr, kr, t1, t3 = leg_torque_paper(a - br, gr, F[2], F[3], l1, l2, m1, m2, g, p[_MU_S], rf)
     else:
-        hl, kl, t0, t2 = leg_torque_jacobian(a - bl, gl, F[0], F[1], l1, l2, r1, r2, m1, m2, g, rf)
-        hr, kr, t1, t3 = leg_torque_jacobian(a - br, gr, F[2], F[3], l1, l2, r1, r2, m1, m2, g, rf)
+        sc = scratch(10)
+        trig_of(q, trig, sc)
+        hl, kl, t0, t2 = leg_torque_jacobian_sc(sc[2], sc[3], sc[4], sc[5], F[0], F[1], l1, l2, r1, r2, m1, m2, g, rf)
+        hr, kr, t1, t3 = leg_torque_jacobian_sc(sc[6], sc[7], sc[8], sc[9], F[2], F[3], l1, l2, r1, r2, m1, m2, g, rf)
     k = p[_GAIN]
     tn[0], tn[1], tn[2], tn[3] = t0, t1, t2, t3
     tau[0], tau[1], tau[2], tau[3] = k * hl, k * hr, k * kl, k * kr
@@ -126,7 +144,7 @@ class NetTorqueEstimator(ReadsBiped):
                         description="jacobian: -J^T F - leg gravity; paper: literal lever-arm formula"),
               "gain": P(1.0, min=0.0, max=2.0, description="multiplier on the estimated torques (0 = off)"),
               "mu_s": P(0.0, min=0.0, max=2.0, description="paper mode: static friction coefficient in M_knee")}
-    inputs = (Q_IN, PortSpec("F", 4, "N", "foot forces"))
+    inputs = (Q_IN, PortSpec("F", 4, "N", "foot forces"), TRIG_IN)
     outputs = (PortSpec("tau", 4, "N*m", "estimated stance torques, times gain", TAU_NAMES),
                PortSpec("tnet", 4, "N*m", "GRF moment about hip and knee (ccw +)", TAU_NAMES))
     discrete = True

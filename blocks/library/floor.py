@@ -66,11 +66,12 @@ import math
 from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import helper, kernel, seg
-from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, ReadsBiped, biped_of
+from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, TRIG_IN, ReadsBiped, biped_of
 from blocks.packing import state_offsets
-from models._eom_numba import foot_state_side
+from models._eom_numba import foot_state_of
 from models.biped import TAU_NAMES
-from models.jit import register_jitable
+from models.jit import register_jitable, scratch
+from models.segment_trig import trig_of
 
 __all__ = ["Footprints", "StanceDamping"]
 
@@ -80,12 +81,12 @@ _ZX, _ZON, _ZETA, _ZT = (_FP_STATE[k] for k in ("x", "on", "eta", "t"))
 
 
 @helper
-def _anchor(t, z, q, stance, p, s):
+def _anchor(t, z, q, stance, sc, p, s):
     """``(x, y_landed, t_landed)`` of foot ``s``: held, or its contact coordinates now (which read no
-    rates: ``q`` stands in for them)."""
+    rates: ``q`` stands in for them), ``sc`` the segment angles' sines and cosines (:mod:`models.segment_trig`)."""
     if stance[s] > 0.5 and z[_ZON + s] > 0.5:
         return z[_ZX + s], z[_ZETA + s], z[_ZT + s]
-    fs = foot_state_side(seg(p, _BP), q, q, s)
+    fs = foot_state_of(seg(p, _BP), q, q, sc, s)
     return fs[0], fs[1], t
 
 
@@ -97,20 +98,24 @@ def _held_height(t, y_land, t_land, p):
 
 
 @kernel
-def _footprints_output(t, x, z, q, stance, feet_ref, p, feet):
+def _footprints_output(t, x, z, q, stance, feet_ref, trig, p, feet):
     if p[_SOURCE] == 0.0:
         for k in range(4):
             feet[k] = feet_ref[k]
         return
-    xl, yl, tl = _anchor(t, z, q, stance, p, 0)
-    xr, yr, tr = _anchor(t, z, q, stance, p, 1)
+    sc = scratch(10)
+    trig_of(q, trig, sc)
+    xl, yl, tl = _anchor(t, z, q, stance, sc, p, 0)
+    xr, yr, tr = _anchor(t, z, q, stance, sc, p, 1)
     feet[0], feet[1], feet[2], feet[3] = xl, _held_height(t, yl, tl, p), xr, _held_height(t, yr, tr, p)
 
 
 @kernel
-def _footprints_update(t, x, z, q, stance, feet_ref, p, znext):
-    xl, yl, tl = _anchor(t, z, q, stance, p, 0)
-    xr, yr, tr = _anchor(t, z, q, stance, p, 1)
+def _footprints_update(t, x, z, q, stance, feet_ref, trig, p, znext):
+    sc = scratch(10)
+    trig_of(q, trig, sc)
+    xl, yl, tl = _anchor(t, z, q, stance, sc, p, 0)
+    xr, yr, tr = _anchor(t, z, q, stance, sc, p, 1)
     znext[_ZX], znext[_ZX + 1], znext[_ZON], znext[_ZON + 1] = xl, xr, stance[0], stance[1]
     znext[_ZETA], znext[_ZETA + 1], znext[_ZT], znext[_ZT + 1] = yl, yr, tl, tr
 
@@ -150,7 +155,7 @@ class Footprints(ReadsBiped):
                             description="the held height relaxes from where the foot landed to the floor with "
                                         "this time constant (0: held on the floor from the landing tick)")}
     inputs = (Q_IN, STANCE_IN,
-              PortSpec("feet_ref", 4, "m", "reference footprints", FEET))
+              PortSpec("feet_ref", 4, "m", "reference footprints", FEET), TRIG_IN)
     outputs = (PortSpec("feet", 4, "m", "where each stance foot is held", FEET),)
     n_discrete = _FP_STATE["size"]
     discrete = True

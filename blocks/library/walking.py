@@ -84,12 +84,14 @@ from blocks.core import Block, CompileContext, Kernels, Params, PortSpec
 from blocks.core import ParamSpec as P
 from blocks.kernels import helper, kernel, seg
 from blocks.library import sources_kernels as sk
-from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, ReadsBiped, biped_of, data_of, dataset_of
+from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, TRIG_IN, ReadsBiped, biped_of, data_of, dataset_of
 from blocks.library.sources_kernels import table_row, table_value
-from models._eom_numba import foot_state_side
+from models._eom_numba import foot_state_of
 from models.biped import GRF_NAMES, TAU_NAMES, FiveLinkBiped
 from models.dataset import ANGLE_NAMES
+from models.jit import scratch
 from models.reference import reference_state
+from models.segment_trig import trig_of
 
 __all__ = ["FeedbackEnable", "GroundContact", "ReferenceMotion", "TrunkBalance"]
 
@@ -100,7 +102,7 @@ def _clip(v, lim):
 
 
 @kernel
-def _contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):
+def _contact_output(t, x, z, q, qd, stance, f_rec, ref, trig, p, f_out, corr):
     """GroundContact: recorded GRF plus the stance-foot spring-damper (``walking`` docstring)."""
     k_x, c_x, k_y, c_y, ground_y, f_max = p[_K_X], p[_C_X], p[_K_Y], p[_C_Y], p[_GROUND_Y], p[_F_MAX]
     unilateral, mu, gain = p[_UNILATERAL] != 0.0, p[_MU], p[_GAIN]
@@ -108,10 +110,12 @@ def _contact_output(t, x, z, q, qd, stance, f_rec, ref, p, f_out, corr):
     corr[:] = 0.0
     if gain > 0.0 and (stance[0] > 0.5 or stance[1] > 0.5):
         bp = seg(p, _BP)
+        sc = scratch(10)
+        trig_of(q, trig, sc)
         for s in range(2):
             if not stance[s] > 0.5:
                 continue
-            fx, fy, vx, vy = foot_state_side(bp, q, qd, s)
+            fx, fy, vx, vy = foot_state_of(bp, q, qd, sc, s)
             gy = ref[2 * s + 1] if reference_height else ground_y
             cy = gain * _clip(-k_y * (fy - gy) - c_y * vy, f_max)
             if unilateral:
@@ -193,7 +197,7 @@ class GroundContact(ReadsBiped):
                           description="hold the stance foot at y = ground_y, or at the reference foot height")}
     inputs = (Q_IN, QD_IN, STANCE_IN,
               PortSpec("F_rec", 4, "N", "recorded foot forces", GRF_NAMES),
-              PortSpec("feet_ref", 4, "m", "reference foot positions", FEET))
+              PortSpec("feet_ref", 4, "m", "reference foot positions", FEET), TRIG_IN)
     outputs = (PortSpec("F", 4, "N", "applied foot forces", GRF_NAMES),
                PortSpec("corr", 4, "N", "contact correction", GRF_NAMES))
 

@@ -71,8 +71,9 @@ def test_default_diagram_plan() -> None:
     ds = sine_dataset()
     m = compile_diagram(build_grf_walk(), resources={DATASETS: lambda s: ds}, t_end=1.0)
     # only the physics is re-evaluated inside RK4 stages: the recorded GRF, the ground contact
-    # (it reads the state) and the dynamics' outputs; the sampled controllers hold their torques
-    assert m.minor == {"grf", "contact", "body"}
+    # (it reads the state), the dynamics' outputs and the segment angles' sines and cosines the contact and
+    # the dynamics read; the sampled controllers hold their torques
+    assert m.minor == {"grf", "contact", "body", "trig"}
     assert m.x0.size == 14 and m.n_signals == sum(size for _, size in m.out_slot.values())
     order = [b.name for b in m.blocks]
     assert order.index("est") < order.index("switch") and order.index("pid_hip") < order.index("swing_mux")

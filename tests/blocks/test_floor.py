@@ -154,7 +154,8 @@ def test_new_options_kernels_match_the_callbacks(block: object, u: dict, z: np.n
     ctx = CompileContext()
     p = block.make_params(ctx)  # type: ignore[attr-defined]
     ref = block.probe(t=1.0, u=u, z=z if z.size else None, ctx=ctx, p=p)  # type: ignore[attr-defined]
-    ports = tuple(np.asarray(u[s.name], dtype=np.float64) for s in block.port_specs()[0])  # type: ignore[attr-defined]
+    ports = tuple(np.asarray(u[s.name] if s.name in u else np.zeros(int(s.size)), dtype=np.float64)  # optional: zeros
+                  for s in block.port_specs()[0])  # type: ignore[attr-defined]
     got = probe_kernels(block, p, 1.0, ports, np.zeros(0), z)  # type: ignore[arg-type]
     for name, value in ref.y.items():
         np.testing.assert_allclose(got.y[name], value, rtol=0, atol=1e-12)

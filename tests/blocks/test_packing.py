@@ -71,16 +71,20 @@ def test_a_wrong_entry_is_refused_when_the_class_is_defined() -> None:
 
 
 def test_pure_replaces_every_kernel_called_with_its_python_form() -> None:
-    """The PID's law calls ``_blended``; the dynamics call ``forward_dynamics_into``, which calls ``_assemble``
-    (models/_eom_numba): in the pure forms each is a plain Python function, so a debugger steps through all."""
+    """The PID's law calls ``_blended``; the dynamics call ``forward_dynamics_sc_into``, which calls
+    ``_assemble_sc`` (models/_eom_numba), and ``trig_of`` (models/segment_trig), which calls
+    ``segment_trig_into``: in the pure forms each is a plain Python function, so a debugger steps through all."""
     from blocks.library.biped import _dynamics_derivative
     from blocks.library.control import _pid_law
 
     law = pure(_pid_law)
     assert isinstance(law, types.FunctionType) and isinstance(law.__globals__["_blended"], types.FunctionType)
     dyn = pure(_dynamics_derivative)
-    fd = dyn.__globals__["forward_dynamics_into"]
-    assert isinstance(fd, types.FunctionType) and isinstance(fd.__globals__["_assemble"], types.FunctionType)
+    fd = dyn.__globals__["forward_dynamics_sc_into"]
+    assert isinstance(fd, types.FunctionType) and isinstance(fd.__globals__["_assemble_sc"], types.FunctionType)
+    trig = dyn.__globals__["trig_of"]
+    assert isinstance(trig, types.FunctionType)
+    assert isinstance(trig.__globals__["segment_trig_into"], types.FunctionType)
     assert not isinstance(_pid_law.py_func.__globals__["_blended"], types.FunctionType)  # the module keeps numba's
 
 

@@ -33,7 +33,7 @@ def test_default_diagram_groups_the_stabilisers_and_the_boundary_is_the_crossing
     ends = [(a, a.split(".")[0] in inside, z.split(".")[0] in inside) for a, z in d.connections]
     assert set(b.inputs) == {a for a, a_in, z_in in ends if not a_in and z_in}
     assert set(b.outputs) == {a for a, a_in, z_in in ends if a_in and not z_in}
-    assert len(b.inputs) == 9 and len(b.outputs) == 8  # inputs include solved.mz (into mz_sum)
+    assert len(b.inputs) == 10 and len(b.outputs) == 8  # inputs include solved.mz (into mz_sum) and trig.sc
 
 
 @pytest.mark.parametrize("subs, message", [

@@ -36,7 +36,7 @@ WIRE_FONT_PX = 12
 ERROR_COLOR = "#d62728"
 TYPE_COLORS = {"GrfSource": "#e3f0fb", "ReferenceSource": "#e3f0fb", "PhaseDetector": "#fdf2dc",
                "NetTorqueEstimator": "#f1e6fa", "PID": "#e2f5e2", "TorqueSwitch": "#fdf2dc",
-               "FiveLinkDynamics": "#fde2e2", "BipedKinematics": "#fde2e2",
+               "FiveLinkDynamics": "#fde2e2", "BipedKinematics": "#fde2e2", "SegmentTrig": "#fde2e2",
                SUBSYSTEM: "#dde6f3", INPORT: "#ffffff", OUTPORT: "#ffffff"}
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
 
