@@ -116,6 +116,8 @@ def compile_diagram(diagram: Diagram, *, dataset: str | None = None,
         inputs[name], outputs[name] = b.port_specs()
 
     in_source = _check_wiring(diagram, blocks, inputs, outputs)
+    for block in blocks.values():
+        block.check_wiring(in_source, blocks)
     order = _sort(diagram, blocks, in_source)   # an algebraic loop first: it does not depend on widths
     inherited, misfits = resolve_widths(blocks, in_source)
     for name in inherited:

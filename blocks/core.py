@@ -213,6 +213,11 @@ class Block:
     def derive(self, p: Params, ctx: CompileContext) -> None:
         """Compute constants from parameters into ``p`` (called at compile and after changes)."""
 
+    def check_wiring(self, source: Mapping[str, str], blocks: Mapping[str, Block]) -> None:
+        """Refuse how the block is wired beyond widths and connectedness (raise :class:`DiagramError`).
+        ``source`` maps each connected input ``"block.port"`` of the diagram to the output ``"block.port"``
+        that drives it; ``blocks`` holds every block by name. Called at compile, after the wiring check."""
+
     def kernels(self) -> Kernels | None:
         """The block's law (:class:`Kernels`): the class's ``law`` (override for one that depends on the
         instance), or None: the block then defines Python callbacks, and the compiled engine refuses the

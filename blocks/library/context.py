@@ -12,10 +12,10 @@ and :data:`DATASETS` (a callable ``spec -> GaitDataset``; default
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from blocks.core import Block, CompileContext, Params, PortSpec
+from blocks.core import Block, CompileContext, DiagramError, Params, PortSpec
 from blocks.library.settings import BIPED, DATA, DataSettings
 from models.biped import Q_NAMES
 from models.params import BipedParams
@@ -62,6 +62,22 @@ class ReadsBiped(Block, register=False):
 
     def derive(self, p: Params, ctx: CompileContext) -> None:
         p.set("_bp", tuple(biped_of(ctx).as_array()))
+
+    def check_wiring(self, source: Mapping[str, str], blocks: Mapping[str, Block]) -> None:
+        """A wired ``trig`` (:data:`TRIG_IN`) must be the trig of the ``q`` this block reads: the output of a
+        ``SegmentTrig`` block whose ``q`` comes from the same output as this block's ``q`` input (the
+        dynamics: from its own ``q`` output). Another wire would give the kernels the sines and cosines
+        of other angles, wrong physics without a failure, so it is refused at compile."""
+        trig = source.get(f"{self.name}.trig")
+        if trig is None:
+            return
+        maker = trig.split(".")[0]
+        own_q = f"{self.name}.q"
+        q = source.get(own_q, own_q if any(s.name == "q" for s in self.outputs) else None)
+        if blocks[maker].type_name != "SegmentTrig" or source.get(f"{maker}.q") != q:
+            raise DiagramError(f"block '{self.name}' ({self.type_name}): input 'trig' must come from a SegmentTrig "
+                               f"block whose q is this block's q ({q}); it comes from {trig}"
+                               + (f", the trig of {source.get(f'{maker}.q')}" if f"{maker}.q" in source else ""))
 
 
 def data_of(ctx: CompileContext) -> DataSettings:

@@ -73,3 +73,30 @@ def test_the_trig_signal_is_not_recorded_unless_named() -> None:
                         logged=("trig.sc", "body.q"))).runner.run()
     sc, q = run.signals["trig.sc"], run.signals["body.q"]
     assert np.array_equal(sc[:, 0], np.sin(q[:, 2])) and np.array_equal(sc[:, 9], np.cos(q[:, 2] - q[:, 4] + q[:, 6]))
+
+
+def _rewired(reader: str, source: str) -> Any:
+    """The default diagram with ``reader``'s trig input driven by ``source`` instead of ``trig.sc``."""
+    d = build_grf_walk()
+    d.add("q_other", "Constant", value=tuple(Q))
+    d.add("trig_other", "SegmentTrig")
+    d.add("ten", "Constant", value=(0.0,) * 10)
+    d.connect("q_other.y", "trig_other.q")
+    d.connections = [(a, b) for a, b in d.connections if b != f"{reader}.trig"]
+    d.connect(source, f"{reader}.trig")
+    return d
+
+
+@pytest.mark.parametrize(("reader", "source", "why"), [
+    ("est", "trig_other.sc", r"input 'trig' must come from a SegmentTrig block whose q is this block's q "
+                             r"\(body\.q\); it comes from trig_other\.sc, the trig of q_other\.y"),
+    ("body", "ten.y", r"block 'body' \(FiveLinkDynamics\): input 'trig' .* \(body\.q\); it comes from ten\.y$"),
+])
+def test_a_trig_of_other_angles_is_refused_at_compile(reader: str, source: str, why: str) -> None:
+    """Sines and cosines of other angles would be wrong physics without a failure: the compile names the wire."""
+    from blocks import compile_diagram
+    from blocks.core import DiagramError
+
+    with pytest.raises(DiagramError, match=why):
+        compile_diagram(_rewired(reader, source))
+    compile_diagram(_rewired(reader, "trig.sc"))  # the same edit, wired back as the default: compiles
