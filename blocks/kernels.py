@@ -52,13 +52,16 @@ def _stamp(fn: Callable[..., Any]) -> None:
 
 def kernel(fn: F) -> F:
     """Decorator of a block kernel: numba ``njit``, cached on disk, strict IEEE arithmetic (no
-    fastmath: the Python engine runs the same source uncompiled and must agree to 1e-12). Records
+    fastmath: the Python engine runs the same source uncompiled and must agree to 1e-12), without
+    numba's CPython and C wrappers (:mod:`blocks.kernel_entry`: the step calls it by address; a call
+    from Python goes through a small compiled entry of its own). Records
     its module file's stamp (:data:`IMPORTED`): :mod:`blocks.codegen` will not share a step compiled
     from a module edited since this process imported it."""
+    from blocks.kernel_entry import KERNEL_OPTIONS, KernelDispatcher
     from models.jit import njit
 
     _stamp(fn)
-    return njit(cache=True, nogil=True)(fn)
+    return njit(cache=True, dispatcher=KernelDispatcher, **KERNEL_OPTIONS)(fn)
 
 
 def helper(fn: F) -> F:
