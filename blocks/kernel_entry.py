@@ -37,7 +37,8 @@ _LOCK = threading.Lock()
 
 def entry(disp: Any) -> Any:
     """A compiled function ``entry(address, *args)`` with numba's CPython wrapper that calls kernel ``disp``
-    at ``address`` (:func:`blocks.step_intrinsics.address_for` of the argument types) and returns its result (one per kernel)."""
+    at ``address`` (:func:`blocks.step_intrinsics.address_for` of the argument types) and returns its
+    result (one per kernel)."""
     from numba import njit
 
     from blocks.step_intrinsics import caller

@@ -5,8 +5,8 @@
 of all the project's compiled code (:mod:`models.jit_cache`), so that a cached function never runs the
 old code of a function it calls from another file.
 
-Two fixes of numba's own costs. First, at start-up: numba's array-math module, imported when the first compiled function is
-compiled or loaded from the cache, checks once that BLAS is there by importing
+Two fixes of numba's own costs. First, at start-up: numba's array-math module, imported when the first
+compiled function is compiled or loaded from the cache, checks once that BLAS is there by importing
 ``scipy.linalg.cython_blas``; that imports the whole ``scipy.linalg`` package: about 0.2 s and
 10 MB on every start, for nothing (no gaitblocks kernel calls BLAS, and nothing else on the
 ``gaitblocks run`` path imports ``scipy.linalg``). :func:`_import_array_math` imports that module

@@ -24,3 +24,27 @@ def test_numba_blas_still_compiles_and_runs() -> None:
 
     a = np.arange(6.0).reshape(2, 3)
     np.testing.assert_allclose(dot(a, a.T), a @ a.T)
+
+
+def test_numba_option_dicts_are_numba_own() -> None:
+    """``models.jit``'s faster ``TargetConfig.values`` builds the dict numba's own builds, in its order."""
+    from numba.core import targetconfig
+    from numba.core.compiler import Flags
+
+    import models.jit  # noqa: F401  (installs it)
+
+    fast = targetconfig.TargetConfig.values
+    assert getattr(fast, "fast", False)
+
+    def numba_own(cfg: targetconfig.TargetConfig) -> dict[str, object]:
+        return {k: getattr(cfg, k) for k in cfg.options}
+
+    plain = Flags()
+    some = Flags()
+    some.nrt, some.no_cpython_wrapper, some.error_model, some.enable_ssa = True, True, "numpy", False
+    copied = Flags(some)
+    copied.release_gil = True
+    for cfg in (plain, some, copied):
+        assert fast(cfg) == numba_own(cfg)
+        assert list(fast(cfg).items()) == list(numba_own(cfg).items())
+    assert (some == copied) is False and some == Flags(some) and hash(some) == hash(Flags(some))
