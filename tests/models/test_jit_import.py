@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -48,3 +49,16 @@ def test_numba_option_dicts_are_numba_own() -> None:
         assert fast(cfg) == numba_own(cfg)
         assert list(fast(cfg).items()) == list(numba_own(cfg).items())
     assert (some == copied) is False and some == Flags(some) and hash(some) == hash(Flags(some))
+
+
+def test_numba_error_messages_are_plain_text() -> None:
+    """numba's messages keep their text and lose only the colours (``models.jit._plain_error_messages``)."""
+    code = ("import models.jit; from numba.core import errors; t = errors.termcolor(); "
+            "print(repr(t.errmsg('a') + t.filename('b') + t.highlight('c') + t.code('d') + t.indicate('e')))")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_COLOR_SCHEME"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=env).stdout.strip()
+    assert out == "'abcde'"
+    coloured = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**env, "NUMBA_COLOR_SCHEME": "dark_bg"}).stdout.strip()
+    assert coloured != "'abcde'" and "\\x1b[" in coloured  # asked for: numba's own colours
