@@ -105,13 +105,15 @@ def _plain_error_messages() -> None:
     if os.environ.get("NUMBA_COLOR_SCHEME") or not hasattr(errors, "_DummyColorScheme"):
         return
 
-    class Plain(errors._DummyColorScheme):
+    base: Any = getattr(errors, "_DummyColorScheme")  # noqa: B009  (private: not in numba's stubs)
+
+    class Plain(base):
         def code(self, msg: str) -> str:
             return msg
 
         errmsg = filename = indicate = highlight = reset = code
 
-    errors._termcolor_inst = Plain()
+    setattr(errors, "_termcolor_inst", Plain())  # noqa: B010  (what numba's termcolor() hands out)
 
 
 def scratch(n: int) -> np.ndarray:
