@@ -6,16 +6,18 @@ the result) and a C wrapper (``cfunc``, for a function passed as a first-class v
 step (:mod:`blocks.codegen`) calls each kernel through its address with numba's own calling
 convention (:func:`blocks.step_intrinsics.caller`), a kernel calling another kernel links it
 directly, and the Python engine runs ``py_func`` (:func:`blocks.kernels.pure`): nothing of a run needs
-either wrapper. So a kernel is compiled with neither (:data:`KERNEL_OPTIONS`): the walking diagram's
-first compile then lowers about 2.3 s less of wrapper code and hands LLVM about 1 s less to optimise
-and code-generate, thread CPU (issue 35 §3, docs/engine.md "What a first compile costs").
+either wrapper. So a kernel is compiled with neither (:data:`blocks.kernels.KERNEL_OPTIONS`, in a file
+of the cache's fingerprint, :mod:`models.jit_cache`: a change of them compiles every kernel again): the
+walking diagram's first compile then lowers about 2.3 s less of wrapper code and hands LLVM about 1 s
+less to optimise and code-generate, thread CPU (issue 35 §3, docs/engine.md "What a first compile
+costs").
 
 Calling such a kernel from Python (tests, :func:`blocks.law_check.probe_kernels`, benchmarks, a
 user's notebook) still works: :class:`KernelDispatcher` routes the call through a small compiled
 entry of its own (:func:`entry`: ``entry(address, *args)`` calls the kernel by address, so the
 kernel's code is not linked into it again), compiled the first time Python calls that kernel with
 those argument types and never cached on disk. Its result is the kernel's own machine code's, to the
-bit; its cost, paid only by Python callers, is that small compile (about 0.1-0.2 s) and a few
+bit; its cost, paid only by Python callers, is that small compile (about 0.1-0.4 s) and a few
 microseconds of argument typing a call.
 """
 
@@ -26,11 +28,7 @@ from typing import Any
 
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["KERNEL_OPTIONS", "KernelDispatcher", "entry"]
-
-#: numba's options of every kernel (:func:`blocks.kernels.kernel`): cached on disk, the GIL released, no
-#: CPython wrapper and no C wrapper (module docstring); strict IEEE arithmetic (no ``fastmath``)
-KERNEL_OPTIONS: dict[str, Any] = {"nogil": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+__all__ = ["KernelDispatcher", "entry"]
 
 _LOCK = threading.Lock()
 
@@ -53,8 +51,9 @@ def entry(disp: Any) -> Any:
 
 
 class KernelDispatcher(CPUDispatcher):
-    """numba's dispatcher of a kernel compiled without wrappers (:data:`KERNEL_OPTIONS`). Compiled code
-    calls it as any dispatcher; a call from Python goes through :func:`entry` (module docstring)."""
+    """numba's dispatcher of a kernel compiled without wrappers (:data:`blocks.kernels.KERNEL_OPTIONS`).
+    Compiled code calls it as any dispatcher; a call from Python goes through :func:`entry` (module
+    docstring)."""
 
     _entry: Any = None
     _addresses: dict[tuple[Any, ...], int] | None = None

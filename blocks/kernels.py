@@ -25,8 +25,13 @@ from blocks.spec import Kernels, Params
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["IMPORTED", "PythonLaw", "cache_dir", "helper", "kernel", "pure", "pure_kernels", "seg"]
+__all__ = ["IMPORTED", "KERNEL_OPTIONS", "PythonLaw", "cache_dir", "helper", "kernel", "pure", "pure_kernels", "seg"]
 
+
+#: numba's options of every kernel (:func:`kernel`, besides ``cache=True``): the GIL released, no CPython
+#: wrapper and no C wrapper (:mod:`blocks.kernel_entry`); strict IEEE arithmetic (no ``fastmath``). Here, in a
+#: file of the cache's fingerprint (:mod:`models.jit_cache`): a change of them compiles every kernel again
+KERNEL_OPTIONS: dict[str, Any] = {"nogil": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
 #: ``{source file: (mtime_ns, size)}`` of every module that defined a kernel, as it was when imported
 IMPORTED: dict[str, tuple[int, int]] = {}
@@ -57,7 +62,7 @@ def kernel(fn: F) -> F:
     from Python goes through a small compiled entry of its own). Records
     its module file's stamp (:data:`IMPORTED`): :mod:`blocks.codegen` will not share a step compiled
     from a module edited since this process imported it."""
-    from blocks.kernel_entry import KERNEL_OPTIONS, KernelDispatcher
+    from blocks.kernel_entry import KernelDispatcher
     from models.jit import njit
 
     _stamp(fn)
