@@ -43,3 +43,15 @@ def test_results_scalars_star_arguments_and_new_types() -> None:
     sum_output(0.0, np.zeros(0), np.zeros(0), a, b, p, y)
     pure(sum_output)(0.0, np.zeros(0), np.zeros(0), a, b, p, want)
     assert y.tolist() == want.tolist() == [0.5, 3.0]
+
+
+def test_the_kernel_options_are_in_a_file_of_the_fingerprint() -> None:
+    """A change of the kernels' numba options must make every cached kernel stale (a kernel cached without
+    wrappers must never be loaded where they are expected)."""
+    from pathlib import Path
+
+    import blocks.kernels
+    from models.jit_cache import fingerprint_files
+
+    assert blocks.kernels.KERNEL_OPTIONS["no_cpython_wrapper"] is True
+    assert Path(blocks.kernels.__file__).resolve() in fingerprint_files()
