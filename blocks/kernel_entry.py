@@ -14,11 +14,10 @@ costs").
 
 Calling such a kernel from Python (tests, :func:`blocks.law_check.probe_kernels`, benchmarks, a
 user's notebook) still works: :class:`KernelDispatcher` routes the call through a small compiled
-entry of its own (:func:`entry`: ``entry(address, *args)`` calls the kernel by address, so the
-kernel's code is not linked into it again), compiled the first time Python calls that kernel with
-those argument types and never cached on disk. Its result is the kernel's own machine code's, to the
-bit; its cost, paid only by Python callers, is that small compile (about 0.1-0.4 s) and a few
-microseconds of argument typing a call.
+entry of its own (:func:`entry`: it calls the kernel by address, so the kernel's code is not linked
+into it again), compiled the first time Python calls that kernel with those argument types and never
+cached on disk. Its result is the kernel's own machine code's, to the bit; its cost, paid only by
+Python callers, is that small compile (about 0.1-0.4 s), then a call as fast as numba's own dispatch.
 """
 
 from __future__ import annotations
@@ -34,17 +33,29 @@ _LOCK = threading.Lock()
 
 
 def entry(disp: Any) -> Any:
-    """A compiled function ``entry(address, *args)`` with numba's CPython wrapper that calls kernel ``disp``
-    at ``address`` (:func:`blocks.step_intrinsics.address_for` of the argument types) and returns its
-    result (one per kernel)."""
-    from numba import njit
+    """A compiled function ``entry(*args)`` with numba's CPython wrapper that calls kernel ``disp`` with
+    ``args`` and returns its result (one per kernel; numba compiles it once per argument types, in this
+    process only). It calls the kernel by address (:func:`blocks.step_intrinsics.caller`): the address of
+    the kernel's machine code for those types (:func:`blocks.step_intrinsics.address_for`, compiled or
+    loaded from numba's cache then) is a constant of the entry's code, so the entry is never cached."""
+    from numba import njit, types
+    from numba.extending import intrinsic
 
-    from blocks.step_intrinsics import caller
+    from blocks.step_intrinsics import address_for, caller
 
     call = caller(disp)
 
-    def kernel_entry(address, *args):
-        return call(address, *args)
+    @intrinsic
+    def here(typingctx, *args):
+        where = address_for(disp, tuple(args))
+
+        def codegen(context, builder, sig, vals):
+            return context.get_constant(types.intp, where)
+
+        return types.intp(types.StarArgTuple.from_types(args)), codegen
+
+    def kernel_entry(*args):
+        return call(here(*args), *args)
 
     kernel_entry.__qualname__ = f"entry of {disp.py_func.__qualname__}"
     return njit(nogil=True)(kernel_entry)
@@ -56,19 +67,14 @@ class KernelDispatcher(CPUDispatcher):
     docstring)."""
 
     _entry: Any = None
-    _addresses: dict[tuple[Any, ...], int] | None = None
 
     def __call__(self, *args: Any, **kws: Any) -> Any:
-        from blocks.step_intrinsics import address_for
-
         if kws:
             raise TypeError(f"kernel {self.py_func.__qualname__}: call it with positional arguments only")
-        argtypes = tuple(self.typeof_pyval(a) for a in args)
-        with _LOCK:
-            if self._entry is None:
-                self._entry, self._addresses = entry(self), {}
-            assert self._addresses is not None
-            address = self._addresses.get(argtypes)
-            if address is None:
-                address = self._addresses[argtypes] = address_for(self, argtypes)
-        return self._entry(address, *args)
+        call = self._entry
+        if call is None:
+            with _LOCK:
+                if self._entry is None:
+                    self._entry = entry(self)
+                call = self._entry
+        return call(*args)
