@@ -6,7 +6,9 @@ callback (output, derivative, update):
 
 * ``python``: the kernel run as plain Python on the packed vector (:class:`blocks.kernels.PythonLaw`),
   as the Python engine calls it;
-* ``kernel via dispatcher``: the kernel called from Python (numba's dispatcher: type checks and
+* ``kernel via dispatcher``: the kernel called from Python. A kernel is compiled without numba's
+  CPython wrapper (:mod:`blocks.kernel_entry`), so the call goes through its dispatcher's entry, a small
+  compiled function that unboxes the arguments and calls the kernel by address (type checks and
   argument unboxing dominate);
 * ``kernel compiled``: the kernel called from a compiled loop, which is what the compiled engine's
   step function pays (the dispatcher is gone). The time argument moves every call, but a kernel that

@@ -38,7 +38,8 @@ of ``CALLS[c] = (kernel, number of arguments)``, taken by :class:`blocks.compile
 numba neither links nor optimises the kernels' code again when it compiles a new step; the ports are
 views without owner (:func:`blocks.step_intrinsics.view`, ``row``), made once per call before the tick
 loop. Both keep the step's own code small: the walking diagram's step compiled in 6.9-7.4 s of CPU
-with linked kernels and numba's slices, 4.1-4.3 s without (docs/engine.md, issue 35 §3).
+with linked kernels and numba's slices, 4.1-4.3 s without (docs/engine.md, issue 35 §3). The step is
+called from Python only, so it is compiled without numba's C wrapper (``no_cfunc_wrapper``).
 The source carries a hash of the text of every kernel module it imports, of the fingerprint of all the
 project's compiled code (:func:`models.jit_cache.fingerprint`: the helpers those kernels call and the
 layouts they read) and of the numba version, so a changed kernel or helper gives a new file (numba's
@@ -317,8 +318,8 @@ def generate(model: CompiledModel) -> tuple[str, str]:
             f"CALLS = ({''.join(f'({a}, {n}), ' for (a, n) in sites)})"]
     sig_args = ("k0, n, final, stop_modes, t0, dt, w, SIG, X, XW, K, Z, ZN, ZOLD, P, REC, RTICKS, RIDX, every, row0, "
                 "FLAG, DONE, REASON, FAILT, EV, EVN, FN")
-    for fname, flags in (("advance_serial", "cache=True, nogil=True, error_model='numpy'"),
-                         ("advance_parallel", "cache=True, nogil=True, error_model='numpy', parallel=True")):
+    common = "cache=True, nogil=True, error_model='numpy', no_cfunc_wrapper=True"  # called from Python only
+    for fname, flags in (("advance_serial", common), ("advance_parallel", common + ", parallel=True")):
         out += ["", "", f"@njit({flags})", f"def {fname}({sig_args}):  # noqa",
                 "    for i in prange(SIG.shape[0]):"]
         out += head.lines

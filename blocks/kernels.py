@@ -25,8 +25,13 @@ from blocks.spec import Kernels, Params
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["IMPORTED", "PythonLaw", "cache_dir", "helper", "kernel", "pure", "pure_kernels", "seg"]
+__all__ = ["IMPORTED", "KERNEL_OPTIONS", "PythonLaw", "cache_dir", "helper", "kernel", "pure", "pure_kernels", "seg"]
 
+
+#: numba's options of every kernel (:func:`kernel`, besides ``cache=True``): the GIL released, no CPython
+#: wrapper and no C wrapper (:mod:`blocks.kernel_entry`); strict IEEE arithmetic (no ``fastmath``). Here, in a
+#: file of the cache's fingerprint (:mod:`models.jit_cache`): a change of them compiles every kernel again
+KERNEL_OPTIONS: dict[str, Any] = {"nogil": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
 #: ``{source file: (mtime_ns, size)}`` of every module that defined a kernel, as it was when imported
 IMPORTED: dict[str, tuple[int, int]] = {}
@@ -52,13 +57,16 @@ def _stamp(fn: Callable[..., Any]) -> None:
 
 def kernel(fn: F) -> F:
     """Decorator of a block kernel: numba ``njit``, cached on disk, strict IEEE arithmetic (no
-    fastmath: the Python engine runs the same source uncompiled and must agree to 1e-12). Records
+    fastmath: the Python engine runs the same source uncompiled and must agree to 1e-12), without
+    numba's CPython and C wrappers (:mod:`blocks.kernel_entry`: the step calls it by address; a call
+    from Python goes through a small compiled entry of its own). Records
     its module file's stamp (:data:`IMPORTED`): :mod:`blocks.codegen` will not share a step compiled
     from a module edited since this process imported it."""
+    from blocks.kernel_entry import KernelDispatcher
     from models.jit import njit
 
     _stamp(fn)
-    return njit(cache=True, nogil=True)(fn)
+    return njit(cache=True, dispatcher=KernelDispatcher, **KERNEL_OPTIONS)(fn)
 
 
 def helper(fn: F) -> F:

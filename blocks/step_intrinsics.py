@@ -22,7 +22,7 @@ from numba.core import cgutils, types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
-__all__ = ["address", "caller", "row", "signature", "view"]
+__all__ = ["address", "address_for", "caller", "row", "signature", "view"]
 
 _VEC = types.Array(types.float64, 1, "C")
 
@@ -82,11 +82,16 @@ def signature(nargs: int) -> tuple[Any, ...]:
     return (types.float64,) + (_VEC,) * (nargs - 1)
 
 
-def address(disp: Any, nargs: int) -> int:
-    """The address of kernel ``disp``'s machine code for a step call with ``nargs`` arguments
-    (:func:`signature`), which :func:`caller`'s intrinsic calls: valid in this process only."""
-    cres = _callee(disp, signature(nargs))
+def address_for(disp: Any, flat: tuple[Any, ...]) -> int:
+    """The address of kernel ``disp``'s machine code for positional argument types ``flat`` (compiled, or
+    loaded from numba's cache, now), which :func:`caller`'s intrinsic calls: valid in this process only."""
+    cres = _callee(disp, tuple(flat))
     return int(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
+
+
+def address(disp: Any, nargs: int) -> int:
+    """:func:`address_for` a step call with ``nargs`` arguments (:func:`signature`)."""
+    return address_for(disp, signature(nargs))
 
 
 _CALLERS: dict[int, tuple[Any, Any]] = {}  # id(kernel): (kernel, its caller)

@@ -248,14 +248,18 @@ class FingerprintCache(FunctionCache):
         return cres
 
 
-def njit(fn: Callable[..., Any] | None = None, /, *, cache: bool = False, **options: Any) -> Any:
+def njit(fn: Callable[..., Any] | None = None, /, *, cache: bool = False, dispatcher: type | None = None,
+         **options: Any) -> Any:
     """numba's ``njit`` (as ``@njit`` or ``@njit(**options)``), whose ``cache=True`` caches with
-    :class:`FingerprintCache`. Compiles lazily (no signatures)."""
+    :class:`FingerprintCache`. Compiles lazily (no signatures). ``dispatcher``: a subclass of numba's CPU
+    dispatcher to make instead of its own (:class:`blocks.kernel_entry.KernelDispatcher`)."""
     if fn is None:
-        return functools.partial(njit, cache=cache, **options)
+        return functools.partial(njit, cache=cache, dispatcher=dispatcher, **options)
     if not callable(fn):
         raise TypeError("models.jit.njit compiles lazily: pass options by keyword, no signature")
     disp = numba.njit(**options)(fn)
+    if dispatcher is not None and hasattr(disp, "enable_caching"):  # as numba's njit makes it, of that class
+        disp = dispatcher(py_func=fn, locals={}, targetoptions=dict(disp.targetoptions))
     if cache and hasattr(disp, "enable_caching"):  # not under NUMBA_DISABLE_JIT (a plain function)
         disp._cache = FingerprintCache(disp.py_func)  # what enable_caching() does, with this cache
     return disp

@@ -1,0 +1,80 @@
+"""Kernels compiled without numba's wrappers, and the Python entry that still lets Python call them.
+
+numba compiles every function with two wrappers beside its own machine code: a CPython wrapper (the
+entry of a call from Python: it unboxes every argument, an array's struct field by field, and boxes
+the result) and a C wrapper (``cfunc``, for a function passed as a first-class value). The compiled
+step (:mod:`blocks.codegen`) calls each kernel through its address with numba's own calling
+convention (:func:`blocks.step_intrinsics.caller`), a kernel calling another kernel links it
+directly, and the Python engine runs ``py_func`` (:func:`blocks.kernels.pure`): nothing of a run needs
+either wrapper. So a kernel is compiled with neither (:data:`blocks.kernels.KERNEL_OPTIONS`, in a file
+of the cache's fingerprint, :mod:`models.jit_cache`: a change of them compiles every kernel again): the
+walking diagram's first compile then lowers about 2.3 s less of wrapper code and hands LLVM about 1 s
+less to optimise and code-generate, thread CPU (issue 35 §3, docs/engine.md "What a first compile
+costs").
+
+Calling such a kernel from Python (tests, :func:`blocks.law_check.probe_kernels`, benchmarks, a
+user's notebook) still works: :class:`KernelDispatcher` routes the call through a small compiled
+entry of its own (:func:`entry`: it calls the kernel by address, so the kernel's code is not linked
+into it again), compiled the first time Python calls that kernel with those argument types and never
+cached on disk. Its result is the kernel's own machine code's, to the bit; its cost, paid only by
+Python callers, is that small compile (about 0.1-0.4 s), then a call as fast as numba's own dispatch.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from numba.core.registry import CPUDispatcher
+
+__all__ = ["KernelDispatcher", "entry"]
+
+_LOCK = threading.Lock()
+
+
+def entry(disp: Any) -> Any:
+    """A compiled function ``entry(*args)`` with numba's CPython wrapper that calls kernel ``disp`` with
+    ``args`` and returns its result (one per kernel; numba compiles it once per argument types, in this
+    process only). It calls the kernel by address (:func:`blocks.step_intrinsics.caller`): the address of
+    the kernel's machine code for those types (:func:`blocks.step_intrinsics.address_for`, compiled or
+    loaded from numba's cache then) is a constant of the entry's code, so the entry is never cached."""
+    from numba import njit, types
+    from numba.extending import intrinsic
+
+    from blocks.step_intrinsics import address_for, caller
+
+    call = caller(disp)
+
+    @intrinsic
+    def here(typingctx, *args):
+        where = address_for(disp, tuple(args))
+
+        def codegen(context, builder, sig, vals):
+            return context.get_constant(types.intp, where)
+
+        return types.intp(types.StarArgTuple.from_types(args)), codegen
+
+    def kernel_entry(*args):
+        return call(here(*args), *args)
+
+    kernel_entry.__qualname__ = f"entry of {disp.py_func.__qualname__}"
+    return njit(nogil=True)(kernel_entry)
+
+
+class KernelDispatcher(CPUDispatcher):
+    """numba's dispatcher of a kernel compiled without wrappers (:data:`blocks.kernels.KERNEL_OPTIONS`).
+    Compiled code calls it as any dispatcher; a call from Python goes through :func:`entry` (module
+    docstring)."""
+
+    _entry: Any = None
+
+    def __call__(self, *args: Any, **kws: Any) -> Any:
+        if kws:
+            raise TypeError(f"kernel {self.py_func.__qualname__}: call it with positional arguments only")
+        call = self._entry
+        if call is None:
+            with _LOCK:
+                if self._entry is None:
+                    self._entry = entry(self)
+                call = self._entry
+        return call(*args)
