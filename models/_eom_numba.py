@@ -30,7 +30,7 @@ from models.jit import njit as njit
 if AVAILABLE:
     from models.segment_trig import leg_of, segment_trig_into
 
-    @njit(cache=True)
+    @njit(cache=True, inline="always")
     def _assemble(p, q, qd, tau, grf, mz, M, b):
         """:func:`_assemble_sc` with the sines and cosines of ``q`` computed here (:mod:`models.segment_trig`)."""
         sc = scratch(10)

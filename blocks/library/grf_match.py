@@ -71,6 +71,33 @@ __all__ = ["GrfMatch", "match_torques"]
 _H = 1e-6  # central-difference step of Jdot qd [s]
 
 
+# The solver's pieces as kernels of their own, called by match_torques and not inlined into it: the block
+# runs once a tick, and only where its gain is on (the setpoint preset), while its inlined copies of them
+# made it the largest compile of every first run (3.6 s, in every preset: the gain is tunable live).
+@kernel
+def _assembled(p, q, qd, tau, grf, mz, M, b):
+    """:func:`models._eom_numba._assemble`: the mass matrix ``M`` and right-hand side ``b``."""
+    _assemble(p, q, qd, tau, grf, mz, M, b)
+
+
+@kernel
+def _factored(M, n):
+    """:func:`models._eom_numba._factor`: the Cholesky factor of ``M[:n, :n]``, in place."""
+    _factor(M, n)
+
+
+@kernel
+def _solved(M, b, x, n):
+    """:func:`models._eom_numba._back`: ``x = M^-1 b`` from the factor."""
+    _back(M, b, x, n)
+
+
+@kernel
+def _foot(p, q, qd, s):
+    """:func:`models._eom_numba.foot_state_side`: ``(xi, eta, vx, vy)`` of leg ``s``."""
+    return foot_state_side(p, q, qd, s)
+
+
 @kernel
 def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
     """``dtau`` (4) [N m]: the module docstring's ``gain d`` for the packed vector ``p`` of a :class:`GrfMatch`."""
@@ -91,18 +118,18 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
     M = buf[0:49].reshape((7, 7))
     qdd0, qdd, e, qp, qm, rhs = buf[56:63], buf[63:70], buf[70:77], buf[77:84], buf[84:91], buf[91:95]
     A, N, r, d = buf[95:111].reshape((4, 4)), buf[111:127].reshape((4, 4)), buf[127:131], buf[131:135]
-    _assemble(bp, q, qd, tau_in, F, mz, M, buf[49:56])
-    _factor(M, 7)  # M is the same for every torque: factored once
-    _back(M, buf[49:56], qdd0, 7)
+    _assembled(bp, q, qd, tau_in, F, mz, M, buf[49:56])
+    _factored(M, M.shape[0])  # M is the same for every torque: factored once (n not a literal: one compile)
+    _solved(M, buf[49:56], qdd0, M.shape[0])
     for k in range(7):
         qp[k] = q[k] + _H * qd[k]
         qm[k] = q[k] - _H * qd[k]
     for i in range(n_legs):
         s = first + i
-        x, y, vx, vy = foot_state_side(bp, q, qd, s)
-        _, _, jx, jy = foot_state_side(bp, q, qdd0, s)  # J qdd (the velocity map is linear in qd)
-        _, _, px, py = foot_state_side(bp, qp, qd, s)
-        _, _, mx, my = foot_state_side(bp, qm, qd, s)
+        x, y, vx, vy = _foot(bp, q, qd, s)
+        _, _, jx, jy = _foot(bp, q, qdd0, s)  # J qdd (the velocity map is linear in qd)
+        _, _, px, py = _foot(bp, qp, qd, s)
+        _, _, mx, my = _foot(bp, qm, qd, s)
         ax = jx + (px - mx) / (2.0 * _H)
         ay = jy + (py - my) / (2.0 * _H)
         dx = -vx / tau_v if tau_v > 0.0 else 0.0
@@ -115,9 +142,9 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
     for c in range(m):
         e[:] = 0.0
         e[3 + 2 * (c % 2) + first + c // 2] = 1.0  # a unit torque at joint j: 1 on its own coordinate 3 + j
-        _back(M, e, qdd, 7)  # qdd(tau_in + e_j) - qdd(tau_in) = M^-1 e_j
+        _solved(M, e, qdd, M.shape[0])  # qdd(tau_in + e_j) - qdd(tau_in) = M^-1 e_j
         for i in range(n_legs):
-            _, _, jx, jy = foot_state_side(bp, q, qdd, first + i)
+            _, _, jx, jy = _foot(bp, q, qdd, first + i)
             A[2 * i, c] = jx
             A[2 * i + 1, c] = jy
     trace = 0.0
@@ -137,8 +164,8 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
         N[a, a] += lam
     if trace <= 0.0:
         return
-    _factor(N, m)  # the top-left m x m block
-    _back(N, r, d, m)
+    _factored(N, m)  # the top-left m x m block
+    _solved(N, r, d, m)
     peak = 0.0
     for c in range(m):
         peak = max(peak, abs(gain * d[c]))
