@@ -199,8 +199,10 @@ def run(args: argparse.Namespace) -> int:
     rows = sorted(kept + outcome.rows, key=lambda r: int(r["run"]))
     ok = [r for r in rows if r.get("status") == "ok"]
     best = best_row(rows)
-    # a grid's edges are its first and last values; random samples' the axes' ranges
-    edges = best_on_edge(rows, refs, best, None if args.samples is None else {a.ref: (a.lo, a.hi) for a in axes})
+    # a grid's edges are its first and last planned values (not those of the rows an interrupt left), random
+    # samples' the axes' ranges
+    planned = [{a.ref: float(v)} for a in axes for v in a.values]
+    edges = best_on_edge(planned, refs, best, None if args.samples is None else {a.ref: (a.lo, a.hi) for a in axes})
     meta = {"params": [{"ref": a.ref, "lo": a.lo, "hi": a.hi, "values": list(a.values)} for a in axes],
             "sampler": "grid" if args.samples is None else args.sampler, "seed": args.seed,
             "objective": objective.describe(), "dataset": args.grf, "preset": args.preset,

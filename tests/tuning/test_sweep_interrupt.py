@@ -43,6 +43,9 @@ def _interrupt_then_resume(tmp_path: Path, args: list[str], total: int, wait_row
     assert len(kept) < total and len({r["run"] for r in kept}) == len(kept)
     assert json.loads((out / "sweep.json").read_text())["interrupted"] is True
     assert "--resume runs the others" in err
+    best = json.loads((out / "sweep.json").read_text())["best"]
+    if str(total - 1) not in {r["run"] for r in kept}:  # the grid's last value not run: its upper end not reached
+        assert "upper" not in best["on_edge"].values() and "(the upper end)" not in err, err
 
     code, _, err = Command("sweep", *args, "--out", str(out), "--resume").finish()
     assert code == 0, err
