@@ -173,6 +173,7 @@ class CompiledEngine:
         self.module, self.path = load_step(model)
         self.FN: np.ndarray | None = None  # the kernels' addresses, taken at the first advance
         self.kernel_compile: Report | None = None  # how its first advance compiled the kernels, if it did
+        self._ran: set[bool] = set()  # the step forms (parallel or not) called once already
         self.SIG = np.zeros((n, model.n_signals))
         # C order always: a copy of a broadcast row would otherwise come out in Fortran order for N > 1, and
         # numba would compile the step a second time for that layout (a single run is C and F at once)
@@ -234,6 +235,9 @@ class CompiledEngine:
         left in ``DONE``, ``REASON`` and ``FAILT``. ``rec`` is ``(N, rows, width)``; the row of tick ``k``
         is ``k // every - row0`` (``row0 > 0``: a log streamed in chunks, :class:`blocks.recorder.Recorder`)."""
         fn = self.module.advance_parallel if parallel else self.module.advance_serial
+        if parallel in self._ran:  # loaded, addresses taken: straight to the step (the checks below cost about
+            fn(*self._args(k0, n, final, stop_modes, rec, rticks, ridx, every, row0))  # 30 us a call)
+            return
         marker = self.path.with_suffix(f".{'parallel' if parallel else 'serial'}.ok")
         first = not marker.exists() and not fn.signatures
         cold: list[tuple[Any, tuple[Any, ...]]] = []
@@ -254,12 +258,18 @@ class CompiledEngine:
                         self.kernel_compile = compile_all(cold, workers, on_note=self._worker_note, after=ALSO_WARM)
             self.FN = np.array([address(k, nargs) for k, nargs in self.module.CALLS], dtype=np.int64)
         with step_opt_level() if not fn.signatures else contextlib.nullcontext():  # compiled or loaded here
-            fn(int(k0), int(n), int(final), bool(stop_modes), float(self.model.ctx.t0), float(self.model.ctx.dt),
-               self.w, self.SIG, self.X, self.XW, self.K, self.Z, self.ZN, self.ZOLD, tuple(self.P), rec, rticks, ridx,
-               int(every), int(row0), self.FLAG, self.DONE, self.REASON, self.FAILT, self.EV, self.EVN, self.FN)
+            fn(*self._args(k0, n, final, stop_modes, rec, rticks, ridx, every, row0))
         if first:
             self.first_compile_s = time.perf_counter() - start
             marker.write_text(f"{self.first_compile_s:.2f}\n", encoding="utf-8")
+        self._ran.add(parallel)
+
+    def _args(self, k0: int, n: int, final: int, stop_modes: bool, rec: np.ndarray, rticks: np.ndarray,
+              ridx: np.ndarray, every: int, row0: int) -> tuple[Any, ...]:
+        """The step's arguments (:mod:`blocks.codegen`, ``advance_serial``)."""
+        return (int(k0), int(n), int(final), bool(stop_modes), float(self.model.ctx.t0), float(self.model.ctx.dt),
+                self.w, self.SIG, self.X, self.XW, self.K, self.Z, self.ZN, self.ZOLD, tuple(self.P), rec, rticks,
+                ridx, int(every), int(row0), self.FLAG, self.DONE, self.REASON, self.FAILT, self.EV, self.EVN, self.FN)
 
     def _worker_note(self, note: str) -> None:
         """A compile worker failed (``note``): its kernels are compiled in this process, said through :data:`NOTIFY`."""
