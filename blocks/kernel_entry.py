@@ -25,11 +25,15 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from numba.core.errors import NumbaError, TypingError
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["KernelDispatcher", "entry"]
 
 _LOCK = threading.Lock()
+
+#: what numba says when a function compiled without its runtime (``_nrt=False``) makes or returns an array
+_NEEDS_RUNTIME = ("Only accept returning of array passed into the function as argument", "NRT required")
 
 
 def entry(disp: Any) -> Any:
@@ -67,6 +71,20 @@ class KernelDispatcher(CPUDispatcher):
     docstring)."""
 
     _entry: Any = None
+
+    def compile(self, sig: Any) -> Any:
+        """numba's compile of ``sig``; a kernel without numba's runtime that makes a heap array fails with
+        what to do (:func:`blocks.kernels.kernel`) before numba's own message."""
+        try:
+            return super().compile(sig)
+        except NumbaError as e:
+            if self.targetoptions.get("_nrt", True) or not any(m in str(e) for m in _NEEDS_RUNTIME):
+                raise
+            raise TypingError(f"kernel {self.py_func.__module__}.{self.py_func.__qualname__} makes or returns a heap "
+                              "array (np.zeros, np.empty, .copy(), ...), which a kernel compiled without numba's "
+                              "runtime cannot: use a fixed-size stack array (models.jit.scratch(n), n a literal) "
+                              "or write into an output, or declare it @kernel(allocates=True) (reference-counted "
+                              f"arrays, slower in a step). numba said:\n{e}") from None
 
     def __call__(self, *args: Any, **kws: Any) -> Any:
         if kws:

@@ -29,9 +29,13 @@ __all__ = ["IMPORTED", "KERNEL_OPTIONS", "PythonLaw", "cache_dir", "helper", "ke
 
 
 #: numba's options of every kernel (:func:`kernel`, besides ``cache=True``): the GIL released, no CPython
-#: wrapper and no C wrapper (:mod:`blocks.kernel_entry`); strict IEEE arithmetic (no ``fastmath``). Here, in a
-#: file of the cache's fingerprint (:mod:`models.jit_cache`): a change of them compiles every kernel again
-KERNEL_OPTIONS: dict[str, Any] = {"nogil": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+#: wrapper and no C wrapper (:mod:`blocks.kernel_entry`); strict IEEE arithmetic (no ``fastmath``); numpy's error
+#: model (a division by zero gives an infinity or a NaN, which the step reports as a non-finite signal with its
+#: block and port, instead of raising from inside the step); without numba's runtime (``_nrt=False``: no reference
+#: counts, so no call at every view a kernel makes of its arrays; a kernel that allocates says so, :func:`kernel`).
+#: Here, in a file of the cache's fingerprint (:mod:`models.jit_cache`): a change of them compiles every kernel again
+KERNEL_OPTIONS: dict[str, Any] = {"nogil": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True,
+                                  "error_model": "numpy", "_nrt": False}
 
 #: ``{source file: (mtime_ns, size)}`` of every module that defined a kernel, as it was when imported
 IMPORTED: dict[str, tuple[int, int]] = {}
@@ -55,18 +59,31 @@ def _stamp(fn: Callable[..., Any]) -> None:
             pass
 
 
-def kernel(fn: F) -> F:
-    """Decorator of a block kernel: numba ``njit``, cached on disk, strict IEEE arithmetic (no
-    fastmath: the Python engine runs the same source uncompiled and must agree to 1e-12), without
-    numba's CPython and C wrappers (:mod:`blocks.kernel_entry`: the step calls it by address; a call
-    from Python goes through a small compiled entry of its own). Records
-    its module file's stamp (:data:`IMPORTED`): :mod:`blocks.codegen` will not share a step compiled
-    from a module edited since this process imported it."""
+def kernel(fn: F | None = None, *, allocates: bool = False) -> Any:
+    """Decorator of a block kernel, ``@kernel`` or ``@kernel(allocates=True)``: numba ``njit``, cached on
+    disk, strict IEEE arithmetic (no fastmath: the Python engine runs the same source uncompiled and must
+    agree to 1e-12), without numba's CPython and C wrappers (:mod:`blocks.kernel_entry`: the step calls it
+    by address; a call from Python goes through a small compiled entry of its own). Records its module
+    file's stamp (:data:`IMPORTED`): :mod:`blocks.codegen` will not share a step compiled from a module
+    edited since this process imported it.
+
+    A kernel is compiled without numba's runtime (:data:`KERNEL_OPTIONS`): it reads and writes the arrays
+    it is given, views of them, and fixed-size stack arrays (:func:`models.jit.scratch`), but makes no
+    heap array. Each view numba makes of an array otherwise costs two calls of the runtime's reference
+    count (about 40 a call of the walking diagram's dynamics or contact kernel): the walking step took
+    4.0 us a tick with them and 2.8 us without (issue 35 §4). ``allocates=True`` compiles a kernel that
+    makes or returns heap arrays (``np.zeros``, ``np.empty``, ``.copy()``, as the mechanism solver's)
+    with the runtime; a kernel that needs it and lacks it fails to compile with a message that says so
+    (:class:`blocks.kernel_entry.KernelDispatcher`)."""
     from blocks.kernel_entry import KernelDispatcher
     from models.jit import njit
 
-    _stamp(fn)
-    return njit(cache=True, dispatcher=KernelDispatcher, **KERNEL_OPTIONS)(fn)
+    def wrap(f: F) -> F:
+        _stamp(f)
+        options = {**KERNEL_OPTIONS, "_nrt": True} if allocates else KERNEL_OPTIONS
+        return njit(cache=True, dispatcher=KernelDispatcher, **options)(f)
+
+    return wrap if fn is None else wrap(fn)
 
 
 def helper(fn: F) -> F:

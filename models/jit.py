@@ -130,27 +130,27 @@ if AVAILABLE:
     _fast_option_values()
     _plain_error_messages()
 
-    from numba import carray, types
+    from numba import types
     from numba.core import cgutils
-    from numba.extending import intrinsic, overload
+    from numba.core.imputils import lower_builtin
+    from numba.extending import type_callable
 
-    @intrinsic
-    def _stack_buffer(typingctx, n):
-        """A pointer to ``n`` (a literal) float64 allocated on the calling function's stack (:func:`scratch`)."""
-        if not isinstance(n, types.IntegerLiteral):
-            return None
-        size = n.literal_value
+    _VEC = types.Array(types.float64, 1, "C")
 
-        def codegen(context, builder, signature, args):
-            return cgutils.alloca_once(builder, context.get_value_type(types.float64), size=size)
+    @type_callable(scratch)
+    def _scratch_type(context):
+        def typer(n):
+            return _VEC if isinstance(n, types.IntegerLiteral) else None
+        return typer
 
-        return types.CPointer(types.float64)(n), codegen
-
-    _buffer: Any = _stack_buffer  # called with the size alone: numba passes the typing context
-
-    @overload(scratch)
-    def _scratch(n):
-        if isinstance(n, types.IntegerLiteral):
-            size = n.literal_value
-            return lambda n: carray(_buffer(size), size)
-        return None
+    @lower_builtin(scratch, types.IntegerLiteral)
+    def _scratch_lower(context, builder, sig, args):
+        """The stack array of :func:`scratch`, made in place (a typing and a lowering, no function of its own to
+        return it: a kernel compiled without numba's runtime, ``_nrt=False``, may make one)."""
+        size = sig.args[0].literal_value
+        data = cgutils.alloca_once(builder, context.get_value_type(types.float64), size=size)
+        out = context.make_array(_VEC)(context, builder)
+        item = context.get_constant(types.intp, 8)
+        context.populate_array(out, data=data, shape=[context.get_constant(types.intp, size)], strides=[item],
+                               itemsize=item, meminfo=None, parent=None)
+        return out._getvalue()

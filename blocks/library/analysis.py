@@ -37,7 +37,7 @@ from models.reactions import REACTION_NAMES
 __all__ = ["JointReactions", "TorqueDecomposition"]
 
 
-@kernel
+@kernel(allocates=True)
 def _reactions_output(t, x, z, q, qd, tau, F, p, reaction):
     bp = seg(p, _BP)
     buf = np.zeros(9)  # qdd (7), then mz = 0 (2): no ground moments
@@ -45,7 +45,7 @@ def _reactions_output(t, x, z, q, qd, tau, F, p, reaction):
     joint_reactions_one(bp, q, qd, buf[0:7], F, reaction)
 
 
-@kernel
+@kernel(allocates=True)
 def _decomposition_output(t, x, z, q, qd, tau, F, p, inertial, coriolis, gravity, external):
     bp = seg(p, _BP)
     buf = np.zeros(9)

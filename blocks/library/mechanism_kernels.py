@@ -42,7 +42,7 @@ _S_EXPR, _S_ANCHOR, _S_K, _S_L0, _S_SIZE = SPRING["expr"], SPRING["anchor"], SPR
 TOL, MAX_ITER = 1e-9, 30  # as Mechanism.solve
 
 
-@kernel
+@kernel(allocates=True)
 def kinematics(p, f):
     """``ux, uy`` (terms), positions (exprs, 2), ``Jx``, ``Jy`` (exprs, m)."""
     m, nt, ne = int(p[_M]), int(p[_NT]), int(p[_NE])
@@ -72,7 +72,7 @@ def kinematics(p, f):
     return ux, uy, pos, jx, jy
 
 
-@kernel
+@kernel(allocates=True)
 def bilinear(p, ux, uy, v, w):
     """(exprs, 2) ``d2r/df2 [v, w]`` of every expression."""
     m, nt, ne = int(p[_M]), int(p[_NT]), int(p[_NE])
@@ -90,7 +90,7 @@ def bilinear(p, ux, uy, v, w):
     return out
 
 
-@kernel
+@kernel(allocates=True)
 def lu_factor(a):
     """In place LU with partial pivoting; ``(pivots, ok)``: ok is False for a zero or non-finite pivot."""
     n = a.shape[0]
@@ -114,7 +114,7 @@ def lu_factor(a):
     return piv, True
 
 
-@kernel
+@kernel(allocates=True)
 def lu_solve(a, piv, b):
     n = a.shape[0]
     x = np.empty(n)
@@ -130,14 +130,14 @@ def lu_solve(a, piv, b):
     return x
 
 
-@kernel
+@kernel(allocates=True)
 def _coord(p, j):
     """Coordinate ``j``: kind (0 joint, 1 point), its joint or expression, the point's axis."""
     o = int(p[_OCOORD]) + _C_SIZE * j
     return int(p[o + _C_KIND]), int(p[o + _C_INDEX]), int(p[o + _C_AXIS])
 
 
-@kernel
+@kernel(allocates=True)
 def g_f(p, jx, jy):
     """(m, m) ``dG/df``."""
     m, nq, nl = int(p[_M]), int(p[_NQ]), int(p[_NLOOP])
@@ -157,7 +157,7 @@ def g_f(p, jx, jy):
     return g
 
 
-@kernel
+@kernel(allocates=True)
 def residual(p, f, q, pos):
     """(m,) ``G(f, q)``: the loop rows from ``pos`` (exprs, 2), a coordinate's row ``f_j - q_c`` or
     ``pos[e, axis] - q_c`` (with ``f = 0``, ``q = 0`` and ``d2r/df2 [v, w]`` as ``pos``: ``G_ff[v, w]``)."""
@@ -172,7 +172,7 @@ def residual(p, f, q, pos):
     return r
 
 
-@kernel
+@kernel(allocates=True)
 def newton(p, q, guess):
     """``(f, ok)``: the joints on the manifold at ``q`` (Mechanism.solve's iteration and tests)."""
     f = guess.copy()
@@ -204,7 +204,7 @@ def newton(p, q, guess):
     return f, False
 
 
-@kernel
+@kernel(allocates=True)
 def _projection(p, f):
     """``F`` (m, nq), ``H`` (m, nq, nq) at a solved ``f``."""
     m, nq = int(p[_M]), int(p[_NQ])
@@ -229,7 +229,7 @@ def _projection(p, f):
     return F, Hs
 
 
-@kernel
+@kernel(allocates=True)
 def _matvec(a, v):
     out = np.zeros(a.shape[0])
     for i in range(a.shape[0]):
@@ -238,7 +238,7 @@ def _matvec(a, v):
     return out
 
 
-@kernel
+@kernel(allocates=True)
 def joints(p, q, z):
     """``(f, F, H, ok)`` at ``q``; ``z`` is the Newton guess when the block has no guide spline."""
     m, nq, kind = int(p[_M]), int(p[_NQ]), int(p[_KIND])
@@ -261,7 +261,7 @@ def joints(p, q, z):
     return f, F, Hs, True
 
 
-@kernel
+@kernel(allocates=True)
 def accel(p, q, qd, tau, z):
     """``qdd`` (nq,) of the embedded ODE (module docstring); NaN when the solve fails."""
     m, nq = int(p[_M]), int(p[_NQ])
@@ -324,7 +324,7 @@ def accel(p, q, qd, tau, z):
     return lu_solve(mq, piv, rhs)
 
 
-@kernel
+@kernel(allocates=True)
 def mech_output(t, x, z, *a):
     # a = ([tau,] p, q, qd, joints, joint_rates, points, point_vel)
     n_in = len(a) - 7
@@ -353,7 +353,7 @@ def mech_output(t, x, z, *a):
         ypv[2 * k + 1] = vy
 
 
-@kernel
+@kernel(allocates=True)
 def mech_derivative(t, x, z, *a):
     # a = ([tau,] p, dx)
     n_in = len(a) - 2
@@ -366,7 +366,7 @@ def mech_derivative(t, x, z, *a):
         dx[nq + j] = qdd[j]
 
 
-@kernel
+@kernel(allocates=True)
 def mech_update(t, x, z, *a):
     # a = ([tau,] p, znext): the joints solved at this tick, the next tick's Newton guess
     n_in = len(a) - 2

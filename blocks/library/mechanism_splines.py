@@ -43,7 +43,7 @@ def find_interval(t, k, n, x):
     return lo
 
 
-@kernel
+@kernel(allocates=True)
 def deboor(t, x, k, ell, nu):
     """The ``k + 1`` non-zero B-splines (derivative ``nu``) on interval ``ell`` at ``x`` (scipy's ``_deBoor_D``)."""
     h = np.zeros(k + 1)
@@ -69,7 +69,7 @@ def deboor(t, x, k, ell, nu):
     return h
 
 
-@kernel
+@kernel(allocates=True)
 def spline1(p, x, nd):
     """The 1-D pre-model (or guide) at ``x``: ``f`` (m,), and with ``nd = 2`` ``F`` (m, 1), ``H`` (m, 1, 1)
     (:meth:`models.mechanism.manifold.PreModel.evaluate`: the periodic part plus the winding)."""
@@ -100,7 +100,7 @@ def spline1(p, x, nd):
     return out
 
 
-@kernel
+@kernel(allocates=True)
 def spline2(p, a, b):
     """The bivariate pre-model at ``(a, b)`` (clamped to its box): ``f``, ``F`` (m, 2), ``H`` (m, 2, 2)."""
     m, k = int(p[_M]), int(p[_BK])
