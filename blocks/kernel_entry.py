@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from numba.core import sigutils, types
 from numba.core.errors import NumbaError, TypingError
 from numba.core.registry import CPUDispatcher
 
@@ -34,6 +35,16 @@ _LOCK = threading.Lock()
 
 #: what numba says when a function compiled without its runtime (``_nrt=False``) makes or returns an array
 _NEEDS_RUNTIME = ("Only accept returning of array passed into the function as argument", "NRT required")
+_FIX = ("a kernel compiled without numba's runtime cannot: use a fixed-size stack array (models.jit.scratch(n), n a "
+        "literal) or write into an output, or declare it @kernel(allocates=True) (reference-counted arrays, slower "
+        "in a step)")
+
+
+def _holds_array(ty: Any) -> bool:
+    """Whether numba type ``ty`` is or holds (in a tuple) an array."""
+    if isinstance(ty, types.Array):
+        return True
+    return isinstance(ty, types.BaseTuple) and any(_holds_array(t) for t in getattr(ty, "types", ()))
 
 
 def entry(disp: Any) -> Any:
@@ -42,7 +53,7 @@ def entry(disp: Any) -> Any:
     process only). It calls the kernel by address (:func:`blocks.step_intrinsics.caller`): the address of
     the kernel's machine code for those types (:func:`blocks.step_intrinsics.address_for`, compiled or
     loaded from numba's cache then) is a constant of the entry's code, so the entry is never cached."""
-    from numba import njit, types
+    from numba import njit
     from numba.extending import intrinsic
 
     from blocks.step_intrinsics import address_for, caller
@@ -75,16 +86,24 @@ class KernelDispatcher(CPUDispatcher):
     def compile(self, sig: Any) -> Any:
         """numba's compile of ``sig``; a kernel without numba's runtime that makes a heap array fails with
         what to do (:func:`blocks.kernels.kernel`) before numba's own message."""
+        bare = not self.targetoptions.get("_nrt", True)
         try:
-            return super().compile(sig)
+            out = super().compile(sig)
         except NumbaError as e:
-            if self.targetoptions.get("_nrt", True) or not any(m in str(e) for m in _NEEDS_RUNTIME):
+            if not bare or not any(m in str(e) for m in _NEEDS_RUNTIME):
                 raise
-            raise TypingError(f"kernel {self.py_func.__module__}.{self.py_func.__qualname__} makes or returns a heap "
-                              "array (np.zeros, np.empty, .copy(), ...), which a kernel compiled without numba's "
-                              "runtime cannot: use a fixed-size stack array (models.jit.scratch(n), n a literal) "
-                              "or write into an output, or declare it @kernel(allocates=True) (reference-counted "
-                              f"arrays, slower in a step). numba said:\n{e}") from None
+            raise TypingError(f"{self._name()} makes or returns a heap array (np.zeros, np.empty, .copy(), ...), "
+                              f"which {_FIX}. numba said:\n{e}") from None
+        if bare:  # an array handed back uncounted would be freed by a counting caller (its entry, another kernel)
+            args, _ = sigutils.normalize_signature(sig)
+            cres: Any = self.overloads.get(tuple(args))
+            if cres is not None and _holds_array(cres.fndesc.restype):
+                self.overloads.pop(tuple(args), None)
+                raise TypingError(f"{self._name()} returns an array ({cres.fndesc.restype}), which {_FIX}")
+        return out
+
+    def _name(self) -> str:
+        return f"kernel {self.py_func.__module__}.{self.py_func.__qualname__}"
 
     def __call__(self, *args: Any, **kws: Any) -> Any:
         if kws:

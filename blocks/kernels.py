@@ -70,8 +70,8 @@ def kernel(fn: F | None = None, *, allocates: bool = False) -> Any:
     A kernel is compiled without numba's runtime (:data:`KERNEL_OPTIONS`): it reads and writes the arrays
     it is given, views of them, and fixed-size stack arrays (:func:`models.jit.scratch`), but makes no
     heap array. Each view numba makes of an array otherwise costs two calls of the runtime's reference
-    count (about 40 a call of the walking diagram's dynamics or contact kernel): the walking step took
-    4.0 us a tick with them and 2.8 us without (issue 35 §4). ``allocates=True`` compiles a kernel that
+    count (about 40 a call of the walking diagram's dynamics or contact kernel): about 1 us of the walking
+    step's 4.0 us a tick (issue 35 §4, docs/benchmarks.md). ``allocates=True`` compiles a kernel that
     makes or returns heap arrays (``np.zeros``, ``np.empty``, ``.copy()``, as the mechanism solver's)
     with the runtime; a kernel that needs it and lacks it fails to compile with a message that says so
     (:class:`blocks.kernel_entry.KernelDispatcher`)."""

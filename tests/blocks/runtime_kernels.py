@@ -32,3 +32,10 @@ def heap_declared(t, x, y):
     b = x.copy()
     b[0] += t
     y[0] = b[0]
+
+
+@kernel
+def returns_its_argument(t, x):
+    """Hands an argument array back: would be freed by a counting caller, so it must not compile."""
+    x[0] = t
+    return x

@@ -56,3 +56,13 @@ def test_a_declared_heap_array_compiles_with_the_runtime() -> None:
     assert y[0] == 3.5
     assert rk.heap_declared.targetoptions["_nrt"] is True
     assert rk.views_and_scratch.targetoptions["_nrt"] is False
+
+
+def test_an_array_handed_back_without_the_runtime_fails() -> None:
+    """Uncounted, the array a kernel returns would lose a reference in the caller that counts (the entry
+    Python calls through, or another kernel): the compile refuses it."""
+    x = np.zeros(2)
+    with pytest.raises(TypingError, match=r"returns_its_argument returns an array .*allocates=True"):
+        rk.returns_its_argument(1.0, x)
+    with pytest.raises(TypingError, match="returns an array"):  # and again: nothing half-compiled was kept
+        rk.returns_its_argument(1.0, x)
