@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from models.jit import AVAILABLE, scratch
+from models.jit import AVAILABLE, scratch, scratch_matrix
 from models.jit import njit as njit
 
 if AVAILABLE:
@@ -315,11 +315,10 @@ if AVAILABLE:
         :class:`~blocks.library.biped.SegmentTrig` block; ``_assemble_sc`` and the solve inlined (one call from
         a compiled loop: 0.27-0.29 us with ``sc`` given, the five sincos of :func:`forward_dynamics_into`
         another 0.06; ``_assemble_sc`` called instead of inlined, 0.29 and 0.39 us)."""
-        buf = scratch(56)
-        M = buf[0:49].reshape((7, 7))
-        _assemble_sc(p, q, qd, tau, grf, mz, sc, M, buf[49:56])
+        M, b = scratch_matrix(7, 7), scratch(7)
+        _assemble_sc(p, q, qd, tau, grf, mz, sc, M, b)
         _factor(M, 7)
-        _back(M, buf[49:56], out, 7)
+        _back(M, b, out, 7)
         return out
 
     @njit(cache=True)
@@ -362,12 +361,10 @@ if AVAILABLE:
         """Duarte's M/C/G/E parts of the joint torques ``[hip_l, hip_r, knee_l, knee_r]`` [N m]
         (:func:`models.decomposition.biped_decomposition`): the joint rows of ``M qdd``, ``-Q_coriolis``,
         ``-Q_gravity`` and ``-Q_foot`` (the foot forces' and, with a rolling foot, their moment's)."""
-        buf = scratch(63)
-        M = buf[0:49].reshape((7, 7))
-        zero = buf[56:63]
+        M, b, zero = scratch_matrix(7, 7), scratch(7), scratch(7)
         for i in range(7):
             zero[i] = 0.0
-        _assemble(p, q, zero, zero, zero, zero, M, buf[49:56])
+        _assemble(p, q, zero, zero, zero, zero, M, b)
         _mirror(M)
         for r in range(4):
             acc = 0.0

@@ -64,7 +64,7 @@ from blocks.kernels import kernel, seg
 from blocks.library.context import FEET, Q_IN, QD_IN, STANCE_IN, ReadsBiped
 from models._eom_numba import _assemble, _back, _factor, foot_state_side
 from models.biped import GRF_NAMES, TAU_NAMES
-from models.jit import scratch
+from models.jit import scratch, scratch_matrix
 
 __all__ = ["GrfMatch", "match_torques"]
 
@@ -114,13 +114,13 @@ def match_torques(p, q, qd, tau_in, F, mz, stance, held, dtau):
         return
     bp = seg(p, _BP)
     m = 2 * n_legs  # unknowns: hip (2 i) and knee (2 i + 1) of stance leg first + i, joint 2 (c % 2) + first + c // 2
-    buf = scratch(135)  # M (49); b, qdd0, qdd, e, qp, qm (7 each); rhs (4); A, N (16 each); r, d (4 each)
-    M = buf[0:49].reshape((7, 7))
-    qdd0, qdd, e, qp, qm, rhs = buf[56:63], buf[63:70], buf[70:77], buf[77:84], buf[84:91], buf[91:95]
-    A, N, r, d = buf[95:111].reshape((4, 4)), buf[111:127].reshape((4, 4)), buf[127:131], buf[131:135]
-    _assembled(bp, q, qd, tau_in, F, mz, M, buf[49:56])
+    M, rhs0, A, N = scratch_matrix(7, 7), scratch(7), scratch_matrix(4, 4), scratch_matrix(4, 4)
+    buf = scratch(47)  # qdd0, qdd, e, qp, qm (7 each); rhs, r, d (4 each)
+    qdd0, qdd, e, qp, qm, rhs = buf[0:7], buf[7:14], buf[14:21], buf[21:28], buf[28:35], buf[35:39]
+    r, d = buf[39:43], buf[43:47]
+    _assembled(bp, q, qd, tau_in, F, mz, M, rhs0)
     _factored(M, M.shape[0])  # M is the same for every torque: factored once (n not a literal: one compile)
-    _solved(M, buf[49:56], qdd0, M.shape[0])
+    _solved(M, rhs0, qdd0, M.shape[0])
     for k in range(7):
         qp[k] = q[k] + _H * qd[k]
         qm[k] = q[k] - _H * qd[k]

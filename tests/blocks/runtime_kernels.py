@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from blocks.kernels import kernel, seg
-from models.jit import scratch
+from models.jit import scratch, scratch_matrix
 
 
 @kernel
@@ -16,6 +16,18 @@ def views_and_scratch(t, x, p, y):
     for i in range(y.size):
         s[i] = w[i] * t
         y[i] = s[i] + x[i]
+
+
+@kernel
+def matrix_product(t, a, y):
+    """``y = M a`` with ``M[i, j] = t (3 i + j)`` built in a 2 x 3 stack matrix: its shape and row order."""
+    m = scratch_matrix(2, 3)
+    for i in range(2):
+        for j in range(3):
+            m[i, j] = t * (3 * i + j)
+    for i in range(2):
+        y[i] = m[i, 0] * a[0] + m[i, 1] * a[1] + m[i, 2] * a[2]
+    y[2] = m.shape[0] * 10 + m.shape[1]
 
 
 @kernel

@@ -30,6 +30,14 @@ def test_a_kernel_makes_views_and_stack_arrays_without_reference_counts() -> Non
     assert y.tolist() == want.tolist()
 
 
+def test_a_stack_matrix_has_its_shape_and_row_order() -> None:
+    a, y = np.array([1.0, 2.0, 3.0]), np.zeros(3)
+    rk.matrix_product(0.5, a, y)
+    want = np.zeros(3)
+    rk.matrix_product.py_func(0.5, a, want)
+    assert y.tolist() == want.tolist() == [4.0, 13.0, 23.0]  # 0.5 [[0, 1, 2], [3, 4, 5]] @ [1, 2, 3]; shape 2 x 3
+
+
 def test_the_walking_kernels_call_no_reference_count() -> None:
     """The hot kernels' own machine code (compiled fresh in this process only when not cached: the IR is
     read from the library numba keeps) holds no call of the runtime's NRT_incref / NRT_decref."""
