@@ -11,7 +11,8 @@ While a compile runs (numba's ``numba:compile`` event, outermost start to outerm
 young-generation threshold is :data:`COMPILE_THRESHOLD` instead of its setting (700 by default): the
 collector then took 0.75 s, for 27 MB more peak memory (193 -> 220 MB). The older generations' thresholds
 are kept. Garbage is still collected, only in larger batches; the machine code and the results are the
-same. After the compile the thresholds are back to what they were.
+same. After the compile the thresholds are back to what they were. Where automatic collection is off (the
+GUI collects on its own thread, :mod:`app.gui.session.gui_gc`) nothing is changed.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ def _start(_event: Any = None) -> None:
     if _state["depth"] == 0:
         saved = gc.get_threshold()
         _state["saved"] = saved
-        if saved[0] and saved[0] < COMPILE_THRESHOLD:  # 0: collection off, left so
+        if gc.isenabled() and 0 < saved[0] < COMPILE_THRESHOLD:
             gc.set_threshold(COMPILE_THRESHOLD, *saved[1:])
+        else:  # automatic collection off (the GUI collects on its own thread: app/gui/session/gui_gc.py): left so
+            _state["saved"] = None
     _state["depth"] += 1
 
 

@@ -48,3 +48,31 @@ def test_the_threshold_is_raised_during_a_compile_and_restored_after() -> None:
     assert ("start", "outer", COMPILE_THRESHOLD) in seen and ("start", "inner", COMPILE_THRESHOLD) in seen
     assert ("end", "inner", COMPILE_THRESHOLD) in seen  # a nested compile's end keeps the outer one's setting
     assert seen[-1] == ("end", "outer", 500)
+
+
+def test_nothing_changes_while_automatic_collection_is_off() -> None:
+    from numba import njit
+    from numba.core import event
+
+    seen: list[int] = []
+
+    class Probe(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            seen.append(gc.get_threshold()[0])
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    before = gc.get_threshold()
+    probe = Probe()
+    gc.disable()
+    event.register("numba:compile", probe)
+    try:
+        gc.set_threshold(600, *before[1:])
+        assert njit(lambda x: x + 1.0)(1.0) == 2.0
+        assert gc.get_threshold()[0] == 600 and not gc.isenabled()
+    finally:
+        event.unregister("numba:compile", probe)
+        gc.enable()
+        gc.set_threshold(*before)
+    assert seen == [600]
