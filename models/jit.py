@@ -100,10 +100,10 @@ def _fast_option_values() -> None:
 
 def _fast_ir_copies() -> None:
     """numba's copies of an inlined helper's IR made by :func:`models.jit_ircopy.ir_deepcopy` (module
-    docstring)."""
-    from models.jit_ircopy import install
+    docstring), from the first compile on."""
+    from models.jit_ircopy import install_at_first_compile
 
-    install()
+    install_at_first_compile()
 
 
 def _collect_less_while_compiling() -> None:

@@ -19,7 +19,9 @@ names the inlined variables the same, and the machine code is the same
 (``tests/models/test_jit_ircopy.py`` compares the LLVM IR of a compiled kernel with and without it).
 
 :func:`install` makes it the ``copy.deepcopy`` of ``numba.core.inline_closurecall`` only (its one use
-there); another numba without that module attribute is left alone.
+there); another numba without that module attribute is left alone. :func:`install_at_first_compile` does that
+when numba starts its first compile: a process that compiles nothing (a warm run) does not import that
+module (about 20 ms).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["install", "ir_deepcopy"]
+__all__ = ["install", "install_at_first_compile", "ir_deepcopy"]
 
 _ATOMIC = frozenset({type(None), int, float, bool, complex, bytes, str, types.CodeType, type, range,
                      types.BuiltinFunctionType, type(Ellipsis), type(NotImplemented), types.FunctionType,
@@ -139,3 +141,21 @@ def install() -> None:
     shim.__dict__.update(vars(copy))
     shim.deepcopy = ir_deepcopy  # type: ignore[attr-defined]
     icc.copy = shim
+
+
+def install_at_first_compile() -> None:
+    """:func:`install` at the start of numba's first compile in this process (its ``numba:compile`` event)."""
+    from numba.core import event
+
+    class _First(event.Listener):  # stays registered (unregistering while numba notifies would skip the next one)
+        done = False
+
+        def on_start(self, ev: Any) -> None:
+            if not self.done:
+                install()
+                self.done = True
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    event.register("numba:compile", _First())

@@ -96,9 +96,11 @@ SCRIPT = r"""
 import copy, json, os, sys
 sys.path.insert(0, os.getcwd())
 import models.jit
+before = "numba.core.inline_closurecall" in sys.modules  # not imported until numba compiles
 from numba.core import inline_closurecall as icc
-if sys.argv[1] == "stdlib":
-    icc.copy = copy
+if sys.argv[1] == "stdlib":  # numba's own copies: the fast ones not installed at the first compile
+    import models.jit_ircopy
+    models.jit_ircopy.install = lambda: None
 import numpy as np
 from numba import njit
 
@@ -123,7 +125,7 @@ def caller(a, n):
     return t
 
 caller(np.arange(8.0), 5)
-print(json.dumps([icc.copy.deepcopy.__module__, caller.inspect_llvm(caller.signatures[0])]))
+print(json.dumps([icc.copy.deepcopy.__module__, caller.inspect_llvm(caller.signatures[0]), before]))
 """
 
 
@@ -135,4 +137,5 @@ def test_inlined_helpers_compile_to_the_same_llvm_ir(tmp_path: Path) -> None:
                              check=True)
         runs[m] = json.loads(out.stdout.strip().splitlines()[-1])
     assert runs["stdlib"][0] == "copy" and runs["fast"][0] == "models.jit_ircopy"
+    assert not runs["fast"][2]  # importing models.jit does not import numba's inliner (a warm run compiles nothing)
     assert runs["fast"][1] == runs["stdlib"][1]
