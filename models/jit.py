@@ -5,7 +5,7 @@
 of all the project's compiled code (:mod:`models.jit_cache`), so that a cached function never runs the
 old code of a function it calls from another file.
 
-Three fixes of numba's own costs. First, at start-up: numba's array-math module, imported when the first
+Five fixes of numba's own costs. First, at start-up: numba's array-math module, imported when the first
 compiled function is compiled or loaded from the cache, checks once that BLAS is there by importing
 ``scipy.linalg.cython_blas``; that imports the whole ``scipy.linalg`` package: about 0.2 s and
 10 MB on every start, for nothing (no gaitblocks kernel calls BLAS, and nothing else on the
@@ -23,6 +23,10 @@ colours every piece of an error message it formats (colorama's ``init`` and ``de
 18 us), and its typing formats messages for the overloads that do not match: 17,958 pieces in that
 compile, about 0.3 s.
 :func:`_plain_error_messages` gives numba its plain colour scheme unless ``$NUMBA_COLOR_SCHEME`` is set.
+And where numba inlines a helper it copies the helper's IR with :func:`copy.deepcopy`, twice, each block
+with every variable of the function: :func:`_fast_ir_copies` has it make the same copies without the
+generic machinery (:mod:`models.jit_ircopy`). Last, the cyclic garbage collector runs less often while
+numba compiles (:mod:`models.jit_gc`: a fifth of a compile's CPU went to it).
 """
 
 from __future__ import annotations
@@ -94,6 +98,21 @@ def _fast_option_values() -> None:
     cls.values = values
 
 
+def _fast_ir_copies() -> None:
+    """numba's copies of an inlined helper's IR made by :func:`models.jit_ircopy.ir_deepcopy` (module
+    docstring), from the first compile on."""
+    from models.jit_ircopy import install_at_first_compile
+
+    install_at_first_compile()
+
+
+def _collect_less_while_compiling() -> None:
+    """Python's cyclic garbage collector run less often while numba compiles (:mod:`models.jit_gc`)."""
+    from models.jit_gc import install
+
+    install()
+
+
 def _plain_error_messages() -> None:
     """numba's error messages without colours unless ``$NUMBA_COLOR_SCHEME`` asks for them (module
     docstring): numba's own plain scheme, as ``$NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING`` would give had it
@@ -136,6 +155,8 @@ if AVAILABLE:
     _import_array_math()
     _fast_option_values()
     _plain_error_messages()
+    _fast_ir_copies()
+    _collect_less_while_compiling()
 
     from numba import types
     from numba.core import cgutils
