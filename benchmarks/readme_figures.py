@@ -71,11 +71,17 @@ def main(argv: list[str] | None = None) -> int:
         m = SPEED.search(out)
         print(f"speed: `gaitblocks run --duration 600 --out DIR`: {m.group(1) if m else '?'}x real time")
     for k, extra in enumerate((("--mass", "72.6", "--height", "1.8"), ())):
-        _, out = gaitblocks(["run", "--preset", "emergent", *SUBJECT01, *extra, "--out", str(tmp / f"s01_{k}")], env)
+        cmd = ["run", "--preset", "emergent", *SUBJECT01, *extra, "--out", str(tmp / f"s01_{k}")]
+        shown = (f"`gaitblocks run --preset emergent --grf .../subject01_walk1_grf.mot --kinematics "
+                 f".../subject01_walk_IK.mot{' ' + ' '.join(extra) if extra else ''}`")
+        try:
+            _, out = gaitblocks(cmd, env)
+        except SystemExit as refused:  # the preset's posture solve may refuse the trial (exit 2): a figure too
+            print(f"subject01 emergent: {str(refused).strip().splitlines()[-1]}: {shown}")
+            continue
         m = RESIDUAL.search(out)
         print(f"subject01 emergent residual x / y: {m.group(1) + ' / ' + m.group(2) if m else '?'} % of peak GRF: "
-              f"`gaitblocks run --preset emergent --grf .../subject01_walk1_grf.mot --kinematics "
-              f".../subject01_walk_IK.mot{' ' + ' '.join(extra) if extra else ''}`")
+              f"{shown}")
     return 0
 
 
