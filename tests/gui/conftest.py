@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,17 @@ def _clipboard_released() -> Iterator[None]:
     crashes at exit)."""
     yield
     release_clipboard()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _qt_garbage_collected_on_the_main_thread() -> Iterator[None]:
+    """After a file of GUI tests, its windows' deferred deletions done and the cyclic garbage collected here,
+    on the main thread: a Qt wrapper left in a cycle was freed by a collection on a Dask IO-loop thread of a
+    later test file in the same worker, whose destructor then deadlocked against the main thread's (the
+    deadlock of docs/gui-threads.md rule 0; a whole CI run hung on it)."""
+    yield
+    QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    gc.collect()
 
 
 @pytest.fixture

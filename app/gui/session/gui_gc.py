@@ -10,8 +10,8 @@ every thread at 0 % CPU, for good (the worker in ``gc_collect_main`` -> ``QObjec
 :func:`gui_thread_gc` switches automatic collection off and lets pyqtgraph's
 :class:`~pyqtgraph.util.garbage_collector.GarbageCollector` collect on a 1 s ``QTimer`` of the GUI
 thread (each generation when its count passes the threshold, as the automatic collector would). The
-returned function undoes it when the last window closes, so a process that goes on without a window
-collects as usual again.
+returned function undoes it when the last window closes (a last collection on the GUI thread first), so a
+process that goes on without a window collects as usual again.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ def gui_thread_gc(interval_s: float = 1.0) -> Callable[[], None]:
         _USERS.remove(token)
         if not _USERS:
             _COLLECTOR.pop().timer.stop()
+            gc.collect()  # here, on the GUI thread: no Qt wrapper left in a cycle for a worker thread's collection
             gc.enable()
 
     return release
