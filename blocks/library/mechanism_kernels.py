@@ -130,7 +130,7 @@ def lu_solve(a, piv, b):
     return x
 
 
-@kernel(allocates=True)
+@kernel
 def _coord(p, j):
     """Coordinate ``j``: kind (0 joint, 1 point), its joint or expression, the point's axis."""
     o = int(p[_OCOORD]) + _C_SIZE * j

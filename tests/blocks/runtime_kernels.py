@@ -31,6 +31,12 @@ def matrix_product(t, a, y):
 
 
 @kernel
+def ratio(t, x, y):
+    """``y[0] = x[0] / x[1]``: numpy's error model, so a zero divisor gives an infinity or a NaN, not an error."""
+    y[0] = x[0] / x[1]
+
+
+@kernel
 def heap_without_runtime(t, x, y):
     """Makes a heap array without declaring it: must not compile."""
     b = np.zeros(3)

@@ -38,6 +38,15 @@ def test_a_stack_matrix_has_its_shape_and_row_order() -> None:
     assert y.tolist() == want.tolist() == [4.0, 13.0, 23.0]  # 0.5 [[0, 1, 2], [3, 4, 5]] @ [1, 2, 3]; shape 2 x 3
 
 
+def test_a_division_by_zero_gives_a_non_finite_value_not_an_error() -> None:
+    """The step then stops on a non-finite signal and names its block and port (:mod:`blocks.codegen`)."""
+    y = np.zeros(1)
+    rk.ratio(0.0, np.array([1.0, 0.0]), y)
+    assert y[0] == np.inf
+    rk.ratio(0.0, np.array([0.0, 0.0]), y)
+    assert np.isnan(y[0])
+
+
 def test_the_walking_kernels_call_no_reference_count() -> None:
     """The hot kernels' own machine code (compiled fresh in this process only when not cached: the IR is
     read from the library numba keeps) holds no call of the runtime's NRT_incref / NRT_decref."""
