@@ -21,8 +21,8 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
                             check=True).stdout.strip()
     assert lines == [picked]
     # two pytest-xdist workers, each taking a whole test file at a time (docs/testing.md)
-    assert picked.endswith(".venv/bin/gaitblocks validate --out validation && "
-                           ".venv/bin/pytest -q -n 2 --dist loadfile --max-worker-restart=0 --durations=15")
+    assert picked.endswith(".venv/bin/mypy && .venv/bin/pytest -q -n 2 --dist loadfile --max-worker-restart=0 "
+                           "--durations=15")
     assert "GAITBLOCKS_DATA" not in picked and "../" not in picked and "export" not in picked
     assert "QT_QPA_PLATFORM" not in ci.split("# --- step 1")[1] and "exit 1\nfi" not in ci
     assert len(readme.splitlines()) <= 150
@@ -39,5 +39,7 @@ def test_ci_runs_the_full_regeneration_in_its_own_timed_step() -> None:
     step2 = ci.split("# --- step 2")[1].split("# --- step 3")[0]
     assert "start=$SECONDS" in step2 and "$((SECONDS - start))" in step2
     assert ".venv/bin/pytest -q --durations=15 -m regeneration\n" in step2
+    step3 = ci.split("# --- step 3")[1]    # the whole validate on the full data folder, beside the clone
+    assert "GAITBLOCKS_DATA=../shared/data .venv/bin/gaitblocks validate --out validation\n" in step3
     marks = {m.name for m in test_regenerate.test_regeneration_reproduces_committed_sneakers.pytestmark}
     assert {"regeneration", "slow"} <= marks
