@@ -179,7 +179,7 @@ def python_walks() -> dict[str, Any]:
 @pytest.mark.parametrize("preset", ["tracking", "setpoint", "emergent", "paper"])
 @pytest.mark.parametrize("path", WALKING, ids=lambda p: p.stem)
 def test_walking_diagrams_agree_over_a_whole_run(path: Path, preset: str, python_walks: dict[str, Any]) -> None:
-    """Ten seconds of walking, every signal within 1e-12 of the Python engine's (one law: the engines run the
+    """Four seconds of walking, every signal within 1e-12 of the Python engine's (one law: the engines run the
     same kernels, measured bit-identical), the same phase events at the same ticks. ``paper`` falls at
     0.76 s: it is compared to 2 s, a second past the fall (the tumbling body is chaotic: any last-bit
     difference between the engines would grow fast there).
@@ -193,7 +193,7 @@ def test_walking_diagrams_agree_over_a_whole_run(path: Path, preset: str, python
     from app.runs import RunSpec, build
 
     analysis = next(p for p in WALKING if p.stem == "grf_walk_analysis")
-    duration = 2.0 if preset == "paper" else 10.0
+    duration = 2.0 if preset == "paper" else 4.0   # 10 s until issue 35 §5 (CI time): 14 simulated s, not 32
     spec = RunSpec(diagram=path, duration=duration, dataset="sneakers", preset=preset, engine="compiled")
     if preset not in python_walks:
         python_walks[preset] = build(replace(spec, diagram=analysis, engine="python")).runner.run()
@@ -202,7 +202,7 @@ def test_walking_diagrams_agree_over_a_whole_run(path: Path, preset: str, python
     assert co.runner.engine == "compiled"
     b = co.runner.run()
     assert a.status == b.status and a.message == b.message and a.t.shape == b.t.shape
-    assert len(a.events) > 6  # heel strikes and toe-offs of both legs: modes really switched
+    assert len(a.events) > 6  # heel strikes and toe-offs of both legs: modes really switched (35 in tracking)
     assert set(b.signals) <= set(a.signals) and (path != analysis or set(b.signals) == set(a.signals))
     _same({k: a.signals[k] for k in b.signals}, b.signals)
     assert a.events == b.events
