@@ -94,7 +94,9 @@ def bilinear(p, ux, uy, v, w):
 def lu_factor(a):
     """In place LU with partial pivoting; ``(pivots, ok)``: ok is False for a zero or non-finite pivot."""
     n = a.shape[0]
-    piv = np.arange(n)
+    piv = np.empty(n, np.int64)
+    for i in range(n):  # np.arange(n) without compiling numba's arange
+        piv[i] = i
     for c in range(n):
         r, big = c, abs(a[c, c])
         for i in range(c + 1, n):
@@ -216,7 +218,9 @@ def _projection(p, f):
     for j in range(nq):
         e[:] = 0.0
         e[m - nq + j] = 1.0
-        F[:, j] = lu_solve(g, piv, e)
+        col = lu_solve(g, piv, e)
+        for i in range(m):  # not F[:, j] = col: a slice copy compiles numba's shape check and its message
+            F[i, j] = col[i]
     Hs = np.empty((m, nq, nq))
     f0, q0 = np.zeros(m), np.zeros(nq)
     for j in range(nq):

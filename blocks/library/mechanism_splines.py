@@ -51,7 +51,8 @@ def deboor(t, x, k, ell, nu):
     h[0] = 1.0
     for j in range(1, k + 1):
         deriv = j > k - nu  # the last nu rounds differentiate
-        hh[:j] = h[:j]
+        for n in range(j):  # hh[:j] = h[:j] as a loop: a slice copy compiles numba's shape check and its message
+            hh[n] = h[n]
         h[0] = 0.0
         for n in range(1, j + 1):
             xb, xa = t[ell + n], t[ell + n - j]
