@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from blocks.kernels import kernel
+from blocks.kernels import helper, kernel
 from blocks.library.mechanism_pack import BODY, COORD, LAYOUT, SPRING
 from blocks.library.mechanism_splines import spline1, spline2
 
@@ -206,7 +206,7 @@ def newton(p, q, guess):
     return f, False
 
 
-@kernel(allocates=True)
+@helper  # inlined into joints, its one caller (as accel)
 def _projection(p, f):
     """``F`` (m, nq), ``H`` (m, nq, nq) at a solved ``f``."""
     m, nq = int(p[_M]), int(p[_NQ])
@@ -265,7 +265,7 @@ def joints(p, q, z):
     return f, F, Hs, True
 
 
-@kernel(allocates=True)
+@helper  # inlined into mech_derivative, its one caller: as a kernel of its own, LLVM optimised its callees twice
 def accel(p, q, qd, tau, z):
     """``qdd`` (nq,) of the embedded ODE (module docstring); NaN when the solve fails."""
     m, nq = int(p[_M]), int(p[_NQ])

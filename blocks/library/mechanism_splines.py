@@ -26,7 +26,7 @@ _ST, _SNT, _SC, _SK, _SLO, _SPER, _SWIND = LAYOUT.at("_s_t", "_s_nt", "_s_c", "_
 _BTX, _BNTX, _BTY, _BNTY, _BC, _BK = LAYOUT.at("_b_tx", "_b_ntx", "_b_ty", "_b_nty", "_b_c", "_b_k")
 
 
-@kernel
+@kernel(literal_args=False)
 def find_interval(t, k, n, x):
     """``l`` in ``[k, n - 1]`` with ``t[l] <= x < t[l + 1]`` (the end intervals beyond), as scipy."""
     if x < t[k]:
@@ -43,7 +43,7 @@ def find_interval(t, k, n, x):
     return lo
 
 
-@kernel(allocates=True)
+@kernel(allocates=True, literal_args=False)  # nu: compiled once, not once per derivative order
 def deboor(t, x, k, ell, nu):
     """The ``k + 1`` non-zero B-splines (derivative ``nu``) on interval ``ell`` at ``x`` (scipy's ``_deBoor_D``)."""
     h = np.zeros(k + 1)
@@ -70,7 +70,7 @@ def deboor(t, x, k, ell, nu):
     return h
 
 
-@kernel(allocates=True)
+@kernel(allocates=True, literal_args=False)
 def spline1(p, x, nd):
     """The 1-D pre-model (or guide) at ``x``: ``f`` (m,), and with ``nd = 2`` ``F`` (m, 1), ``H`` (m, 1, 1)
     (:meth:`models.mechanism.manifold.PreModel.evaluate`: the periodic part plus the winding)."""
