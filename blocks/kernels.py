@@ -89,7 +89,7 @@ def kernel(fn: F | None = None, *, allocates: bool = False, literal_args: bool =
         options = {**KERNEL_OPTIONS, "_nrt": True} if allocates else KERNEL_OPTIONS
         disp = njit(cache=True, dispatcher=KernelDispatcher, **options)(f)
         disp.literal_args = literal_args
-        return disp  # type: ignore[no-any-return]
+        return disp
 
     return wrap if fn is None else wrap(fn)
 
