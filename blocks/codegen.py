@@ -318,7 +318,7 @@ def generate(model: CompiledModel) -> tuple[str, str]:
             f"CALLS = ({''.join(f'({a}, {n}), ' for (a, n) in sites)})"]
     sig_args = ("k0, n, final, stop_modes, t0, dt, w, SIG, X, XW, K, Z, ZN, ZOLD, P, REC, RTICKS, RIDX, every, row0, "
                 "FLAG, DONE, REASON, FAILT, EV, EVN, FN")
-    common = "cache=True, nogil=True, error_model='numpy', no_cfunc_wrapper=True"  # called from Python only
+    common = "cache=True, nogil=True, error_model='numpy', no_cfunc_wrapper=True, _nrt=False"  # called from Python only
     for fname, flags in (("advance_serial", common), ("advance_parallel", common + ", parallel=True")):
         out += ["", "", f"@njit({flags})", f"def {fname}({sig_args}):  # noqa",
                 "    for i in prange(SIG.shape[0]):"]

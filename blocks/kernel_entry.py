@@ -82,6 +82,17 @@ class KernelDispatcher(CPUDispatcher):
     docstring)."""
 
     _entry: Any = None
+    #: False: a call from compiled code with a constant argument compiles the kernel for the constant's
+    #: plain type (int64), not its literal type (:func:`blocks.kernels.kernel`)
+    literal_args: bool = True
+
+    def get_call_template(self, args: Any, kws: Any) -> Any:
+        """numba's call template for a call from compiled code, with literal argument types made plain where
+        :attr:`literal_args` is False (the caller's constant is cast to the plain type where it calls)."""
+        if not self.literal_args:
+            args = tuple(types.unliteral(a) for a in args)
+            kws = {k: types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
 
     def compile(self, sig: Any) -> Any:
         """numba's compile of ``sig``; a kernel without numba's runtime that makes a heap array fails with

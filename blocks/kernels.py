@@ -59,7 +59,7 @@ def _stamp(fn: Callable[..., Any]) -> None:
             pass
 
 
-def kernel(fn: F | None = None, *, allocates: bool = False) -> Any:
+def kernel(fn: F | None = None, *, allocates: bool = False, literal_args: bool = True) -> Any:
     """Decorator of a block kernel, ``@kernel`` or ``@kernel(allocates=True)``: numba ``njit``, cached on
     disk, strict IEEE arithmetic (no fastmath: the Python engine runs the same source uncompiled and must
     agree to 1e-12), without numba's CPython and C wrappers (:mod:`blocks.kernel_entry`: the step calls it
@@ -74,14 +74,22 @@ def kernel(fn: F | None = None, *, allocates: bool = False) -> Any:
     step's 4.0 us a tick (issue 35 §4, docs/benchmarks.md). ``allocates=True`` compiles a kernel that
     makes or returns heap arrays (``np.zeros``, ``np.empty``, ``.copy()``, as the mechanism solver's)
     with the runtime; a kernel that needs it and lacks it fails to compile with a message that says so
-    (:class:`blocks.kernel_entry.KernelDispatcher`)."""
+    (:class:`blocks.kernel_entry.KernelDispatcher`).
+
+    A kernel called from another kernel with a constant argument (``deboor(t, x, k, ell, 0)``) is compiled
+    for that constant's literal type, once per constant, as numba does: the grf_match solve's ``n = 7``
+    unrolls its loops that way. ``literal_args=False`` compiles such a kernel once for the plain types
+    instead (``KernelDispatcher.literal_args``): the mechanism's spline kernels, whose derivative order
+    was compiled four times."""
     from blocks.kernel_entry import KernelDispatcher
     from models.jit import njit
 
     def wrap(f: F) -> F:
         _stamp(f)
         options = {**KERNEL_OPTIONS, "_nrt": True} if allocates else KERNEL_OPTIONS
-        return njit(cache=True, dispatcher=KernelDispatcher, **options)(f)
+        disp = njit(cache=True, dispatcher=KernelDispatcher, **options)(f)
+        disp.literal_args = literal_args
+        return disp
 
     return wrap if fn is None else wrap(fn)
 

@@ -25,32 +25,42 @@ against the numpy ones, the independent reference, in
 
 from __future__ import annotations
 
-import numpy as np
-
 from blocks.core import Kernels, PortSpec
 from blocks.kernels import kernel, seg
 from blocks.library.context import Q_IN, QD_IN, ReadsBiped
 from models._eom_numba import decomposition_one, forward_dynamics_into, joint_reactions_one
 from models.biped import GRF_NAMES, TAU_NAMES
+from models.jit import scratch
 from models.reactions import REACTION_NAMES
 
 __all__ = ["JointReactions", "TorqueDecomposition"]
 
 
-@kernel(allocates=True)
+@kernel
+def _accel(bp, q, qd, tau, F, qdd):
+    """``qdd`` (7,) of the applied loads, no ground moments: :func:`models._eom_numba.forward_dynamics_into`
+    compiled once as a function of its own that both blocks call, where each inlined a copy of it (its
+    assembly, factor and solve: about 2 s of a cold compile each; a sampled block pays one call more)."""
+    mz = scratch(2)
+    mz[0] = 0.0
+    mz[1] = 0.0
+    forward_dynamics_into(bp, q, qd, tau, F, mz, qdd)
+
+
+@kernel
 def _reactions_output(t, x, z, q, qd, tau, F, p, reaction):
     bp = seg(p, _BP)
-    buf = np.zeros(9)  # qdd (7), then mz = 0 (2): no ground moments
-    forward_dynamics_into(bp, q, qd, tau, F, buf[7:9], buf[0:7])
-    joint_reactions_one(bp, q, qd, buf[0:7], F, reaction)
+    qdd = scratch(7)
+    _accel(bp, q, qd, tau, F, qdd)
+    joint_reactions_one(bp, q, qd, qdd, F, reaction)
 
 
-@kernel(allocates=True)
+@kernel
 def _decomposition_output(t, x, z, q, qd, tau, F, p, inertial, coriolis, gravity, external):
     bp = seg(p, _BP)
-    buf = np.zeros(9)
-    forward_dynamics_into(bp, q, qd, tau, F, buf[7:9], buf[0:7])
-    decomposition_one(bp, q, qd, buf[0:7], F, inertial, coriolis, gravity, external)
+    qdd = scratch(7)
+    _accel(bp, q, qd, tau, F, qdd)
+    decomposition_one(bp, q, qd, qdd, F, inertial, coriolis, gravity, external)
 
 
 class _Sampled(ReadsBiped, register=False):

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from blocks.kernels import kernel
+from blocks.kernels import helper, kernel
 from blocks.library.mechanism_pack import BODY, COORD, LAYOUT, SPRING
 from blocks.library.mechanism_splines import spline1, spline2
 
@@ -94,7 +94,9 @@ def bilinear(p, ux, uy, v, w):
 def lu_factor(a):
     """In place LU with partial pivoting; ``(pivots, ok)``: ok is False for a zero or non-finite pivot."""
     n = a.shape[0]
-    piv = np.arange(n)
+    piv = np.empty(n, np.int64)
+    for i in range(n):  # np.arange(n) without compiling numba's arange
+        piv[i] = i
     for c in range(n):
         r, big = c, abs(a[c, c])
         for i in range(c + 1, n):
@@ -204,7 +206,7 @@ def newton(p, q, guess):
     return f, False
 
 
-@kernel(allocates=True)
+@helper  # inlined into joints, its one caller (as accel)
 def _projection(p, f):
     """``F`` (m, nq), ``H`` (m, nq, nq) at a solved ``f``."""
     m, nq = int(p[_M]), int(p[_NQ])
@@ -216,7 +218,9 @@ def _projection(p, f):
     for j in range(nq):
         e[:] = 0.0
         e[m - nq + j] = 1.0
-        F[:, j] = lu_solve(g, piv, e)
+        col = lu_solve(g, piv, e)
+        for i in range(m):  # not F[:, j] = col: a slice copy compiles numba's shape check and its message
+            F[i, j] = col[i]
     Hs = np.empty((m, nq, nq))
     f0, q0 = np.zeros(m), np.zeros(nq)
     for j in range(nq):
@@ -261,7 +265,7 @@ def joints(p, q, z):
     return f, F, Hs, True
 
 
-@kernel(allocates=True)
+@helper  # inlined into mech_derivative, its one caller: as a kernel of its own, LLVM optimised its callees twice
 def accel(p, q, qd, tau, z):
     """``qdd`` (nq,) of the embedded ODE (module docstring); NaN when the solve fails."""
     m, nq = int(p[_M]), int(p[_NQ])

@@ -26,7 +26,7 @@ _ST, _SNT, _SC, _SK, _SLO, _SPER, _SWIND = LAYOUT.at("_s_t", "_s_nt", "_s_c", "_
 _BTX, _BNTX, _BTY, _BNTY, _BC, _BK = LAYOUT.at("_b_tx", "_b_ntx", "_b_ty", "_b_nty", "_b_c", "_b_k")
 
 
-@kernel
+@kernel(literal_args=False)
 def find_interval(t, k, n, x):
     """``l`` in ``[k, n - 1]`` with ``t[l] <= x < t[l + 1]`` (the end intervals beyond), as scipy."""
     if x < t[k]:
@@ -43,7 +43,7 @@ def find_interval(t, k, n, x):
     return lo
 
 
-@kernel(allocates=True)
+@kernel(allocates=True, literal_args=False)  # nu: compiled once, not once per derivative order
 def deboor(t, x, k, ell, nu):
     """The ``k + 1`` non-zero B-splines (derivative ``nu``) on interval ``ell`` at ``x`` (scipy's ``_deBoor_D``)."""
     h = np.zeros(k + 1)
@@ -51,7 +51,8 @@ def deboor(t, x, k, ell, nu):
     h[0] = 1.0
     for j in range(1, k + 1):
         deriv = j > k - nu  # the last nu rounds differentiate
-        hh[:j] = h[:j]
+        for n in range(j):  # hh[:j] = h[:j] as a loop: a slice copy compiles numba's shape check and its message
+            hh[n] = h[n]
         h[0] = 0.0
         for n in range(1, j + 1):
             xb, xa = t[ell + n], t[ell + n - j]
@@ -69,7 +70,7 @@ def deboor(t, x, k, ell, nu):
     return h
 
 
-@kernel(allocates=True)
+@kernel(allocates=True, literal_args=False)
 def spline1(p, x, nd):
     """The 1-D pre-model (or guide) at ``x``: ``f`` (m,), and with ``nd = 2`` ``F`` (m, 1), ``H`` (m, 1, 1)
     (:meth:`models.mechanism.manifold.PreModel.evaluate`: the periodic part plus the winding)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from blocks.kernel_entry import KernelDispatcher
-from blocks.kernels import pure
+from blocks.kernels import kernel, pure
 from blocks.library.generic import gain_output, sum_output
 from blocks.library.phase import foot_decision, phase_code
 from blocks.step_intrinsics import signature
@@ -55,3 +55,29 @@ def test_the_kernel_options_are_in_a_file_of_the_fingerprint() -> None:
 
     assert blocks.kernels.KERNEL_OPTIONS["no_cpython_wrapper"] is True
     assert Path(blocks.kernels.__file__).resolve() in fingerprint_files()
+
+
+
+@kernel(literal_args=False)
+def _plain_n(x, n):
+    return x * n
+
+
+@kernel
+def _literal_n(x, n):
+    return x * n
+
+
+def test_literal_args_false_compiles_a_kernel_once_for_constants() -> None:
+    """A kernel called from compiled code with constants 2 and 3 is compiled for each constant's literal type,
+    as numba does, unless it says ``literal_args=False``: then once, for int64 (the mechanism's spline
+    kernels). ``get_call_template`` is what numba's typing of such a call asks (compiled here or loaded)."""
+    from numba.core import types
+
+    for disp in (_plain_n, _literal_n):
+        for c in (2, 3):
+            disp.get_call_template((types.float64, types.IntegerLiteral(c)), {})
+    assert [str(s) for s in _plain_n.signatures] == ["(float64, int64)"]
+    assert sorted(str(s) for s in _literal_n.signatures) == ["(float64, Literal[int](2))",
+                                                            "(float64, Literal[int](3))"]
+    assert _plain_n(1.5, 3) == _literal_n(1.5, 3) == 4.5
