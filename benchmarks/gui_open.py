@@ -5,11 +5,12 @@ Prints figures; never passes or fails on time.
 
 Each repeat does what ``tests/gui/conftest.py``'s ``open_window`` does: a ``SimSession`` 2.5 s long, a
 :class:`~app.gui.main_window.MainWindow` over it, shown, with the fastest speed chosen (*open*); then
-``errors.close_all()``, ``close()`` and the deferred deletions that pytest-qt's ``addWidget`` cleanup
-sends (*close*). A first, unmeasured repeat warms the caches (numba's, the imports, Qt's fonts). The
-thread CPU time (``time.thread_time``) and the wall time of each part are printed as medians over the
-repeats, with the load average of the machine. ``--profile`` prints a cProfile of the open and close
-of one more repeat, sorted by cumulative time.
+``errors.close_all()``, ``close()`` and the deferred deletions that pytest-qt's ``addWidget`` cleanup sends
+(*close*). The heap is frozen first, as ``gaitblocks gui`` and the GUI tests do
+(:func:`~app.gui.session.gui_gc.freeze_startup_heap`; ``--no-freeze`` leaves it). A first, unmeasured repeat
+warms the caches (numba's, the imports, Qt's fonts). The thread CPU time (``time.thread_time``) and the wall
+time of each part are printed as medians over the repeats, with the load average of the machine. ``--profile``
+prints a cProfile of the open and close of one more repeat, sorted by cumulative time.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.main_window import MainWindow
+from app.gui.session.gui_gc import freeze_startup_heap
 from app.gui.session.session import SimSession
 
 
@@ -60,8 +62,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--profile", action="store_true", help="a cProfile of one more open and close")
+    ap.add_argument("--no-freeze", action="store_true", help="do not freeze the heap the imports built")
     args = ap.parse_args()
     QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
+    if not args.no_freeze:
+        freeze_startup_heap()
     with tempfile.TemporaryDirectory() as tmp:
         settings = QtCore.QSettings(str(Path(tmp) / "settings.ini"), QtCore.QSettings.Format.IniFormat)
         open_close(settings)
