@@ -53,6 +53,9 @@ from blocks.subsystems import check as check_subsystems
 from blocks.subsystems import subsystems
 from models.errors import DataFormatError
 
+_LOADS_KEPT = 8    # Diagram.load's last loads, by path and text
+_LOADED: dict[tuple[str, str], Diagram] = {}
+
 __all__ = ["Diagram", "BlockEntry", "SolverSettings", "FORMAT", "MIGRATIONS", "VERSION", "migrate", "split_port"]
 
 def split_port(ref: str, what: str = "port") -> tuple[str, str]:
@@ -265,11 +268,22 @@ class Diagram:
 
     @classmethod
     def load(cls, path: str | Path) -> Diagram:
+        """The diagram saved in ``path``. A text loaded before is copied from the last loads kept, by the
+        file and its text (every session of the window loads its diagram: 24 ms to parse and check)."""
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise DataFormatError(f"cannot read diagram: {exc.strerror}", path=path) from None
+        key = (str(path), text)
+        if key not in _LOADED:
+            _LOADED[key] = cls._parse(text, path)
+            while len(_LOADED) > _LOADS_KEPT:
+                _LOADED.pop(next(iter(_LOADED)))
+        return _LOADED[key].copy()
+
+    @classmethod
+    def _parse(cls, text: str, path: Path) -> Diagram:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -271,3 +271,17 @@ def test_a_copy_refuses_an_in_memory_function_as_a_save_does() -> None:
     d.add("f", "Function", func=lambda u, p: u)
     with pytest.raises(DiagramError, match="'func' is an in-memory function"):
         d.copy()
+
+
+def test_loading_a_file_again_gives_a_new_copy_and_sees_a_change(tmp_path: Path) -> None:
+    """``load`` keeps its last loads by text: a second load is an independent diagram, and a file saved again
+    (same size, within the file system's time stamp resolution) is read anew."""
+    path = tmp_path / "d.json"
+    small().save(path)
+    first = Diagram.load(path)
+    first.set_param("k.k", 3.0)
+    assert Diagram.load(path).value("k.k") == 2.0
+    edited = small()
+    edited.set_param("k.k", 4.0)         # "k": 2.0 -> 4.0, the same length
+    edited.save(path)
+    assert Diagram.load(path).value("k.k") == 4.0
