@@ -16,8 +16,8 @@ process that goes on without a window collects as usual again.
 :func:`freeze_startup_heap` leaves what the imports built out of every later collection (``gc.freeze``,
 as ``gaitblocks sweep`` does): a full collection then walks only what the program made since. The
 window's last collection, when it closes, took about 55 ms of thread CPU over the 170,000 objects
-that Qt, pyqtgraph, numba and scipy make at import; ``gaitblocks gui`` (:func:`app.gui.session.startup.open_window`)
-and the GUI tests (``tests/gui/conftest.py``) freeze once, before any session or window exists. A frozen
+that Qt, pyqtgraph, numba and scipy make at import; ``gaitblocks gui`` (:mod:`app.commands.gui`) and
+the GUI tests (``tests/gui/conftest.py``) freeze once, before any session or window exists. A frozen
 object is never collected: nothing that exists at that moment may be left in a cycle later (a leak, never a
 collection on another thread).
 """

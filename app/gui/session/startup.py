@@ -21,7 +21,6 @@ from PySide6 import QtCore
 
 from app.defaults import DEFAULT_PRESET
 from app.gui.main_window import MainWindow
-from app.gui.session.gui_gc import freeze_startup_heap
 from app.gui.session.session import DEFAULT_DIAGRAM, SimSession
 from app.runs import RunSpec
 from blocks import Diagram
@@ -76,9 +75,7 @@ def compile_in_background(win: MainWindow) -> None:
 
 def open_window(diagram: str | Path | None = None, dataset: str = "", preset: str = DEFAULT_PRESET,
                 settings: QtCore.QSettings | None = None) -> MainWindow:
-    """Build the first session, show the window, then compile in the background if needed (module doc);
-    what the imports built is frozen first (:func:`~app.gui.session.gui_gc.freeze_startup_heap`)."""
-    freeze_startup_heap()
+    """Build the first session, show the window, then compile in the background if needed (module doc)."""
     session, pending = first_session(diagram, dataset, preset)
     win = MainWindow(session, settings=settings)
     win.show()
