@@ -292,9 +292,12 @@ class Block:
 
     def port_specs(self) -> tuple[tuple[PortSpec, ...], tuple[PortSpec, ...]]:
         """Inputs and outputs with sizes resolved to ints (override with ``dynamic_ports``)."""
-        ins = tuple(replace(s, size=self._size(s.size)) for s in self.inputs)
-        outs = tuple(replace(s, size=self._size(s.size)) for s in self.outputs)
-        return ins, outs
+        return tuple(self._resolved(s) for s in self.inputs), tuple(self._resolved(s) for s in self.outputs)
+
+    def _resolved(self, s: PortSpec) -> PortSpec:
+        """``s`` with its size an int: ``s`` itself when it is one (a frozen spec; ``dataclasses.replace``
+        for every port of every block made 7,000 copies, 19 ms, of each compile of the walking diagram)."""
+        return s if type(s.size) is int else replace(s, size=self._size(s.size))
 
     def feedthrough_pairs(self) -> frozenset[tuple[str, str]]:
         ins, outs = self.port_specs()

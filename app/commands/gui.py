@@ -116,11 +116,13 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(problem)
     from PySide6 import QtWidgets
 
+    from app.gui.session.gui_gc import freeze_startup_heap
     from app.gui.session.startup import open_window
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setOrganizationName("gaitblocks")
     app.setApplicationName("gaitblocks")
+    freeze_startup_heap()     # the imports' objects: out of every later collection (gui_gc)
     win = open_window(args.diagram, dataset=args.grf, preset=args.preset)   # shown before a first compile
     if args.compare:
         win.tabs.setCurrentWidget(win.compare)

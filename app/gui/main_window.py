@@ -26,7 +26,7 @@ owns the layout state saved in session files (:meth:`MainWindow.view_state`,
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -38,6 +38,7 @@ from app.gui.editing.param_edit import ParamSetter
 from app.gui.editing.param_panel import BlockDialog, ParamPanel
 from app.gui.figure.stick_figure import StickFigure
 from app.gui.fit_screen import ElidedLabel, fit_geometry
+from app.gui.lazy_tabs import LazyTabs
 from app.gui.runs.compare_view import CompareView
 from app.gui.runs.run_inspector import RunInspector
 from app.gui.runs.tuning_panel import TuningPanel
@@ -100,7 +101,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.controls.addSeparator()
         self.controls.addAction(self.solve.control.action)
         self.statusBar().addPermanentWidget(self.solve.control.progress)
-        self.tabs.addTab(self.solve.view, "Solved gait")
+        self.lazy_tabs.add("Solved gait", lambda: self.solve.view)
+        self.solve.shown.connect(lambda _folder: self.lazy_tabs.page("Solved gait"))   # a solution shown: in its tab
         self._connect()
         build_menus(self)
         self.bind_session()
@@ -128,13 +130,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.inspector = RunInspector(self.scopes)
         self.scope_panel.kept_runs = lambda: list(self.inspector.store.runs)
         self.side.addTab(self.inspector, "Runs")
-        self.compare = CompareView(spec_source=lambda: self.session.spec)
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.addTab(self.scope_panel, "Scopes")
-        self.tabs.addTab(self.compare, "Compare")
-        self.tuning = TuningPanel(lambda: self.session)
-        self.tuning.setter = self.param_setter
-        self.tabs.addTab(self.tuning, "Tuning")
+        self.lazy_tabs = LazyTabs(self.tabs)      # pages made when first shown (or asked for: compare, tuning)
+        self.lazy_tabs.add("Compare", self._make_compare)
+        self.lazy_tabs.add("Tuning", self._make_tuning)
         bottom = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         bottom.addWidget(self.figure)
         bottom.addWidget(self.side)
@@ -198,11 +198,31 @@ class MainWindow(QtWidgets.QMainWindow):
         run.background = self._compile_reset
         setter.changed.connect(lambda ref, v: self.gains.sync())
         self.tree.block_chosen.connect(lambda name: self.params.show_block(self.session, name))
-        self.tuning.applied.connect(lambda values: self.gains.sync())
-        self.compare.error.connect(lambda exc: self.errors.report("Comparison failed", exc))
         # a first-ever compile outside the worker (Compare, Tuning): say so in the status bar
         self.compiler.noticed.connect(lambda text: None if self.compiler.busy else
                                       self.statusBar().showMessage(text, 30000))
+
+    @property
+    def compare(self) -> CompareView:
+        """The Compare tab's view (made on first use: :mod:`app.gui.lazy_tabs`)."""
+        return cast(CompareView, self.lazy_tabs.page("Compare"))
+
+    @property
+    def tuning(self) -> TuningPanel:
+        """The Tuning tab's panel (made on first use, bound to the session)."""
+        return cast(TuningPanel, self.lazy_tabs.page("Tuning"))
+
+    def _make_compare(self) -> CompareView:
+        view = CompareView(spec_source=lambda: self.session.spec)
+        view.error.connect(lambda exc: self.errors.report("Comparison failed", exc))
+        return view
+
+    def _make_tuning(self) -> TuningPanel:
+        panel = TuningPanel(lambda: self.session)
+        panel.setter = self.param_setter
+        panel.applied.connect(lambda values: self.gains.sync())
+        panel.bind()
+        return panel
 
     def import_recording(self) -> None:
         from app.gui.session.import_dialog import open_import_dialog
@@ -295,7 +315,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.scopes.rebind(s)        # reused plots redrawn one per turn (scope_redraw), built ones now
         self.gains.bind(s)
         self.tree.sync()
-        self.tuning.bind()
+        if self.lazy_tabs.made("Tuning"):
+            self.tuning.bind()
         if self.params.block in s.diagram.blocks:
             self.params.show_block(s, self.params.block)
         elif self.params.block:
@@ -355,8 +376,10 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self.run_control.timer.stop()
-        self.compare.shutdown()          # every worker stops before the window can be deleted
-        self.tuning.shutdown()
+        if self.lazy_tabs.made("Compare"):   # every worker stops before the window can be deleted
+            self.compare.shutdown()
+        if self.lazy_tabs.made("Tuning"):
+            self.tuning.shutdown()
         for job in (self.scope_panel.export_job, self.files.export_job):
             if job is not None:
                 job.cancel()

@@ -9,6 +9,7 @@ The offset into the recording, ``t_offset_s`` [s], and the reference angles' low
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import warnings
@@ -53,14 +54,20 @@ def lowpass(x: np.ndarray, cutoff_hz: float, rate_hz: float) -> np.ndarray:
     return lowpass2(x, cutoff_hz, rate_hz)
 
 
+@functools.cache
+def _scipy_version() -> str:
+    """The installed scipy's version (read once: ``importlib.metadata`` scans the installed packages, 7 ms)."""
+    from importlib.metadata import version
+
+    return version("scipy")
+
+
 def _fit(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``scipy.interpolate.CubicSpline(t, y, axis=0)`` (not-a-knot ends) as the cubic ``PPoly`` scipy holds,
     knots ``x`` (n,) and coefficients ``c`` (4, n-1, k), which the kernels evaluate (``spline_at``, in scipy's
     order of operations); kept on disk by a hash of the samples and the scipy version: a warm start does not
     import ``scipy.interpolate`` (about 0.45 s)."""
-    from importlib.metadata import version
-
-    key = hashlib.sha256(t.tobytes() + y.tobytes() + str(y.shape).encode() + version("scipy").encode()).hexdigest()
+    key = hashlib.sha256(t.tobytes() + y.tobytes() + str(y.shape).encode() + _scipy_version().encode()).hexdigest()
     path = os.path.join(cache_dir().parent, "splines", f"cubic_{key[:24]}.npz")
     try:
         with np.load(path) as f:

@@ -221,3 +221,67 @@ def test_data_fields_are_set_like_parameters() -> None:
         d.add("data", "Gain")
     with pytest.raises(DiagramError, match="no parameter 'mass_kg'"):  # the model section has no parameters
         d.set_param("model.mass_kg", 70.0)
+
+
+DIAGRAMS = sorted(ASSET.parent.glob("*.json"))
+
+
+def _entries(d: Diagram) -> list[tuple[str, str, list[tuple[str, type, object]]]]:
+    """Each block's name, type and parameters with their Python types (a list where a load gives a tuple
+    would compare equal in a dict but not here)."""
+    return [(e.name, e.type, [(k, type(v), v) for k, v in e.params.items()]) for e in d.blocks.values()]
+
+
+@pytest.mark.parametrize("path", DIAGRAMS, ids=lambda p: p.stem)
+def test_copy_is_what_a_save_and_a_load_give(path: Path) -> None:
+    """``copy`` skips the checks of a load but gives the same diagram: blocks, parameter values and their
+    types, connections, logged signals, sections, solver and UI fields."""
+    d = Diagram.load(path)
+    c, loaded = d.copy(), Diagram.from_dict(d.to_dict())
+    assert c.to_json() == loaded.to_json() == d.to_json()
+    assert _entries(c) == _entries(loaded)
+    assert c.sections == loaded.sections and c.solver == loaded.solver
+
+
+def test_a_copy_keeps_values_set_after_adding_as_a_load_does() -> None:
+    d = small()
+    d.add("c", "Constant", value=(1.0, 2.0))
+    d.set_param("c.value", [3, 4])
+    d.set_param("src.t_step", 1)
+    c, loaded = d.copy(), Diagram.from_dict(d.to_dict())
+    assert _entries(c) == _entries(loaded)
+    assert c.to_json() == loaded.to_json()
+
+
+def test_a_copy_is_independent_of_its_source() -> None:
+    d = small()
+    c = d.copy()
+    c.set_param("k.k", 3.0)
+    c.add("extra", "Gain", k=1.0)
+    c.connect("k.y", "extra.u")
+    c.log("extra.y")
+    c.set_position("k", 1.0, 2.0)
+    assert d.value("k.k") == 2.0 and "extra" not in d.blocks
+    assert ("k.y", "extra.u") not in d.connections and "extra.y" not in d.logged
+    assert "k" not in d.ui["blocks"]
+
+
+def test_a_copy_refuses_an_in_memory_function_as_a_save_does() -> None:
+    d = small()
+    d.add("f", "Function", func=lambda u, p: u)
+    with pytest.raises(DiagramError, match="'func' is an in-memory function"):
+        d.copy()
+
+
+def test_loading_a_file_again_gives_a_new_copy_and_sees_a_change(tmp_path: Path) -> None:
+    """``load`` keeps its last loads by text: a second load is an independent diagram, and a file saved again
+    (same size, within the file system's time stamp resolution) is read anew."""
+    path = tmp_path / "d.json"
+    small().save(path)
+    first = Diagram.load(path)
+    first.set_param("k.k", 3.0)
+    assert Diagram.load(path).value("k.k") == 2.0
+    edited = small()
+    edited.set_param("k.k", 4.0)         # "k": 2.0 -> 4.0, the same length
+    edited.save(path)
+    assert Diagram.load(path).value("k.k") == 4.0

@@ -124,3 +124,23 @@ def test_old_registry_entries_still_load(config: Path) -> None:
     (config / "datasets.json").write_text(json.dumps({"bf": {"grf": 3}}))
     with pytest.raises(UserError, match="dataset registry must be"):
         registry.load_dataset("bf")
+
+
+def test_a_synthetic_set_read_again_is_an_equal_independent_copy_and_a_rewrite_is_read_anew(tmp_path: Path) -> None:
+    """``read_synthetic`` keeps its last parsed tables by content: a second read gives equal, independent
+    arrays, and the file written again with other numbers (same size) gives those."""
+    src = registry._locate("sneakers", None, None, None, None, None)[0]
+    meta = registry._sidecar(src)
+    assert meta is not None
+    lines = src.read_text(encoding="utf-8").splitlines(keepends=True)[:40]
+    path = tmp_path / "s.csv"
+    path.write_text("".join(lines), encoding="utf-8")
+    first = registry.read_synthetic(path, meta)
+    first.grf[0, 0] = -1.0e6                                # the caller's array: the kept table is untouched
+    again = registry.read_synthetic(path, meta)
+    assert again.grf[0, 0] != -1.0e6 and again.t.shape == (39,)
+    np.testing.assert_array_equal(again.grf, np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)[:, 1:5])
+    swapped = lines[:1] + lines[2:3] + lines[1:2] + lines[3:]   # two rows swapped: same size, other table
+    path.write_text("".join(swapped), encoding="utf-8")
+    third = registry.read_synthetic(path, meta)
+    assert third.t[0] == again.t[1] and third.t[1] == again.t[0]

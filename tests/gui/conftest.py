@@ -17,7 +17,15 @@ from PySide6 import QtCore
 
 from app.gui.editing.canvas_clipboard import release_clipboard
 from app.gui.main_window import MainWindow
+from app.gui.session.gui_gc import freeze_startup_heap
 from app.gui.session.session import SimSession
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Every test module imported and nothing run yet: freeze the heap, as ``gaitblocks gui`` does before its
+    first window (:func:`~app.gui.session.gui_gc.freeze_startup_heap`), so that a window's closing collection
+    walks what the tests made, not the imports."""
+    freeze_startup_heap()
 
 
 @pytest.fixture(autouse=True, scope="session")

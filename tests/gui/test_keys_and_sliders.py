@@ -9,7 +9,9 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.editing.fine_slider import FINE, FineSlider
+from app.gui.editing.gain_panel import GainPanel
 from app.gui.main_window import MainWindow
+from app.gui.session.session import SimSession
 
 KEY = QtCore.Qt.Key
 SHIFT = QtCore.Qt.KeyboardModifier.ShiftModifier
@@ -87,9 +89,13 @@ def kp_row(window: MainWindow):
     return row
 
 
-def test_gain_sliders_are_logarithmic(kp_row) -> None:
-    """Equal slider travel multiplies the gain by equal factors, over the whole range 0.1 ... 1e4."""
-    m = kp_row.smap
+def test_gain_sliders_are_logarithmic(qtbot, settings: QtCore.QSettings) -> None:
+    """Equal slider travel multiplies the gain by equal factors, over the whole range 0.1 ... 1e4 (the gain
+    panel alone, bound to a session as the window binds it: no window needed)."""
+    panel = GainPanel(settings)
+    qtbot.addWidget(panel)
+    panel.bind(SimSession(t_end=0.1))
+    m = panel.rows["pid_hip.kp"].smap
     ratios = [m.value(p + 100) / m.value(p) for p in (1, 200, 500, 800)]
     assert ratios == pytest.approx([ratios[0]] * 4, rel=1e-9)
     assert ratios[0] == pytest.approx(10 ** 0.5)              # 5 decades over 1000 steps

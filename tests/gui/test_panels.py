@@ -12,6 +12,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from app.defaults import COMPARE_PRESET
+from app.gui.editing.gain_panel import GainPanel
 from app.gui.figure import export
 from app.gui.main_window import MainWindow
 from app.gui.runs.compare_view import CompareView, load_compare
@@ -77,9 +78,12 @@ def test_param_panel_generated_from_paramspec(qtbot, window: MainWindow) -> None
     dlg.close()
 
 
-def test_gain_presets_store_and_recall(qtbot, window: MainWindow, settings: QtCore.QSettings) -> None:
-    g = window.gains
-    pids = window.session.blocks_of_type("PID")
+def test_gain_presets_store_and_recall(qtbot, settings: QtCore.QSettings) -> None:
+    g = GainPanel(settings)                     # the panel alone, bound as the window binds it
+    qtbot.addWidget(g)
+    session = SimSession(t_end=0.1)
+    g.bind(session)
+    pids = session.blocks_of_type("PID")
     assert set(g.rows) == {f"{b}.{k}" for b in pids for k in ("kp", "ki", "kd")}
     g.set_gain("pid_hip", "kp", 321.0)
     g.store("soft")
@@ -87,8 +91,8 @@ def test_gain_presets_store_and_recall(qtbot, window: MainWindow, settings: QtCo
     g.set_gain("pid_hip", "kp", 800.0)
     assert g.recall("soft") == 3 * len(pids)
     assert g.rows["pid_hip.kp"].box.value() == 321.0
-    window.session.step(1)
-    assert window.session.param_value("pid_hip.kp") == 321.0
+    session.step(1)
+    assert session.param_value("pid_hip.kp") == 321.0
 
 
 def _fake_results(names: list[str]) -> list[SimpleNamespace]:

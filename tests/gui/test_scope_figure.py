@@ -4,6 +4,7 @@ figure as GIF (and MP4 with the video extra) at a chosen size and frame rate."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -112,8 +113,9 @@ def test_gif_at_a_chosen_size_and_frame_rate(qtbot, window: MainWindow, tmp_path
     assert s.recorded_time()[-1] == pytest.approx(0.5)
 
 
+@pytest.mark.skipif(importlib.util.find_spec("imageio_ffmpeg") is None,
+                    reason="the video extra (imageio-ffmpeg) is not installed")   # before the window opens
 def test_mp4_frame_count_and_size(qtbot, window: MainWindow, tmp_path: Path) -> None:
-    pytest.importorskip("imageio_ffmpeg", reason="the video extra (imageio-ffmpeg) is not installed")
     import imageio.v2 as iio
 
     run_until(qtbot, window, 0.4)

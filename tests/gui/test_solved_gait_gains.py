@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6 import QtCore
 
+from app.gui.editing.gain_panel import GainPanel
 from app.gui.main_window import MainWindow
 from app.gui.session.session import SimSession
 from app.gui.session.session_catalog import SOLVED_GAINS, gain_refs, solved_gait_blocks
@@ -26,8 +27,11 @@ def test_the_solved_gait_gains_are_offered_only_where_the_block_acts() -> None:
     assert "pid_hip.kp" in refs and "pid_knee.kd[1]" in refs       # the PIDs' stay
 
 
-def test_the_gain_panel_of_a_tracking_run_has_no_solved_gait_rows(window: MainWindow) -> None:
-    assert window.gains.rows and not [r for r in window.gains.rows if r.startswith("solved.")]
+def test_the_gain_panel_of_a_tracking_run_has_no_solved_gait_rows(qtbot, settings: QtCore.QSettings) -> None:
+    panel = GainPanel(settings)                 # the panel alone, bound as the window binds it
+    qtbot.addWidget(panel)
+    panel.bind(SimSession(t_end=0.1))
+    assert panel.rows and not [r for r in panel.rows if r.startswith("solved.")]
 
 
 @pytest.mark.slow

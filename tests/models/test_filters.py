@@ -44,3 +44,22 @@ def test_bad_arguments_raise() -> None:
         butter2(300.0, 500.0)
     with pytest.raises(ValueError, match="more than 9 samples"):
         filtfilt2(*butter2(20.0, 500.0), np.zeros(9))
+
+
+def test_lowpass_filters_the_same_samples_again_to_the_same_result_in_a_new_array() -> None:
+    """Results are kept by content: the same samples give an equal, independent array; other samples,
+    another cut-off or another rate are filtered afresh."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(400, 3))
+    first = lowpass2(x, 20.0, 500.0)
+    first[0, 0] = 99.0                                   # the caller's array: the kept result is untouched
+    again = lowpass2(x.copy(), 20.0, 500.0)
+    np.testing.assert_array_equal(again, filtfilt2(*butter2(20.0, 500.0), x))
+    again[1, 1] = -99.0
+    np.testing.assert_array_equal(lowpass2(x, 20.0, 500.0), filtfilt2(*butter2(20.0, 500.0), x))
+    y = x.copy()
+    y[200, 1] += 1.0
+    np.testing.assert_array_equal(lowpass2(y, 20.0, 500.0), filtfilt2(*butter2(20.0, 500.0), y))
+    np.testing.assert_array_equal(lowpass2(x, 10.0, 500.0), filtfilt2(*butter2(10.0, 500.0), x))
+    np.testing.assert_array_equal(lowpass2(x, 20.0, 400.0), filtfilt2(*butter2(20.0, 400.0), x))
+    np.testing.assert_array_equal(lowpass2(x[:, 0], 20.0, 500.0), filtfilt2(*butter2(20.0, 500.0), x[:, 0]))
