@@ -52,9 +52,9 @@ from blocks.spec import split_param
 from blocks.subsystems import check as check_subsystems
 from blocks.subsystems import subsystems
 from models.errors import DataFormatError
+from models.kept import Kept
 
-_LOADS_KEPT = 8    # Diagram.load's last loads, by path and text
-_LOADED: dict[tuple[str, str], Diagram] = {}
+_LOADED: Kept[Diagram] = Kept(8)    # Diagram.load's last loads, by path and text
 
 __all__ = ["Diagram", "BlockEntry", "SolverSettings", "FORMAT", "MIGRATIONS", "VERSION", "migrate", "split_port"]
 
@@ -275,12 +275,7 @@ class Diagram:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise DataFormatError(f"cannot read diagram: {exc.strerror}", path=path) from None
-        key = (str(path), text)
-        if key not in _LOADED:
-            _LOADED[key] = cls._parse(text, path)
-            while len(_LOADED) > _LOADS_KEPT:
-                _LOADED.pop(next(iter(_LOADED)))
-        return _LOADED[key].copy()
+        return _LOADED.get((str(path), text), lambda: cls._parse(text, path)).copy()
 
     @classmethod
     def _parse(cls, text: str, path: Path) -> Diagram:

@@ -20,17 +20,16 @@ window recompiles on every preset, dataset, Reset or structural edit.
 
 from __future__ import annotations
 
-import hashlib
 import math
-from collections import OrderedDict
 
 import numpy as np
+
+from models.kept import Kept, digest
 
 __all__ = ["PADLEN", "butter2", "filtfilt2", "lowpass2"]
 
 PADLEN = 9   # scipy.signal.filtfilt's default for a 2nd-order filter: 3 * max(len(a), len(b))
-_KEPT = 8    # lowpass2's results kept (a dataset's reference and its states: a few arrays of 5,000 x 7)
-_RESULTS: OrderedDict[bytes, np.ndarray] = OrderedDict()
+_RESULTS: Kept[np.ndarray] = Kept(8)  # lowpass2's last (a dataset's reference and its states: arrays of 5,000 x 7)
 
 
 def butter2(cutoff_hz: float, rate_hz: float) -> tuple[np.ndarray, np.ndarray]:
@@ -90,15 +89,5 @@ def lowpass2(x: np.ndarray, cutoff_hz: float, rate_hz: float) -> np.ndarray:
     ``cutoff_hz`` [Hz] (module doc). A new array each call; the same samples, cut-off and rate filtered
     again are copied from the last results kept (keyed by a BLAKE2 digest of the samples)."""
     x = np.ascontiguousarray(x, dtype=float)
-    key = hashlib.blake2b(x.data, digest_size=32)
-    key.update(repr((x.shape, float(cutoff_hz), float(rate_hz))).encode())
-    digest = key.digest()
-    if digest in _RESULTS:
-        _RESULTS.move_to_end(digest)
-        return _RESULTS[digest].copy()
-    b, a = butter2(cutoff_hz, rate_hz)
-    out = filtfilt2(b, a, x)
-    _RESULTS[digest] = out.copy()
-    while len(_RESULTS) > _KEPT:
-        _RESULTS.popitem(last=False)
-    return out
+    key = digest(x.data, repr((x.shape, float(cutoff_hz), float(rate_hz))).encode())
+    return _RESULTS.get(key, lambda: filtfilt2(*butter2(cutoff_hz, rate_hz), x)).copy()
