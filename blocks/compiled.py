@@ -35,7 +35,7 @@ from blocks.kernels import cache_dir
 from blocks.step_intrinsics import address, signature
 from models.jit_cache import has_machine_code
 from models.jit_cores import worker_count
-from models.jit_parallel import Report, compile_all, groups
+from models.jit_parallel import Report, compile_all, compile_size, groups
 
 if TYPE_CHECKING:
     from blocks.recorder import Recorder
@@ -51,18 +51,26 @@ _LOAD_LOCK = threading.Lock()  # batches built on several threads (VectorizedExe
 _KERNELS_LOCK = threading.Lock()  # ... and compile its kernels once
 
 
-def compile_estimate_s(n_blocks: int, parallel: bool, kernels: int = 0, workers: int = 0) -> float:
-    """Rough first-compile time [s] of a step of ``n_blocks`` blocks, ``kernels`` of whose kernels have no
-    machine code yet (compiled first, on this process and ``workers`` compile workers,
-    :mod:`models.jit_parallel`)::
+def compile_estimate_s(n_blocks: int, parallel: bool, sizes: Sequence[int] = (), workers: int = 0) -> float:
+    """Rough first-compile time [s] of a step of ``n_blocks`` blocks whose kernels without machine code yet form
+    independent groups of ``sizes`` bytes of bytecode (:func:`models.jit_parallel.compile_size`), compiled
+    first on this process and ``workers`` compile workers (:mod:`models.jit_parallel`), each group on one::
 
-        t = (1 + 0.15 n_blocks) (2 if parallel else 1) + kernels / (workers + 1) + (1 if workers else 0)
+        t = (1 + 0.15 n_blocks) (2 if parallel else 1) + T + (1 if workers else 0)
+        T = when the last of workers + 1 processes is done with the groups, each costing 0.4 + 3.5e-4 size,
+            handed out longest first, each to the least loaded process
 
-    Measured on the 2-core development machine (``benchmarks/step_compile.py``, ``benchmarks/first_run.py``):
-    the walking step (25 blocks) 4.2-4.7 s with its kernels cached, about 35 s of CPU with nothing cached
-    (26 kernels), of which about 1 s each kernel; a worker costs about 1 s to start."""
-    return ((1.0 + 0.15 * n_blocks) * (2.0 if parallel else 1.0) + 1.0 * kernels / (workers + 1)
-            + (1.0 if workers else 0.0))
+    Bytecode is a rough proxy (the mechanism solver's code compiles slower per byte than the walking
+    kernels'): measured on the 2-core development machine, whole first runs of ``gaitblocks run`` with empty
+    caches (imports and the run included, load 0.9): the walking diagram (26 blocks, 26 kernel groups of
+    48,400 bytes, one worker) 15.4 s, estimated 20 s; the five-bar (its one group of 33,700 bytes: the
+    mechanism solver) 15.3 s, estimated 13 s. The estimate before, a second per kernel, said 4 s for the
+    five-bar: one group can take a dozen seconds, and no worker shortens it."""
+    costs = sorted((0.4 + 3.5e-4 * size for size in sizes), reverse=True)
+    loads = [0.0] * (workers + 1)
+    for cost in costs:
+        loads[loads.index(min(loads))] += cost
+    return (1.0 + 0.15 * n_blocks) * (2.0 if parallel else 1.0) + max(loads) + (1.0 if workers else 0.0)
 
 
 #: warm-ups (``"module:function"``) that an idle compile worker runs once the kernels are compiled, while the
@@ -244,8 +252,9 @@ class CompiledEngine:
         workers = 0
         if first:
             cold = [(k, signature(n)) for k, n in self.module.CALLS if not has_machine_code(k, signature(n))]
-            workers = worker_count(len(groups(cold)))
-            est = compile_estimate_s(len(self.model.blocks), parallel, len({id(k) for k, _ in cold}), workers)
+            cold_groups = groups(cold)
+            workers = worker_count(len(cold_groups))
+            est = compile_estimate_s(len(self.model.blocks), parallel, [compile_size(g) for g in cold_groups], workers)
             for cb in NOTIFY:
                 cb(f"compiling the diagram '{self.model.diagram.name}' ({len(self.model.blocks)} blocks; first run "
                    f"only, about {est:.0f} s; cached in {self.path.parent})…")

@@ -53,7 +53,7 @@ from typing import Any
 
 from models.jit_cores import worker_count
 
-__all__ = ["WAIT_S", "WORKER", "Report", "compile_all", "groups"]
+__all__ = ["WAIT_S", "WORKER", "Report", "compile_all", "compile_size", "groups"]
 
 #: how long [s] this process waits for a worker's group once its own share is done, before compiling it here
 WAIT_S = 300.0
@@ -141,6 +141,12 @@ def groups(calls: Sequence[Call]) -> list[list[Call]]:
         out.setdefault(find(id(disp)), []).append(j)
     ordered = sorted(out.values(), key=lambda js: -sum(sizes[j] for j in js))
     return [[calls[j] for j in js] for js in ordered]
+
+
+def compile_size(group: Sequence[Call]) -> int:
+    """The bytecode size [bytes] of what compiling ``group`` compiles or inlines (each dispatcher's own code and
+    that of everything it calls, :func:`_closure`): the measure of a compile's cost that :func:`groups` orders by."""
+    return sum(_closure(disp)[1] for disp in {id(d): d for d, _ in group}.values())
 
 
 # ----------------------------------------------------------------------------- compiling

@@ -153,6 +153,31 @@ def test_groups_join_calls_sharing_a_compiled_callee_or_a_dispatcher() -> None:
     assert names[0] == ["_afloat64", "_bfloat64"]  # the largest first
 
 
+def test_compile_size_counts_each_dispatcher_once_with_what_it_calls() -> None:
+    from numba import types
+
+    f8, i8 = (types.float64,), (types.int64,)
+    d_alone = jit_parallel.compile_size([(_d, f8)])
+    assert jit_parallel.compile_size([(_d, f8), (_d, i8)]) == d_alone   # two signatures: one code
+    assert d_alone > len(_d.py_func.__code__.co_code)                      # the inlined helper counts
+    assert jit_parallel.compile_size([(_a, f8), (_b, f8)]) == (jit_parallel.compile_size([(_a, f8)])
+                                                               + jit_parallel.compile_size([(_b, f8)]))
+
+
+def test_the_compile_estimate_waits_for_its_longest_group() -> None:
+    """One large kernel group is not shortened by workers; equal groups share the processes (longest first)."""
+    from blocks.compiled import compile_estimate_s
+
+    step = compile_estimate_s(10, False)                       # the step alone: 1 + 0.15 * 10
+    assert step == pytest.approx(2.5) and compile_estimate_s(10, True) == pytest.approx(5.0)
+    big = 0.4 + 3.5e-4 * 30000
+    assert compile_estimate_s(10, False, [30000]) == pytest.approx(step + big)
+    assert compile_estimate_s(10, False, [30000, 1000], workers=1) == pytest.approx(step + big + 1.0)
+    small = 0.4 + 3.5e-4 * 1000
+    assert compile_estimate_s(10, False, [1000] * 4, workers=1) == pytest.approx(step + 2 * small + 1.0)
+    assert compile_estimate_s(10, False, [1000] * 4) == pytest.approx(step + 4 * small)
+
+
 def test_worker_count_follows_the_environment_and_the_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(jit_cores.ENV, "2")
     assert jit_cores.worker_count(10) == 2 and jit_cores.worker_count(2) == 1
