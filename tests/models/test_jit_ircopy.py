@@ -56,7 +56,7 @@ def _shape(x: Any, original: Any) -> list[Any]:
     return out
 
 
-def _helper(a, i):  # inlined below: its IR is what numba copies
+def _helper(a, i):  # inlined below and in SCRIPT: its IR is what numba copies
     s = 0.0
     for k in range(i):
         s += a[k] * (k + 1.5)
@@ -103,13 +103,9 @@ if sys.argv[1] == "stdlib":  # numba's own copies: the fast ones not installed a
     models.jit_ircopy.install = lambda: None
 import numpy as np
 from numba import njit
+from tests.models.test_jit_ircopy import _helper
 
-@njit(inline="always")
-def helper(a, i):
-    s = 0.0
-    for k in range(i):
-        s += a[k] * (k + 1.5)
-    return s, (a[0], i)
+helper = njit(inline="always")(_helper)
 
 @njit(inline="always")
 def twice(a, i):
